@@ -1,0 +1,119 @@
+/*
+ * pmixev_conf.c - option table, defaults and validation.
+ */
+#include "config.h"
+
+#include "pmixev_conf.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmixev_env.h"
+
+struct option_desc {
+	const char *key;   /* mpi.conf key */
+	const char *env;   /* per-job environment override */
+	size_t offset;	   /* of the unsigned member in struct pmixev_conf */
+	unsigned min, max; /* accepted range, inclusive */
+	unsigned def;	   /* default */
+	const char *unit;  /* for messages, or "" */
+};
+
+static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
+	[PMIXEV_CONF_DEBUG] = {"PMIxevDebug", "SLURM_PMIXEV_DEBUG",
+			       offsetof(struct pmixev_conf, debug), 0, 3, 0,
+			       ""},
+	[PMIXEV_CONF_TIMEOUT] = {"PMIxevTimeout", "SLURM_PMIXEV_TIMEOUT",
+				 offsetof(struct pmixev_conf, timeout_sec), 1,
+				 86400, 300, " seconds"},
+};
+
+#define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
+
+static unsigned *member(struct pmixev_conf *conf, size_t idx)
+{
+	return (unsigned *)((char *)conf + options[idx].offset);
+}
+
+const char *pmixev_conf_key(size_t idx)
+{
+	return idx < NOPTIONS ? options[idx].key : NULL;
+}
+
+const char *pmixev_conf_env(size_t idx)
+{
+	return idx < NOPTIONS ? options[idx].env : NULL;
+}
+
+void pmixev_conf_defaults(struct pmixev_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	for (size_t i = 0; i < NOPTIONS; i++)
+		*member(conf, i) = options[i].def;
+}
+
+/* Strict unsigned decimal: digits only, no sign, no spaces, no suffix. */
+static int parse_unsigned(const char *s, uintmax_t *out)
+{
+	char *end = NULL;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoumax(s, &end, 10);
+	if (errno || *end != '\0')
+		return -1;
+	return 0;
+}
+
+int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
+		    char *err, size_t errlen)
+{
+	const struct option_desc *o;
+	uintmax_t v;
+
+	if (idx >= NOPTIONS) {
+		snprintf(err, errlen, "unknown option");
+		return -1;
+	}
+	o = &options[idx];
+	if (parse_unsigned(value, &v) < 0 || v < o->min || v > o->max) {
+		snprintf(err, errlen, "expected an integer in %u..%u%s", o->min,
+			 o->max, o->unit);
+		return -1;
+	}
+	*member(conf, idx) = (unsigned)v;
+	return 0;
+}
+
+int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
+			  size_t errlen)
+{
+	char why[128];
+
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const char *v = pmixev_env_get(env, options[i].env);
+
+		if (!v)
+			continue;
+		if (pmixev_conf_set(conf, i, v, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "%s='%s': %s", options[i].env, v,
+				 why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
+			size_t len)
+{
+	if (idx >= NOPTIONS) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	snprintf(buf, len, "%u", *member((struct pmixev_conf *)conf, idx));
+}

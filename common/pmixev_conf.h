@@ -1,0 +1,53 @@
+/*
+ * pmixev_conf.h - pmixev's site and user options: one typed struct, one
+ * table of keys, one place for defaults.
+ *
+ * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
+ * the environment (SLURM_PMIXEV_*). Every value is validated here; an
+ * invalid one is rejected with a message naming the key and the value.
+ * Pure code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
+ */
+#ifndef PMIXEV_CONF_H_
+#define PMIXEV_CONF_H_
+
+#include <stddef.h>
+
+struct pmixev_conf {
+	unsigned debug;	      /* PMIxevDebug: 0 (quiet) .. 3 (per message) */
+	unsigned timeout_sec; /* PMIxevTimeout: collective/peer timeout */
+};
+
+/* Options are addressed by index. */
+enum pmixev_conf_idx {
+	PMIXEV_CONF_DEBUG,
+	PMIXEV_CONF_TIMEOUT,
+	PMIXEV_CONF_NKEYS
+};
+
+/* mpi.conf key name and environment override name of option `idx`. */
+const char *pmixev_conf_key(size_t idx);
+const char *pmixev_conf_env(size_t idx);
+
+/* Fill `conf` with the built-in defaults. */
+void pmixev_conf_defaults(struct pmixev_conf *conf);
+
+/*
+ * Set option `idx` from its text form. Returns 0, or -1 with a reason
+ * ("expected ...") in `err` and `conf` unchanged.
+ */
+int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
+		    char *err, size_t errlen);
+
+/*
+ * Apply SLURM_PMIXEV_* overrides from the NULL-terminated `env`. Returns 0,
+ * or -1 with "NAME='value': reason" in `err`; options applied before the bad
+ * one stay applied, so callers discard `conf` on error.
+ */
+int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
+			  size_t errlen);
+
+/* Text form of option `idx` in `conf` (as it would appear in mpi.conf). */
+void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
+			size_t len);
+
+#endif /* PMIXEV_CONF_H_ */

@@ -1,0 +1,40 @@
+/*
+ * pmixev_log.h - log lines into the Slurm daemon's log (slurmd log for
+ * slurmstepd) that name the component, the step and the node.
+ *
+ * Each plugin links its own copy, so the context below is per plugin.
+ * PMIxevDebug (0..3) raises pmixev's own debug messages to info level, so
+ * a site sees them without raising SlurmdDebug for all of Slurm.
+ */
+#ifndef PMIXEV_LOG_H_
+#define PMIXEV_LOG_H_
+
+enum pmixev_log_level {
+	PMIXEV_LOG_ERROR,
+	PMIXEV_LOG_INFO,
+	PMIXEV_LOG_VERBOSE,
+	PMIXEV_LOG_DEBUG,
+};
+
+/* `component` is a string literal such as "mpi/pmixev". */
+void pmixev_log_init(const char *component);
+
+/* Step and node to name in every later line ("12.0", "n1"). */
+void pmixev_log_set_step(const char *step_id, const char *node);
+
+/* PMIxevDebug: debug messages of level <= `level` are logged at info. */
+void pmixev_log_set_debug(unsigned level);
+
+void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Debug message shown at info level when PMIxevDebug >= `dbg` (1..3). */
+void pmixev_log_debug(unsigned dbg, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define PMIXEV_ERROR(...)      pmixev_log(PMIXEV_LOG_ERROR, __VA_ARGS__)
+#define PMIXEV_INFO(...)       pmixev_log(PMIXEV_LOG_INFO, __VA_ARGS__)
+#define PMIXEV_VERBOSE(...)    pmixev_log(PMIXEV_LOG_VERBOSE, __VA_ARGS__)
+#define PMIXEV_DEBUG(dbg, ...) pmixev_log_debug((dbg), __VA_ARGS__)
+
+#endif /* PMIXEV_LOG_H_ */

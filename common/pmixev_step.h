@@ -1,0 +1,43 @@
+/*
+ * pmixev_step.h - who we are inside slurmstepd: the step's identity as
+ * slurmstepd puts it into the prefork environment (SLURM_JOB_ID,
+ * SLURM_STEP_ID, SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS,
+ * SLURM_TOPOLOGY_ADDR). Reading the environment keeps pmixev independent of
+ * slurmstepd's internal step record. Pure code, unit-tested.
+ */
+#ifndef PMIXEV_STEP_H_
+#define PMIXEV_STEP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PMIXEV_NODENAME_MAX 64
+
+struct pmixev_step {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t nnodes;
+	uint32_t ntasks;
+	char node[PMIXEV_NODENAME_MAX]; /* this node's Slurm NodeName */
+	char id[32];			/* "JOB.STEP" for log lines */
+};
+
+/*
+ * Fill `step` from `env`. Returns 0, or -1 with the missing or malformed
+ * variable named in `err`.
+ */
+int pmixev_step_from_env(struct pmixev_step *step, char *const *env, char *err,
+			 size_t errlen);
+
+/*
+ * The NodeName in a SLURM_TOPOLOGY_ADDR value: the value itself under
+ * topology/none ("n1"), its last component under topology/tree
+ * ("s0.s1.n1").
+ */
+const char *pmixev_topology_node(const char *topology_addr);
+
+/* "JOB.STEP", with Slurm's special steps shown by name ("12.batch"). */
+void pmixev_step_id_format(uint32_t job_id, uint32_t step_id, char *buf,
+			   size_t len);
+
+#endif /* PMIXEV_STEP_H_ */

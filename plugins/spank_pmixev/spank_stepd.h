@@ -1,0 +1,12 @@
+/*
+ * spank_stepd.h - the SPANK plugin inside slurmstepd (S_CTX_REMOTE).
+ */
+#ifndef PMIXEV_SPANK_STEPD_H_
+#define PMIXEV_SPANK_STEPD_H_
+
+#include <slurm/spank.h>
+
+/* slurm_spank_init in slurmstepd: learn the step, log that we are here. */
+int spank_stepd_init(spank_t sp);
+
+#endif /* PMIXEV_SPANK_STEPD_H_ */

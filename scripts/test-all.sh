@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test-all.sh - README command 2: everything CI checks, from a clean clone.
+#
+#   1. install missing Debian packages      5. ASan/UBSan build + unit tests
+#   2. build (./build)                      6. make distcheck
+#   3. clang-format check                   7. local 3-node Slurm cluster +
+#   4. unit tests (cmocka, TAP)                integration tests (prove, TAP)
+#
+# Exits non-zero on the first failing stage. Run as root.
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$src/build
+cluster=$src/tests/cluster/cluster.sh
+start=$(date +%s)
+
+stage() {
+	printf '\n==== %s (t+%ds)\n' "$*" $(($(date +%s) - start))
+}
+
+stage "dependencies"
+bash "$src/scripts/install-deps.sh"
+
+stage "build"
+bash "$src/scripts/build.sh" "$build"
+
+stage "format check"
+make -C "$build" -s format-check
+echo "all C files follow .clang-format"
+
+stage "unit tests"
+make -C "$build" -s check
+
+stage "unit tests under ASan/UBSan"
+bash "$src/scripts/build.sh" "$src/build-asan" --enable-sanitizers
+make -C "$src/build-asan" -s check
+
+stage "make distcheck"
+make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {
+	tail -n 40 "$build/distcheck.out" >&2
+	exit 1
+}
+grep -A3 'archives ready for distribution' "$build/distcheck.out"
+
+stage "integration tests on the local Slurm cluster"
+export PMIXEV_BUILDDIR=$build
+trap 'bash "$cluster" stop >/dev/null 2>&1 || true' EXIT
+bash "$cluster" stop >/dev/null 2>&1 || true
+bash "$cluster" start
+if ! prove -v "$src"/tests/integration/*.t; then
+	echo "integration tests failed; daemon logs:" >&2
+	bash "$cluster" logs >&2 || true
+	exit 1
+fi
+
+stage "all tests passed in $(($(date +%s) - start)) s"

@@ -1,0 +1,150 @@
+/*
+ * slurm_compat.h - the only place in pmixev that knows Slurm-internal types
+ * and ABI.
+ *
+ * Slurm installs no internal headers, yet the mpi plugin interface passes
+ * internal types (hook arguments, the mpi.conf option table) and the plugin
+ * calls a few libslurmfull functions that have no public prototype. Both are
+ * declared here, per Slurm release, gated by SLURM_VERSION_NUMBER.
+ *
+ * Adding a release: add a row to the release table below (the PMIXEV_SLURM_*
+ * feature macros, each 0 or 1) and, where a layout differs, a conditional
+ * member keyed on one of those macros. Never fork code per release.
+ * See slurm-headers-compat/README.md for what changes in 23.02 .. 25.11.
+ */
+#ifndef PMIXEV_SLURM_COMPAT_H_
+#define PMIXEV_SLURM_COMPAT_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_version.h>
+#include <slurm/spank.h>
+
+/*
+ * Release table. One row per supported major.minor; the mpi plugin is
+ * still built per micro release because Slurm checks its plugin_version
+ * exactly (src/common/plugin.c, mask 0xffffff).
+ *
+ * PMIXEV_SLURM_SP_OPTIONS_PACK  s_p_options_t has pack/unpack members (23.02+)
+ * PMIXEV_SLURM_TASK_INFO_SELF   mpi task info has a `self` address (< 23.11)
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) &&                     \
+	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
+#define PMIXEV_SLURM_SP_OPTIONS_PACK 0
+#define PMIXEV_SLURM_TASK_INFO_SELF  1
+#else
+#error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x)"
+#endif
+
+/*
+ * mpi plugin ids 101..108 belong to Slurm's own mpi plugins and new ones
+ * are allocated upwards from there; ours is far outside that range
+ * ("PMEX" in ASCII).
+ */
+#define PMIXEV_MPI_PLUGIN_ID 0x504d4558u
+
+/* ---- mpi plugin hook argument types (src/common/slurm_mpi.h @ 22.05.8) ----
+ */
+
+/* The step record is only passed through; pmixev reads the prefork env. */
+typedef struct stepd_step_rec stepd_step_rec_t;
+
+typedef void mpi_plugin_client_state_t;
+
+typedef struct {
+	uint32_t het_job_id;
+	uint32_t het_job_task_offset;
+	slurm_step_id_t step_id;
+	slurm_step_layout_t *step_layout;
+} mpi_plugin_client_info_t;
+
+typedef struct {
+	slurm_addr_t *client;
+	uint32_t gtaskid;
+	int ltaskid;
+	uint32_t ltasks;
+	uint32_t nnodes;
+	uint32_t nodeid;
+	uint32_t ntasks;
+#if PMIXEV_SLURM_TASK_INFO_SELF
+	slurm_addr_t *self;
+#endif
+	slurm_step_id_t step_id;
+} mpi_plugin_task_info_t;
+
+/* ---- mpi.conf option tables (src/common/parse_config.h @ 22.05.8) ---- */
+
+typedef struct s_p_hashtbl s_p_hashtbl_t;
+
+/* slurm_parser_enum_t; pmixev parses every value itself, as a string. */
+#define PMIXEV_S_P_STRING 1
+
+typedef struct conf_file_options {
+	char *key;
+	int type;
+	int (*handler)(void **data, int type, const char *key,
+		       const char *value, const char *line, char **leftover);
+	void (*destroy)(void *data);
+	struct conf_file_options *line_options;
+#if PMIXEV_SLURM_SP_OPTIONS_PACK
+	void (*pack)(void *data, void *buffer);
+	int (*unpack)(void **data, void *buffer);
+#endif
+} s_p_options_t;
+
+/* Element of the list returned by mpi_p_conf_get_printable (xmalloc'd). */
+typedef struct {
+	char *name;
+	char *value;
+} config_key_pair_t;
+
+/*
+ * libslurmfull functions without a public prototype. They resolve at load
+ * time against the libslurmfull already mapped into srun, slurmd,
+ * slurmctld and slurmstepd; the plugins never link libslurm.
+ */
+extern void slurm_transfer_s_p_options(s_p_options_t **full_options,
+				       s_p_options_t *options,
+				       int *full_options_cnt);
+extern s_p_hashtbl_t *slurm_s_p_hashtbl_create(const s_p_options_t options[]);
+extern int slurm_s_p_get_string(char **str, const char *key,
+				const s_p_hashtbl_t *hashtbl);
+extern int slurm_s_p_parse_pair(s_p_hashtbl_t *hashtbl, const char *key,
+				const char *value);
+extern char *slurm_get_extra_conf_path(const char *conf_name);
+extern void slurm_destroy_config_key_pair(void *object);
+extern char *slurm_xstrdup(const char *str);
+extern void *slurm_xcalloc(size_t count, size_t size, bool clear, bool try_,
+			   const char *file, int line, const char *func);
+extern void slurm_xfree(void **item);
+
+/*
+ * The mpi plugin symbols (src/common/slurm_mpi.c syms[] @ 22.05.8; same
+ * names and shapes through 25.11). Declared here so their definitions are
+ * checked against the Slurm release being built for.
+ */
+extern const char plugin_name[];
+extern const char plugin_type[];
+extern const uint32_t plugin_id;
+extern const uint32_t plugin_version;
+extern int init(void);
+extern int fini(void);
+extern int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env);
+extern int mpi_p_slurmstepd_task(const mpi_plugin_task_info_t *job,
+				 char ***env);
+extern mpi_plugin_client_state_t *
+mpi_p_client_prelaunch(const mpi_plugin_client_info_t *job, char ***env);
+extern int mpi_p_client_fini(mpi_plugin_client_state_t *state);
+extern void mpi_p_conf_options(s_p_options_t **full_options, int *full_opt_cnt);
+extern void mpi_p_conf_set(s_p_hashtbl_t *tbl);
+extern s_p_hashtbl_t *mpi_p_conf_get(void);
+extern List mpi_p_conf_get_printable(void);
+
+#define pmixev_xmalloc(size)                                                   \
+	slurm_xcalloc(1, (size), true, false, __FILE__, __LINE__, __func__)
+#define pmixev_xfree(ptr) slurm_xfree((void **)&(ptr))
+
+#endif /* PMIXEV_SLURM_COMPAT_H_ */

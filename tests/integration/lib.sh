@@ -1,0 +1,110 @@
+# shellcheck shell=bash
+# lib.sh - TAP helpers and cluster access for pmixev integration tests.
+#
+# Sourced by every tests/integration/*.t. Needs the local cluster running
+# (tests/cluster/cluster.sh start) and PMIXEV_BUILDDIR set to the build tree.
+
+set -u
+
+PMIXEV_SRCDIR=${PMIXEV_SRCDIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+: "${PMIXEV_BUILDDIR:?PMIXEV_BUILDDIR must name the build tree}"
+CLUSTER="$PMIXEV_SRCDIR/tests/cluster/cluster.sh"
+eval "$(bash "$CLUSTER" env)"
+# shellcheck disable=SC1091
+. "$PMIXEV_BUILDDIR/tests/cluster/build.env"
+
+_tap_n=0
+_tap_failed=0
+
+plan() { echo "1..$1"; }
+diag() { printf '# %s\n' "$@" >&2; }
+
+# ok STATUS DESCRIPTION: pass when STATUS is 0.
+ok() {
+	local status=$1
+	shift
+	_tap_n=$((_tap_n + 1))
+	if [ "$status" -eq 0 ]; then
+		echo "ok $_tap_n - $*"
+	else
+		echo "not ok $_tap_n - $*"
+		_tap_failed=$((_tap_failed + 1))
+	fi
+	return $((status != 0))
+}
+
+done_testing() { exit $((_tap_failed > 0)); }
+
+# as_user CMD...: run CMD as the unprivileged test user in the job work dir,
+# with the cluster's slurm.conf; stdout+stderr to the caller. A command that
+# hangs is killed after PMIXEV_TEST_TIMEOUT seconds (default 120).
+as_user() {
+	timeout -k 5 "${PMIXEV_TEST_TIMEOUT:-120}" \
+		runuser -u "$PMIXEV_TEST_USER" -- env -i \
+		PATH=/usr/local/bin:/usr/bin:/bin HOME="$PMIXEV_CLUSTER_WORKDIR" \
+		SLURM_CONF="$SLURM_CONF" "${_as_user_env[@]}" \
+		bash -c 'cd "$0" && exec "$@"' "$PMIXEV_CLUSTER_WORKDIR" "$@"
+}
+_as_user_env=()
+
+# with_env NAME=VALUE... -- CMD...: as_user with extra environment.
+with_env() {
+	local -a saved=("${_as_user_env[@]}")
+	while [ "$1" != "--" ]; do
+		_as_user_env+=("$1")
+		shift
+	done
+	shift
+	as_user "$@"
+	local rc=$?
+	_as_user_env=("${saved[@]}")
+	return $rc
+}
+
+# A client program from the build, copied where the test user can run it.
+client() {
+	local src="$PMIXEV_TEST_CLIENTS/$1" dst="$PMIXEV_CLUSTER_WORKDIR/$1"
+	install -m 0755 "$src" "$dst" && echo "./$1"
+}
+
+slurmd_log() { echo "$PMIXEV_CLUSTER_DIR/log/slurmd-$1.log"; }
+slurmctld_log() { echo "$PMIXEV_CLUSTER_DIR/log/slurmctld.log"; }
+
+# wait_log FILE REGEX [SECONDS]: wait until FILE has a line matching REGEX.
+wait_log() {
+	local file=$1 re=$2 t=${3:-10} i
+	for ((i = 0; i < t * 10; i++)); do
+		grep -Eq -- "$re" "$file" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	diag "no line matching /$re/ in $file after ${t}s; last lines:"
+	tail -n 15 "$file" 2>/dev/null | sed 's/^/#   /' >&2
+	return 1
+}
+
+# run_step SRUN-ARGS...: `srun -v SRUN-ARGS` as the test user, with the
+# extra environment in the array step_env; sets $out, $rc and $job.
+step_env=()
+run_step() {
+	out=$(with_env "${step_env[@]}" -- srun -v "$@" 2>&1)
+	rc=$?
+	job=$(echo "$out" | sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' | head -n1)
+}
+
+# set_conf FILE KEY VALUE: set KEY=VALUE in a Slurm-style conf file
+# (replacing an existing KEY line); the original is kept in FILE.pmixev-orig.
+set_conf() {
+	local file=$1 key=$2 value=$3
+	[ -e "$file.pmixev-orig" ] || cp "$file" "$file.pmixev-orig"
+	sed -i "/^$key=/d" "$file"
+	echo "$key=$value" >>"$file"
+}
+
+# restore_conf FILE: undo set_conf.
+restore_conf() {
+	local file=$1
+	[ -e "$file.pmixev-orig" ] && mv "$file.pmixev-orig" "$file"
+	return 0
+}
+
+reconfigure() { bash "$CLUSTER" reconfigure >/dev/null; }

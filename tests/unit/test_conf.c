@@ -1,0 +1,138 @@
+/*
+ * Unit tests for common/pmixev_conf.c: defaults, validation of mpi.conf
+ * values and SLURM_PMIXEV_* overrides.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmixev_conf.h"
+
+static void test_defaults(void **state)
+{
+	struct pmixev_conf c;
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(c.debug, 0);
+	assert_int_equal(c.timeout_sec, 300);
+	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_DEBUG), "PMIxevDebug");
+	assert_string_equal(pmixev_conf_env(PMIXEV_CONF_TIMEOUT),
+			    "SLURM_PMIXEV_TIMEOUT");
+	assert_null(pmixev_conf_key(PMIXEV_CONF_NKEYS));
+}
+
+static void test_set_valid(void **state)
+{
+	struct pmixev_conf c;
+	char err[128];
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_TIMEOUT, "45", err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(c.timeout_sec, 45);
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_DEBUG, "3", err, sizeof(err)),
+		0);
+	assert_int_equal(c.debug, 3);
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_TIMEOUT, "86400", err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(c.timeout_sec, 86400);
+}
+
+static void test_set_invalid_keeps_value(void **state)
+{
+	static const char *bad[] = {"",
+				    "banana",
+				    "-1",
+				    "+5",
+				    " 5",
+				    "5 ",
+				    "5s",
+				    "0",
+				    "86401",
+				    "0x10",
+				    "99999999999999999999999"};
+	struct pmixev_conf c;
+	char err[128];
+
+	pmixev_conf_defaults(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_TIMEOUT,
+						 bad[i], err, sizeof(err)),
+				 -1);
+		assert_string_equal(err,
+				    "expected an integer in 1..86400 seconds");
+		assert_int_equal(c.timeout_sec, 300);
+	}
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_DEBUG, "4", err, sizeof(err)),
+		-1);
+	assert_string_equal(err, "expected an integer in 0..3");
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_DEBUG, NULL, err, sizeof(err)),
+		-1);
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_NKEYS, "1", err, sizeof(err)),
+		-1);
+	assert_string_equal(err, "unknown option");
+}
+
+static void test_env_overrides(void **state)
+{
+	char *env[] = {"PATH=/bin", "SLURM_PMIXEV_TIMEOUT=12",
+		       "SLURM_PMIXEV_DEBUGX=9", NULL};
+	struct pmixev_conf c;
+	char err[128] = "";
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(pmixev_conf_apply_env(&c, env, err, sizeof(err)), 0);
+	assert_int_equal(c.timeout_sec, 12);
+	assert_int_equal(c.debug, 0);
+	assert_int_equal(pmixev_conf_apply_env(&c, NULL, err, sizeof(err)), 0);
+}
+
+static void test_env_invalid(void **state)
+{
+	char *env[] = {"SLURM_PMIXEV_DEBUG=loud", NULL};
+	struct pmixev_conf c;
+	char err[128] = "";
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(pmixev_conf_apply_env(&c, env, err, sizeof(err)), -1);
+	assert_string_equal(err, "SLURM_PMIXEV_DEBUG='loud': expected an "
+				 "integer in 0..3");
+}
+
+static void test_format(void **state)
+{
+	struct pmixev_conf c;
+	char buf[32];
+
+	pmixev_conf_defaults(&c);
+	c.timeout_sec = 77;
+	pmixev_conf_format(&c, PMIXEV_CONF_TIMEOUT, buf, sizeof(buf));
+	assert_string_equal(buf, "77");
+	pmixev_conf_format(&c, PMIXEV_CONF_NKEYS, buf, sizeof(buf));
+	assert_string_equal(buf, "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_set_valid),
+		cmocka_unit_test(test_set_invalid_keeps_value),
+		cmocka_unit_test(test_env_overrides),
+		cmocka_unit_test(test_env_invalid),
+		cmocka_unit_test(test_format),
+	};
+
+	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/*
+ * Unit tests for common/pmixev_step.c: the step identity slurmstepd puts
+ * into the prefork environment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmixev_step.h"
+
+static void test_from_env(void **state)
+{
+	char *env[] = {"SLURM_JOB_ID=42",	 "SLURM_STEP_ID=3",
+		       "SLURM_STEP_NUM_NODES=3", "SLURM_STEP_NUM_TASKS=6",
+		       "SLURM_TOPOLOGY_ADDR=n2", NULL};
+	struct pmixev_step s;
+	char err[128];
+
+	assert_int_equal(pmixev_step_from_env(&s, env, err, sizeof(err)), 0);
+	assert_int_equal(s.job_id, 42);
+	assert_int_equal(s.step_id, 3);
+	assert_int_equal(s.nnodes, 3);
+	assert_int_equal(s.ntasks, 6);
+	assert_string_equal(s.node, "n2");
+	assert_string_equal(s.id, "42.3");
+}
+
+static void test_topology_tree(void **state)
+{
+	assert_string_equal(pmixev_topology_node("s0.s1.node7"), "node7");
+	assert_string_equal(pmixev_topology_node("n1"), "n1");
+	assert_string_equal(pmixev_topology_node("s0."), "");
+}
+
+static void test_missing_or_bad(void **state)
+{
+	char *no_step[] = {"SLURM_JOB_ID=42", NULL};
+	char *bad_nodes[] = {"SLURM_JOB_ID=42", "SLURM_STEP_ID=0",
+			     "SLURM_STEP_NUM_NODES=three", NULL};
+	char *no_topo[] = {"SLURM_JOB_ID=1", "SLURM_STEP_ID=0",
+			   "SLURM_STEP_NUM_NODES=1", "SLURM_STEP_NUM_TASKS=1",
+			   NULL};
+	char *empty_node[] = {
+		"SLURM_JOB_ID=1",	   "SLURM_STEP_ID=0",
+		"SLURM_STEP_NUM_NODES=1",  "SLURM_STEP_NUM_TASKS=1",
+		"SLURM_TOPOLOGY_ADDR=s0.", NULL};
+	struct pmixev_step s;
+	char err[128];
+
+	assert_int_equal(pmixev_step_from_env(&s, no_step, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "SLURM_STEP_ID is not set");
+	assert_int_equal(pmixev_step_from_env(&s, bad_nodes, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "SLURM_STEP_NUM_NODES is not a number");
+	assert_int_equal(pmixev_step_from_env(&s, no_topo, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "SLURM_TOPOLOGY_ADDR is not set");
+	assert_int_equal(pmixev_step_from_env(&s, empty_node, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "SLURM_TOPOLOGY_ADDR='s0.' names no node");
+}
+
+static void test_id_format(void **state)
+{
+	char buf[32];
+
+	pmixev_step_id_format(9, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "9.0");
+	pmixev_step_id_format(9, 0xfffffffb, buf, sizeof(buf));
+	assert_string_equal(buf, "9.batch");
+	pmixev_step_id_format(9, 0xfffffffc, buf, sizeof(buf));
+	assert_string_equal(buf, "9.extern");
+	pmixev_step_id_format(9, 0xfffffffa, buf, sizeof(buf));
+	assert_string_equal(buf, "9.interactive");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_from_env),
+		cmocka_unit_test(test_topology_tree),
+		cmocka_unit_test(test_missing_or_bad),
+		cmocka_unit_test(test_id_format),
+	};
+
+	return cmocka_run_group_tests_name("step", tests, NULL, NULL);
+}
