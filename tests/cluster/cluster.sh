@@ -6,16 +6,22 @@
 # Traffic only goes to 127.0.0.0/8 or to the namespace subnet created here.
 set -euo pipefail
 
-readonly DIR=${PMIXEV_CLUSTER_DIR:-/tmp/pmixev-cluster}
+# PMIXEV_CLUSTER_ID (0..9) lets several clusters run side by side: each
+# gets its own state dir, subnet, bridge, namespaces and ports.
+readonly ID=${PMIXEV_CLUSTER_ID:-0}
+[[ $ID =~ ^[0-9]$ ]] || { echo "PMIXEV_CLUSTER_ID must be 0..9" >&2; exit 1; }
+if ((ID == 0)); then SUFFIX=''; else SUFFIX=$ID; fi
+readonly SUFFIX
+readonly DIR=${PMIXEV_CLUSTER_DIR:-/tmp/pmixev-cluster$SUFFIX}
 readonly TEST_USER=pmixevtest
 readonly NODES=(n1 n2 n3)
-readonly SUBNET_PREFIX=10.213.7
+readonly SUBNET_PREFIX=10.213.$((7 + ID))
 readonly CTL_ADDR=$SUBNET_PREFIX.1
-readonly BRIDGE=pxevbr0
-readonly NETNS_PREFIX=pmixev-
-readonly VETH_PREFIX=pxev-
-readonly CTLD_PORT=26817
-readonly SLURMD_PORT=26818
+readonly BRIDGE=pxevbr$ID
+readonly NETNS_PREFIX=pmixev$SUFFIX-
+readonly VETH_PREFIX=pxev$SUFFIX-
+readonly CTLD_PORT=$((26817 + 10 * ID))
+readonly SLURMD_PORT=$((26818 + 10 * ID))
 readonly START_TIMEOUT=60
 
 readonly ETC=$DIR/etc
@@ -57,7 +63,8 @@ usage: $SCRIPT_NAME start|stop|status|logs [LINES]|env|reconfigure
   reconfigure  scontrol reconfigure, then wait until all nodes are idle
 
 environment:
-  PMIXEV_CLUSTER_DIR   state directory (default /tmp/pmixev-cluster)
+  PMIXEV_CLUSTER_ID    0..9: run several clusters side by side (default 0)
+  PMIXEV_CLUSTER_DIR   state directory (default /tmp/pmixev-cluster[ID])
   PMIXEV_BUILDDIR      build tree; \$PMIXEV_BUILDDIR/tests/cluster/build.env
                        defines SLURM_SYS_PLUGINDIR, PMIXEV_MPI_PLUGIN,
                        PMIXEV_SPANK_PLUGIN
@@ -433,6 +440,7 @@ cmd_env() {
 	for n in "${NODES[@]}"; do addrs+=("$n=$(node_addr "$n")"); done
 	printf 'export %s=%q\n' \
 		SLURM_CONF "$CONF" \
+		PMIXEV_CLUSTER_ID "$ID" \
 		PMIXEV_CLUSTER_DIR "$DIR" \
 		PMIXEV_TEST_USER "$TEST_USER" \
 		PMIXEV_CLUSTER_NODES "${NODES[*]}" \
