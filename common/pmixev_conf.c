@@ -29,6 +29,10 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_TIMEOUT] = {"PMIxevTimeout", "SLURM_PMIXEV_TIMEOUT",
 				 offsetof(struct pmixev_conf, timeout_sec), 1,
 				 86400, 300, " seconds"},
+	[PMIXEV_CONF_TREE_WIDTH] = {"PMIxevTreeWidth",
+				    "SLURM_PMIXEV_TREE_WIDTH",
+				    offsetof(struct pmixev_conf, tree_width), 0,
+				    65533, 0, " (0: Slurm's TreeWidth)"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

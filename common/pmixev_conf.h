@@ -15,12 +15,14 @@
 struct pmixev_conf {
 	unsigned debug;	      /* PMIxevDebug: 0 (quiet) .. 3 (per message) */
 	unsigned timeout_sec; /* PMIxevTimeout: collective/peer timeout */
+	unsigned tree_width;  /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
 };
 
 /* Options are addressed by index. */
 enum pmixev_conf_idx {
 	PMIXEV_CONF_DEBUG,
 	PMIXEV_CONF_TIMEOUT,
+	PMIXEV_CONF_TREE_WIDTH,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -126,6 +126,10 @@ AC_DEFUN([PMIXEV_CHECK_LIBS], [
   AC_CHECK_LIB([munge], [munge_encode], [MUNGE_LIBS=-lmunge],
     [AC_MSG_ERROR([libmunge not found (Debian: apt-get install libmunge-dev)])])
   AC_SUBST([MUNGE_LIBS])
+  AC_PATH_PROG([MPICC], [mpicc], [no])
+  AS_IF([test "x$MPICC" = xno],
+    [AC_MSG_WARN([mpicc not found: the Open MPI test programs will not be built (Debian: apt-get install libopenmpi-dev)])])
+  AM_CONDITIONAL([HAVE_MPICC], [test "x$MPICC" != xno])
   PKG_CHECK_MODULES([CMOCKA], [cmocka >= 1.1], [have_cmocka=yes],
     [have_cmocka=no
      AC_MSG_WARN([cmocka not found: 'make check' will fail (Debian: apt-get install libcmocka-dev)])])

@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_version.h>
@@ -142,6 +144,61 @@ extern void mpi_p_conf_options(s_p_options_t **full_options, int *full_opt_cnt);
 extern void mpi_p_conf_set(s_p_hashtbl_t *tbl);
 extern s_p_hashtbl_t *mpi_p_conf_get(void);
 extern List mpi_p_conf_get_printable(void);
+
+/*
+ * Slurm's configuration in the current process (srun, slurmstepd): the
+ * public slurm_conf_t, whose global instance is declared only in
+ * src/common/read_config.h.
+ */
+extern slurm_conf_t slurm_conf;
+
+/* src/common/env.h: set NAME=VALUE in a Slurm (xmalloc'd) env array. */
+extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
+				     const char *value);
+
+/* Signal a whole step (slurm.h; gains a flags argument in 23.11). */
+static inline int pmixev_slurm_signal_step(uint32_t job_id, uint32_t step_id,
+					   uint16_t signal)
+{
+	return slurm_kill_job_step(job_id, step_id, signal);
+}
+
+/*
+ * Expand a Slurm node list ("n[1-3]") into `*names` (malloc'd array of
+ * malloc'd strings, *count entries). Returns 0 or -1. (hostlist_t becomes
+ * a struct in 23.11 and the API takes hostlist_t *.)
+ */
+static inline int pmixev_slurm_expand_nodelist(const char *list, char ***names,
+					       uint32_t *count)
+{
+	hostlist_t hl = slurm_hostlist_create(list);
+	char **out = NULL, *name;
+	int n, i = 0;
+
+	if (!hl)
+		return -1;
+	n = slurm_hostlist_count(hl);
+	if (n <= 0 || !(out = calloc((size_t)n, sizeof(*out)))) {
+		slurm_hostlist_destroy(hl);
+		return -1;
+	}
+	while (i < n && (name = slurm_hostlist_shift(hl))) {
+		out[i] = strdup(name);
+		free(name);
+		if (!out[i++])
+			break;
+	}
+	slurm_hostlist_destroy(hl);
+	if (i != n || !out[n - 1]) {
+		while (i > 0)
+			free(out[--i]);
+		free(out);
+		return -1;
+	}
+	*names = out;
+	*count = (uint32_t)n;
+	return 0;
+}
 
 #define pmixev_xmalloc(size)                                                   \
 	slurm_xcalloc(1, (size), true, false, __FILE__, __LINE__, __func__)

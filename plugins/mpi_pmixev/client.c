@@ -1,28 +1,59 @@
 /*
- * client.c - srun side of mpi/pmixev.
+ * client.c - srun side of mpi/pmixev: validate the user's overrides, pass
+ * the exact task layout to the stepds, and run the rendezvous.
  */
 #include "config.h"
 
 #include "client.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "layout.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
+#include "pmixev_taskmap.h"
+#include "rdv.h"
+
+#define MAX_FRAME (1u << 20) /* srun only sees handshakes and aborts */
 
 extern char **environ;
 
 struct client {
 	char step_id[32];
+	struct rdv *rdv;
 };
+
+static int export_layout(struct client *c, const mpi_plugin_client_info_t *info,
+			 char ***env, uint16_t port)
+{
+	const slurm_step_layout_t *sl = info->step_layout;
+	char *map = pmixev_taskmap_format(sl->node_cnt, sl->tasks, sl->tids);
+	char portstr[8];
+	int rc = -1;
+
+	if (!map) {
+		PMIXEV_ERROR("step %s: out of memory", c->step_id);
+		return -1;
+	}
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	if (slurm_env_array_overwrite(env, PMIXEV_TASKMAP_ENV, map) &&
+	    slurm_env_array_overwrite(env, PMIXEV_RDV_PORT_ENV, portstr))
+		rc = 0;
+	free(map);
+	return rc;
+}
 
 mpi_plugin_client_state_t *
 client_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 {
 	struct client *c = NULL;
 	struct pmixev_conf conf;
+	struct rdv_cfg cfg;
 	char err[256];
+	uint16_t port = 0;
 
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -39,14 +70,42 @@ client_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 	if (pmixev_conf_apply_env(&conf, environ, err, sizeof(err)) < 0) {
 		PMIXEV_ERROR("step %s: invalid environment: %s", c->step_id,
 			     err);
-		free(c);
-		return NULL;
+		goto fail;
 	}
+	if (info->het_job_id != NO_VAL && info->het_job_id != 0) {
+		PMIXEV_ERROR("step %s: heterogeneous steps are not supported",
+			     c->step_id);
+		goto fail;
+	}
+	cfg = (struct rdv_cfg){.job_id = info->step_id.job_id,
+			       .step_id = info->step_id.step_id,
+			       .nnodes = info->step_layout->node_cnt,
+			       .job_uid = getuid(),
+			       .slurmd_uid = slurm_conf.slurmd_user_id,
+			       .authinfo = slurm_conf.authinfo,
+			       .kill_wait = slurm_conf.kill_wait,
+			       .max_frame = MAX_FRAME};
+	if (!(c->rdv = rdv_create(&cfg, &port))) {
+		PMIXEV_ERROR("step %s: cannot start the rendezvous (munge "
+			     "unavailable?)",
+			     c->step_id);
+		goto fail;
+	}
+	if (export_layout(c, info, env, port) < 0)
+		goto fail;
 	return c;
+fail:
+	rdv_destroy(c->rdv);
+	free(c);
+	return NULL;
 }
 
 int client_fini(mpi_plugin_client_state_t *state)
 {
-	free(state);
-	return 0;
+	struct client *c = state;
+	int status = rdv_stop(c->rdv);
+
+	rdv_destroy(c->rdv);
+	free(c);
+	return status;
 }

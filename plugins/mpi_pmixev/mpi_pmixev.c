@@ -29,6 +29,7 @@ int init(void)
 
 int fini(void)
 {
+	stepd_fini();
 	mpi_conf_reset();
 	return SLURM_SUCCESS;
 }

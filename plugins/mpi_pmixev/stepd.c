@@ -1,34 +1,123 @@
 /*
- * stepd.c - per-step setup in slurmstepd.
+ * stepd.c - per-step setup and teardown in slurmstepd.
  */
 #include "config.h"
 
 #include "stepd.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
+#include "auth.h"
+#include "dmodex.h"
+#include "fence.h"
+#include "layout.h"
 #include "mpi_conf.h"
+#include "overlay.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
+#include "server.h"
+
+#define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
 
 /*
- * Why this step is refused, or "". Slurm's srun exits 0 when a step fails
- * in prefork, so a refusal is delivered through the tasks instead: each
- * task prints the reason on its stderr (which srun shows) and exits 1.
+ * Slurm's hooks carry no context and slurmstepd serves exactly one step,
+ * so the step's components live here, built by prefork, used by the task
+ * hook (in the forked child) and torn down by fini.
  */
-static char refusal[640];
+static struct {
+	bool active;
+	struct pmixev_conf conf;
+	struct layout lay;
+	struct agent *agent;
+	struct auth *auth;
+	struct overlay *ov;
+	struct fence *fence;
+	struct dmodex *dmodex;
+	struct server *srv;
+	/*
+	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
+	 * fails in prefork, so a refusal is delivered through the tasks
+	 * instead: each task prints the reason on its stderr (which srun
+	 * shows) and exits 1.
+	 */
+	char refusal[640];
+} st;
 
 static void refuse(const char *what, const char *detail)
 {
-	snprintf(refusal, sizeof(refusal), "%s %s", what, detail);
-	PMIXEV_ERROR("step refused: %s", refusal);
+	snprintf(st.refusal, sizeof(st.refusal), "%s%s", what, detail);
+	PMIXEV_ERROR("step refused: %s", st.refusal);
+}
+
+static void on_lost(void *ctx, uint32_t node, const char *why)
+{
+	fence_lost(st.fence, node);
+	dmodex_lost(st.dmodex, node);
+}
+
+static void leave(void *arg)
+{
+	overlay_leave(st.ov);
+}
+
+static void start_overlay(void *arg)
+{
+	if (overlay_start(st.ov) < 0)
+		PMIXEV_ERROR("overlay: bootstrap failed; collectives across "
+			     "nodes will fail");
+}
+
+static int build(void)
+{
+	const struct layout *lay = &st.lay;
+	struct overlay_cfg cfg = {
+		.job_id = lay->step.job_id,
+		.step_id = lay->step.step_id,
+		.nodeid = lay->nodeid,
+		.nnodes = lay->step.nnodes,
+		.width = st.conf.tree_width ? st.conf.tree_width
+					    : slurm_conf.tree_width,
+		.job_uid = lay->uid,
+		.slurmd_uid = slurm_conf.slurmd_user_id,
+		.srun_host = lay->srun_host,
+		.srun_port = lay->srun_port,
+		.max_frame = MAX_FRAME,
+		.timeout_sec = st.conf.timeout_sec,
+	};
+	struct upcall_deps deps;
+
+	if (!(st.agent = agent_create()) ||
+	    !(st.auth = auth_create(slurm_conf.authinfo)) ||
+	    !(st.ov = overlay_create(st.agent, st.auth, &cfg)) ||
+	    !(st.fence = fence_create(st.ov, lay, agent_base(st.agent),
+				      st.conf.timeout_sec)) ||
+	    !(st.dmodex = dmodex_create(st.ov, st.agent, lay,
+					st.conf.timeout_sec))) {
+		PMIXEV_ERROR("cannot create the step's agent (out of memory "
+			     "or munge unavailable)");
+		return -1;
+	}
+	overlay_on_lost(st.ov, on_lost, NULL);
+	deps = (struct upcall_deps){.agent = st.agent,
+				    .ov = st.ov,
+				    .fence = st.fence,
+				    .dmodex = st.dmodex,
+				    .lay = lay};
+	if (!(st.srv = server_create(lay, &deps)))
+		return -1;
+	if (agent_start(st.agent) < 0 ||
+	    agent_post(st.agent, start_overlay, NULL) < 0) {
+		PMIXEV_ERROR("cannot start the agent thread: %m");
+		return -1;
+	}
+	return 0;
 }
 
 int stepd_prefork(char **env)
 {
 	struct pmixev_step step;
-	struct pmixev_conf conf;
 	char err[512];
 
 	if (pmixev_step_from_env(&step, env, err, sizeof(err)) < 0) {
@@ -36,29 +125,70 @@ int stepd_prefork(char **env)
 		return SLURM_ERROR;
 	}
 	pmixev_log_set_step(step.id, step.node);
-	if (mpi_conf_effective(&conf, err, sizeof(err)) < 0) {
-		refuse("invalid mpi.conf entry", err);
+	if (mpi_conf_effective(&st.conf, err, sizeof(err)) < 0) {
+		refuse("invalid mpi.conf entry ", err);
 		return SLURM_SUCCESS;
 	}
-	if (pmixev_conf_apply_env(&conf, env, err, sizeof(err)) < 0) {
-		refuse("invalid job environment", err);
+	if (pmixev_conf_apply_env(&st.conf, env, err, sizeof(err)) < 0) {
+		refuse("invalid job environment ", err);
 		return SLURM_SUCCESS;
 	}
-	pmixev_log_set_debug(conf.debug);
-	PMIXEV_INFO("serving %u task(s) on %u node(s) (PMIxevDebug=%u "
-		    "PMIxevTimeout=%u)",
-		    step.ntasks, step.nnodes, conf.debug, conf.timeout_sec);
+	pmixev_log_set_debug(st.conf.debug);
+	if (layout_from_env(&st.lay, env, err, sizeof(err)) < 0) {
+		refuse("", err);
+		return SLURM_SUCCESS;
+	}
+	st.active = true;
+	if (build() < 0) {
+		refuse("", "the PMIx server could not start (see the slurmd "
+			   "log)");
+		return SLURM_SUCCESS;
+	}
+	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
+		    "(PMIxevDebug=%u PMIxevTimeout=%u)",
+		    layout_nlocal(&st.lay), step.ntasks, st.lay.nodeid,
+		    step.nnodes, st.lay.nspace, st.conf.debug,
+		    st.conf.timeout_sec);
 	return SLURM_SUCCESS;
 }
 
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 {
-	if (refusal[0]) {
+	if (st.refusal[0]) {
 		fprintf(stderr, "mpi/pmixev: step %u.%u refused: %s\n",
-			task->step_id.job_id, task->step_id.step_id, refusal);
+			task->step_id.job_id, task->step_id.step_id,
+			st.refusal);
 		return SLURM_ERROR;
 	}
 	PMIXEV_DEBUG(2, "task %u (local %d of %u) starting", task->gtaskid,
 		     task->ltaskid, task->ltasks);
+	if (server_task_env(st.srv, task->gtaskid, env) < 0) {
+		fprintf(stderr,
+			"mpi/pmixev: rank %u is not in this step's "
+			"task map\n",
+			task->gtaskid);
+		return SLURM_ERROR;
+	}
 	return SLURM_SUCCESS;
+}
+
+void stepd_fini(void)
+{
+	if (!st.active)
+		return;
+	PMIXEV_DEBUG(1, "step ended here: shutting down");
+	/* Say goodbye and drain the agent while PMIx still accepts
+	 * callbacks, then stop it. */
+	if (st.agent) {
+		agent_post(st.agent, leave, NULL);
+		agent_stop(st.agent);
+	}
+	server_destroy(st.srv);
+	dmodex_destroy(st.dmodex);
+	fence_destroy(st.fence);
+	overlay_destroy(st.ov);
+	agent_destroy(st.agent);
+	auth_destroy(st.auth);
+	layout_free(&st.lay);
+	st.active = false;
 }

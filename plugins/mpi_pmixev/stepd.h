@@ -1,8 +1,10 @@
 /*
- * stepd.h - the mpi plugin inside slurmstepd.
+ * stepd.h - the mpi plugin inside slurmstepd: one step per process.
  *
- * stepd_prefork runs once per step as root before the tasks are forked;
- * stepd_task runs in each forked task, as the job user, before exec.
+ * stepd_prefork runs once per step as root before the tasks are forked:
+ * it reads the step's layout, starts the agent thread, the overlay and the
+ * PMIx server. stepd_task runs in each forked task, as the job user,
+ * before exec. stepd_fini runs at slurmstepd's cleanup.
  */
 #ifndef PMIXEV_STEPD_H_
 #define PMIXEV_STEPD_H_
@@ -13,5 +15,7 @@
 int stepd_prefork(char **env);
 
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env);
+
+void stepd_fini(void);
 
 #endif /* PMIXEV_STEPD_H_ */

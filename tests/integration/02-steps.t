@@ -12,7 +12,7 @@ logged_on_all_nodes() {
 	local n rc=0
 	for n in $PMIXEV_CLUSTER_NODES; do
 		wait_log "$(slurmd_log "$n")" \
-			"mpi/pmixev: step $1\.0 on $n: serving [0-9]+ task\(s\) on 3 node\(s\)" 5 || rc=1
+			"mpi/pmixev: step $1\.0 on $n: serving [0-9]+ of [0-9]+ task\(s\), node [0-2] of 3" 5 || rc=1
 		wait_log "$(slurmd_log "$n")" \
 			"spank/pmixev: step $1\.0 on $n: loaded in slurmstepd" 5 || rc=1
 	done

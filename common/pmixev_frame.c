@@ -1,0 +1,109 @@
+/*
+ * pmixev_frame.c - encoding and validation of the 24-byte frame header.
+ *
+ * The header checksum (hcrc) is 32-bit FNV-1a over header bytes 0..19:
+ * h = 0x811c9dc5; for each byte: h ^= byte, h *= 0x01000193 (mod 2^32).
+ * It rejects random or misaligned bytes early; it is not authentication
+ * (munge credentials in the handshake provide that).
+ */
+#include "config.h"
+
+#include "pmixev_frame.h"
+
+#define HCRC_OFFSET 20
+
+static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
+	[PMIXEV_MSG_RDV_HELLO] = "RDV_HELLO",
+	[PMIXEV_MSG_RDV_TABLE] = "RDV_TABLE",
+	[PMIXEV_MSG_PEER_HELLO] = "PEER_HELLO",
+	[PMIXEV_MSG_PEER_WELCOME] = "PEER_WELCOME",
+	[PMIXEV_MSG_FENCE_UP] = "FENCE_UP",
+	[PMIXEV_MSG_FENCE_DOWN] = "FENCE_DOWN",
+	[PMIXEV_MSG_DMDX_REQ] = "DMDX_REQ",
+	[PMIXEV_MSG_DMDX_RESP] = "DMDX_RESP",
+	[PMIXEV_MSG_ABORT] = "ABORT",
+	[PMIXEV_MSG_PUBSUB_REQ] = "PUBSUB_REQ",
+	[PMIXEV_MSG_PUBSUB_RESP] = "PUBSUB_RESP",
+	[PMIXEV_MSG_BYE] = "BYE",
+};
+
+static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)
+{
+	uint32_t h = 0x811c9dc5u;
+
+	for (size_t i = 0; i < HCRC_OFFSET; i++) {
+		h ^= hdr[i];
+		h *= 0x01000193u;
+	}
+	return h;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+void pmixev_frame_encode_hdr(const struct pmixev_frame_hdr *hdr,
+			     uint8_t out[PMIXEV_FRAME_HDR_LEN])
+{
+	put32(out, PMIXEV_FRAME_MAGIC);
+	out[4] = PMIXEV_FRAME_VERSION;
+	out[5] = hdr->type;
+	out[6] = (uint8_t)(hdr->flags >> 8);
+	out[7] = (uint8_t)hdr->flags;
+	put32(out + 8, hdr->src);
+	put32(out + 12, hdr->dst);
+	put32(out + 16, hdr->len);
+	put32(out + HCRC_OFFSET, pmixev_frame_hcrc(out));
+}
+
+int pmixev_frame_decode_hdr(const void *buf, size_t avail, uint32_t max_len,
+			    struct pmixev_frame_hdr *hdr, const char **why)
+{
+	const uint8_t *p = buf;
+	const char *reason = NULL;
+	uint16_t flags;
+	uint32_t len;
+
+	if (avail < PMIXEV_FRAME_HDR_LEN)
+		return 0;
+	flags = (uint16_t)(p[6] << 8 | p[7]);
+	len = get32(p + 16);
+	if (get32(p) != PMIXEV_FRAME_MAGIC)
+		reason = "bad magic";
+	else if (p[4] != PMIXEV_FRAME_VERSION)
+		reason = "unsupported version";
+	else if (get32(p + HCRC_OFFSET) != pmixev_frame_hcrc(p))
+		reason = "bad header checksum";
+	else if (p[5] == 0 || p[5] > PMIXEV_MSG_TYPE_MAX)
+		reason = "unknown message type";
+	else if (flags != 0)
+		reason = "nonzero flags";
+	else if (len > max_len)
+		reason = "payload too long";
+	if (reason) {
+		if (why)
+			*why = reason;
+		return -1;
+	}
+	hdr->type = p[5];
+	hdr->flags = flags;
+	hdr->src = get32(p + 8);
+	hdr->dst = get32(p + 12);
+	hdr->len = len;
+	return 1;
+}
+
+const char *pmixev_msg_type_name(unsigned type)
+{
+	return type && type <= PMIXEV_MSG_TYPE_MAX ? type_names[type] : "?";
+}

@@ -1,0 +1,248 @@
+/*
+ * nspace.c - namespace registration info.
+ */
+#include "config.h"
+
+#include "nspace.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+/* Comma-separated ranks of one node ("0,1,2"); malloc'd. */
+static char *peers_of(const struct layout *lay, uint32_t node)
+{
+	size_t cap = (size_t)lay->map.count[node] * 11 + 1, off = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (uint32_t i = 0; i < lay->map.count[node]; i++)
+		off += (size_t)snprintf(s + off, cap - off, "%s%u",
+					i ? "," : "", lay->map.ranks[node][i]);
+	return s;
+}
+
+/* "n1,n2,n3" and "0,1;2;3" for PMIx_generate_regex / _ppn; malloc'd. */
+static int maps(const struct layout *lay, char **nodemap, char **procmap)
+{
+	size_t ncap = 1, pcap = 1, off;
+	char *n = NULL, *p = NULL, *peers;
+	int rc = -1;
+
+	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
+		ncap += strlen(lay->nodes[i]) + 1;
+		pcap += (size_t)lay->map.count[i] * 11 + 1;
+	}
+	if (!(n = calloc(1, ncap)) || !(p = calloc(1, pcap)))
+		goto out;
+	for (uint32_t i = 0, noff = 0; i < lay->step.nnodes; i++)
+		noff += (uint32_t)snprintf(n + noff, ncap - noff, "%s%s",
+					   i ? "," : "", lay->nodes[i]);
+	off = 0;
+	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
+		if (!(peers = peers_of(lay, i)))
+			goto out;
+		off += (size_t)snprintf(p + off, pcap - off, "%s%s",
+					i ? ";" : "", peers);
+		free(peers);
+	}
+	if (PMIx_generate_regex(n, nodemap) != PMIX_SUCCESS ||
+	    PMIx_generate_ppn(p, procmap) != PMIX_SUCCESS)
+		goto out;
+	rc = 0;
+out:
+	free(n);
+	free(p);
+	return rc;
+}
+
+/* Add a nested info array built in `sub` under `key`; releases `sub`. */
+static pmix_status_t add_array(void *list, const char *key, void *sub)
+{
+	pmix_data_array_t da;
+	pmix_status_t rc = PMIx_Info_list_convert(sub, &da);
+
+	PMIx_Info_list_release(sub);
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	rc = PMIx_Info_list_add(list, key, &da, PMIX_DATA_ARRAY);
+	PMIX_DATA_ARRAY_DESTRUCT(&da);
+	return rc;
+}
+
+static pmix_status_t node_info(void *list, const struct layout *lay,
+			       uint32_t node)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t size = lay->map.count[node];
+	pmix_rank_t ldr = size ? lay->map.ranks[node][0] : PMIX_RANK_UNDEF;
+	char *peers = peers_of(lay, node);
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (!sub || !peers)
+		goto out;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_SIZE, &size,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODE_SIZE, &size,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_PEERS, peers,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK)))
+		goto out;
+	rc = add_array(list, PMIX_NODE_INFO_ARRAY, sub);
+	sub = NULL;
+out:
+	if (sub)
+		PMIx_Info_list_release(sub);
+	free(peers);
+	return rc;
+}
+
+static pmix_status_t proc_info(void *list, const struct layout *lay,
+			       pmix_rank_t rank, const char *locality)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t node = lay->map.node_of[rank], appnum = 0;
+	uint16_t local = (uint16_t)lay->map.local_of[rank];
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (!sub)
+		return rc;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_RANK, &rank, PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_GLOBAL_RANK, &rank,
+				     PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_RANK, &rank,
+				     PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_RANK, &local,
+				     PMIX_UINT16)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODE_RANK, &local,
+				     PMIX_UINT16)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
+				     PMIX_STRING)) ||
+	    (locality && (rc = PMIx_Info_list_add(sub, PMIX_LOCALITY_STRING,
+						  locality, PMIX_STRING)))) {
+		PMIx_Info_list_release(sub);
+		return rc;
+	}
+	return add_array(list, PMIX_PROC_INFO_ARRAY, sub);
+}
+
+static pmix_status_t job_info(void *list, const struct layout *lay,
+			      const struct nspace_dirs *dirs)
+{
+	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes, one = 1;
+	uint32_t nlocal = layout_nlocal(lay);
+	pmix_rank_t ldr = nlocal ? lay->map.ranks[lay->nodeid][0]
+				 : PMIX_RANK_UNDEF,
+		    zero = 0;
+	char *nodemap = NULL, *procmap = NULL, *peers = NULL;
+	bool no = false, yes = true;
+	void *app = NULL;
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (maps(lay, &nodemap, &procmap) < 0 ||
+	    !(peers = peers_of(lay, lay->nodeid)) ||
+	    !(app = PMIx_Info_list_start()))
+		goto out;
+	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_SPAWNED, &no, PMIX_BOOL)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_MAX_PROCS, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NUM_NODES, &nnodes,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &one,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, nodemap,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, procmap,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_TMPDIR, dirs->tmpdir,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NSDIR, dirs->nsdir,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_TDIR_RMCLEAN, &yes,
+				     PMIX_BOOL)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_SIZE, &nlocal,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_SIZE, &nlocal,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCALLDR, &ldr,
+				     PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(app, PMIX_APPNUM, &zero, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(app, PMIX_APP_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(app, PMIX_APPLDR, &zero, PMIX_PROC_RANK)))
+		goto out;
+	rc = add_array(list, PMIX_APP_INFO_ARRAY, app);
+	app = NULL;
+out:
+	if (app)
+		PMIx_Info_list_release(app);
+	free(nodemap);
+	free(procmap);
+	free(peers);
+	return rc;
+}
+
+int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
+		      hwloc_const_cpuset_t cpuset, pmix_info_t **info,
+		      size_t *ninfo, char *err, size_t errlen)
+{
+	void *list = PMIx_Info_list_start();
+	pmix_cpuset_t cs = {.source = "hwloc", .bitmap = (void *)cpuset};
+	char *locality = NULL;
+	pmix_data_array_t da = {0};
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+	const char *what = "job info";
+
+	if (!list)
+		goto fail;
+	if (cpuset && PMIx_server_generate_locality_string(&cs, &locality) !=
+			      PMIX_SUCCESS)
+		locality = NULL;
+	if ((rc = job_info(list, lay, dirs)) != PMIX_SUCCESS)
+		goto fail;
+	what = "node info";
+	for (uint32_t n = 0; n < lay->step.nnodes; n++)
+		if ((rc = node_info(list, lay, n)) != PMIX_SUCCESS)
+			goto fail;
+	what = "proc info";
+	for (pmix_rank_t r = 0; r < lay->step.ntasks; r++)
+		if ((rc = proc_info(list, lay, r,
+				    lay->map.node_of[r] == lay->nodeid
+					    ? locality
+					    : NULL)) != PMIX_SUCCESS)
+			goto fail;
+	what = "info list";
+	if ((rc = PMIx_Info_list_convert(list, &da)) != PMIX_SUCCESS)
+		goto fail;
+	PMIx_Info_list_release(list);
+	free(locality);
+	*info = da.array;
+	*ninfo = da.size;
+	return 0;
+fail:
+	if (list)
+		PMIx_Info_list_release(list);
+	free(locality);
+	snprintf(err, errlen, "cannot build %s: %s", what,
+		 PMIx_Error_string(rc));
+	return -1;
+}

@@ -1,0 +1,295 @@
+/*
+ * server.c - PMIx server lifecycle inside slurmstepd.
+ */
+#include "config.h"
+
+#include "server.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+#include <pmix.h>
+
+#include "slurm_compat.h"
+
+#include "nspace.h"
+#include "pmixev_log.h"
+
+#define TMPDIR_BASE "/tmp"
+
+struct server {
+	const struct layout *lay;
+	char dir[512];	  /* server tmpdir: tools find the step here */
+	char tmpdir[600]; /* PMIX_TMPDIR for the job */
+	char nsdir[600];  /* PMIX_NSDIR */
+	bool dir_made;
+	bool pmix_up;
+	hwloc_topology_t topo;
+	hwloc_bitmap_t cpuset;
+	char ***task_env; /* [nlocal] NULL-terminated, malloc'd */
+};
+
+/* Wait on slurmstepd's main thread for a PMIx operation's callback. */
+struct sync {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	pmix_status_t status;
+};
+
+#define SYNC_INIT                                                              \
+	{                                                                      \
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,    \
+			PMIX_SUCCESS                                           \
+	}
+
+static void sync_cb(pmix_status_t status, void *cbdata)
+{
+	struct sync *s = cbdata;
+
+	pthread_mutex_lock(&s->lock);
+	s->status = status;
+	s->done = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static pmix_status_t sync_wait(struct sync *s, pmix_status_t rc)
+{
+	if (rc == PMIX_OPERATION_SUCCEEDED)
+		return PMIX_SUCCESS;
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&s->lock);
+	while (!s->done)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return s->status;
+}
+
+static int make_dir(const char *path, const struct layout *lay)
+{
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return chown(path, lay->uid, lay->gid);
+}
+
+static int make_dirs(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+
+	snprintf(srv->dir, sizeof(srv->dir), "%s/pmixev.%s.%s", TMPDIR_BASE,
+		 lay->step.id, lay->step.node);
+	snprintf(srv->tmpdir, sizeof(srv->tmpdir), "%s/job", srv->dir);
+	snprintf(srv->nsdir, sizeof(srv->nsdir), "%s/ns", srv->dir);
+	if (make_dir(srv->dir, lay) < 0) {
+		PMIXEV_ERROR("cannot create %s: %m", srv->dir);
+		return -1;
+	}
+	srv->dir_made = true;
+	if (make_dir(srv->tmpdir, lay) < 0 || make_dir(srv->nsdir, lay) < 0) {
+		PMIXEV_ERROR("cannot create the job tmpdirs in %s: %m",
+			     srv->dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* Best effort; server_destroy checks that the directory is gone. */
+static int rm_entry(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+
+	(void)rc;
+	return 0;
+}
+
+static int load_topology(struct server *srv)
+{
+	if (hwloc_topology_init(&srv->topo) < 0 ||
+	    hwloc_topology_load(srv->topo) < 0 ||
+	    !(srv->cpuset = hwloc_bitmap_alloc()))
+		return -1;
+	/* The CPUs this step may use (task/none: the whole node). */
+	if (hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
+	    0)
+		hwloc_bitmap_copy(srv->cpuset,
+				  hwloc_topology_get_allowed_cpuset(srv->topo));
+	return 0;
+}
+
+static int init_pmix(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
+	uint32_t uid = lay->uid, gid = lay->gid;
+	pmix_rank_t rank = lay->nodeid;
+	char srvns[PMIX_MAX_NSLEN + 1];
+	bool yes = true;
+	pmix_info_t info[8];
+	pmix_status_t rc;
+
+	snprintf(srvns, sizeof(srvns), "%.200s.srv", lay->nspace);
+	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->dir, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, TMPDIR_BASE, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[3], PMIX_USERID, &uid, PMIX_UINT32);
+	PMIX_INFO_LOAD(&info[4], PMIX_GRPID, &gid, PMIX_UINT32);
+	PMIX_INFO_LOAD(&info[5], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[6], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
+	PMIX_INFO_LOAD(&info[7], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+	rc = PMIx_server_init(&upcalls_module, info, 8);
+	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
+	 * which PMIx keeps using; it is ours to destroy after finalize. */
+	for (size_t i = 0; i < 7; i++)
+		PMIX_INFO_DESTRUCT(&info[i]);
+	if (rc != PMIX_SUCCESS) {
+		PMIXEV_ERROR("PMIx_server_init: %s", PMIx_Error_string(rc));
+		return -1;
+	}
+	srv->pmix_up = true;
+	return 0;
+}
+
+static int register_nspace(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
+	struct sync s = SYNC_INIT;
+	pmix_info_t *info = NULL;
+	size_t ninfo = 0;
+	pmix_status_t rc;
+	char err[256];
+
+	if (nspace_info_build(lay, &dirs, srv->cpuset, &info, &ninfo, err,
+			      sizeof(err)) < 0) {
+		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
+		return -1;
+	}
+	rc = sync_wait(&s, PMIx_server_register_nspace(
+				   lay->nspace, (int)layout_nlocal(lay), info,
+				   ninfo, sync_cb, &s));
+	PMIX_INFO_FREE(info, ninfo);
+	if (rc != PMIX_SUCCESS) {
+		PMIXEV_ERROR("PMIx_server_register_nspace(%s): %s", lay->nspace,
+			     PMIx_Error_string(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int register_clients(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	uint32_t n = layout_nlocal(lay);
+	pmix_status_t rc;
+
+	if (n && !(srv->task_env = calloc(n, sizeof(*srv->task_env))))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sync s = SYNC_INIT;
+		pmix_proc_t proc;
+
+		PMIX_LOAD_PROCID(&proc, lay->nspace,
+				 lay->map.ranks[lay->nodeid][i]);
+		rc = sync_wait(&s, PMIx_server_register_client(&proc, lay->uid,
+							       lay->gid, NULL,
+							       sync_cb, &s));
+		if (rc == PMIX_SUCCESS)
+			rc = PMIx_server_setup_fork(&proc, &srv->task_env[i]);
+		if (rc != PMIX_SUCCESS) {
+			PMIXEV_ERROR("registering rank %u: %s", proc.rank,
+				     PMIx_Error_string(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct server *server_create(const struct layout *lay,
+			     const struct upcall_deps *deps)
+{
+	struct server *srv = calloc(1, sizeof(*srv));
+
+	if (!srv)
+		return NULL;
+	srv->lay = lay;
+	upcalls_bind(deps);
+	if (make_dirs(srv) < 0)
+		goto fail;
+	if (load_topology(srv) < 0) {
+		PMIXEV_ERROR("cannot load the node topology (hwloc)");
+		goto fail;
+	}
+	if (init_pmix(srv) < 0 || register_nspace(srv) < 0 ||
+	    register_clients(srv) < 0)
+		goto fail;
+	return srv;
+fail:
+	server_destroy(srv);
+	return NULL;
+}
+
+int server_task_env(const struct server *srv, uint32_t rank, char ***env)
+{
+	const struct layout *lay = srv->lay;
+
+	for (uint32_t i = 0; i < layout_nlocal(lay); i++) {
+		if (lay->map.ranks[lay->nodeid][i] != rank)
+			continue;
+		for (char **e = srv->task_env[i]; e && *e; e++) {
+			char *eq = strchr(*e, '='), name[256];
+			size_t n = eq ? (size_t)(eq - *e) : 0;
+
+			if (!n || n >= sizeof(name))
+				continue;
+			memcpy(name, *e, n);
+			name[n] = '\0';
+			slurm_env_array_overwrite(env, name, eq + 1);
+		}
+		return 0;
+	}
+	return -1;
+}
+
+void server_destroy(struct server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->pmix_up) {
+		pmix_status_t rc = PMIx_server_finalize();
+
+		if (rc != PMIX_SUCCESS)
+			PMIXEV_ERROR("PMIx_server_finalize: %s",
+				     PMIx_Error_string(rc));
+	}
+	upcalls_bind(NULL);
+	for (uint32_t i = 0; srv->task_env && i < layout_nlocal(srv->lay);
+	     i++) {
+		for (char **e = srv->task_env[i]; e && *e; e++)
+			free(*e);
+		free(srv->task_env[i]);
+	}
+	free(srv->task_env);
+	if (srv->dir_made) {
+		struct stat st;
+
+		nftw(srv->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		if (lstat(srv->dir, &st) == 0)
+			PMIXEV_ERROR("cannot remove %s", srv->dir);
+	}
+	if (srv->cpuset)
+		hwloc_bitmap_free(srv->cpuset);
+	if (srv->topo)
+		hwloc_topology_destroy(srv->topo);
+	free(srv);
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Build and run the libFuzzer targets for the pure modules.
+#
+# usage: tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
+#
+# Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev).
+# Works without a configured tree: the sources include "config.h", which
+# an empty stand-in satisfies (these modules use nothing from it). Seeds
+# come from tests/fuzz/corpus/<target>/ and are never modified; new inputs
+# go to a temporary corpus. Exits non-zero if a target fails to build or
+# crashes; the crashing input is kept and its path printed.
+set -eu
+
+secs=${1:-20}
+case $secs in
+'' | *[!0-9]*)
+	echo "usage: $0 [SECONDS_PER_TARGET]" >&2
+	exit 2
+	;;
+esac
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+common=$top/common
+cc=${CC:-clang}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmixev-fuzz.XXXXXX")
+keep=0
+trap '[ "$keep" -eq 1 ] || rm -rf "$work"' EXIT
+mkdir "$work/include"
+: >"$work/include/config.h"
+
+# target name, then its sources
+targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c
+fuzz_taskmap:pmixev_taskmap.c"
+
+failed=0
+for spec in $targets; do
+	name=${spec%%:*}
+	srcs=
+	for s in $(echo "${spec#*:}" | tr ',' ' '); do
+		srcs="$srcs $common/$s"
+	done
+	echo "== $name: build"
+	# shellcheck disable=SC2086 # $srcs is a list of paths without spaces
+	if ! "$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -I "$common" \
+		-I "$work/include" -o "$work/$name" "$here/$name.c" $srcs; then
+		echo "== $name: BUILD FAILED" >&2
+		failed=1
+		continue
+	fi
+	mkdir -p "$work/corpus/$name" "$work/crash/$name"
+	seeds=
+	if [ -d "$here/corpus/$name" ]; then
+		seeds=$here/corpus/$name
+	fi
+	echo "== $name: run ${secs}s"
+	# shellcheck disable=SC2086 # $seeds is empty or one path
+	if "$work/$name" -max_total_time="$secs" -max_len=65536 \
+		-print_final_stats=1 -artifact_prefix="$work/crash/$name/" \
+		"$work/corpus/$name" $seeds >"$work/$name.log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+			"$work/$name.log")
+		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' \
+			"$work/$name.log")
+		echo "== $name: ok, $runs runs, $rate exec/s"
+	else
+		tail -n 40 "$work/$name.log" >&2
+		echo "== $name: CRASH, input(s) in $work/crash/$name/" >&2
+		failed=1
+		keep=1
+	fi
+done
+exit "$failed"
