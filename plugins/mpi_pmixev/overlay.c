@@ -416,6 +416,7 @@ static int on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
 		return -1;
 	}
 	ov->table = t;
+	link_up(&ov->srun); /* frames for srun waited for the handshake */
 	PMIXEV_DEBUG(1, "overlay: address table received (%u nodes)", t.nnodes);
 	if (ov->cfg.nodeid != 0 && connect_parent(ov) < 0)
 		return -1;

@@ -17,6 +17,7 @@
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
+#include "pubsub.h"
 #include "server.h"
 
 #define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
@@ -35,6 +36,7 @@ static struct {
 	struct overlay *ov;
 	struct fence *fence;
 	struct dmodex *dmodex;
+	struct pubsub *pubsub;
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -55,6 +57,7 @@ static void on_lost(void *ctx, uint32_t node, const char *why)
 {
 	fence_lost(st.fence, node);
 	dmodex_lost(st.dmodex, node);
+	pubsub_lost(st.pubsub, node);
 }
 
 static void leave(void *arg)
@@ -94,6 +97,8 @@ static int build(void)
 	    !(st.fence = fence_create(st.ov, lay, agent_base(st.agent),
 				      st.conf.timeout_sec)) ||
 	    !(st.dmodex = dmodex_create(st.ov, st.agent, lay,
+					st.conf.timeout_sec)) ||
+	    !(st.pubsub = pubsub_create(st.ov, st.agent, lay,
 					st.conf.timeout_sec))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
@@ -104,6 +109,7 @@ static int build(void)
 				    .ov = st.ov,
 				    .fence = st.fence,
 				    .dmodex = st.dmodex,
+				    .pubsub = st.pubsub,
 				    .lay = lay};
 	if (!(st.srv = server_create(lay, &deps)))
 		return -1;
@@ -184,6 +190,7 @@ void stepd_fini(void)
 		agent_stop(st.agent);
 	}
 	server_destroy(st.srv);
+	pubsub_destroy(st.pubsub);
 	dmodex_destroy(st.dmodex);
 	fence_destroy(st.fence);
 	overlay_destroy(st.ov);

@@ -22,6 +22,11 @@
  */
 static struct upcall_deps deps;
 
+const struct upcall_deps *upcalls_deps(void)
+{
+	return &deps;
+}
+
 void upcalls_bind(const struct upcall_deps *d)
 {
 	if (d)
@@ -445,6 +450,9 @@ pmix_server_module_t upcalls_module = {
 	.abort = abort_fn,
 	.fence_nb = fence_nb,
 	.direct_modex = direct_modex,
+	.publish = upcall_publish,
+	.lookup = upcall_lookup,
+	.unpublish = upcall_unpublish,
 	.connect = connect_fn,
 	.disconnect = disconnect_fn,
 	.register_events = register_events,

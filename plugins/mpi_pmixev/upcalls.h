@@ -14,12 +14,14 @@
 #include "fence.h"
 #include "layout.h"
 #include "overlay.h"
+#include "pubsub.h"
 
 struct upcall_deps {
 	struct agent *agent;
 	struct overlay *ov;
 	struct fence *fence;
 	struct dmodex *dmodex;
+	struct pubsub *pubsub;
 	const struct layout *lay;
 };
 
@@ -30,5 +32,19 @@ struct upcall_deps {
 void upcalls_bind(const struct upcall_deps *deps);
 
 extern pmix_server_module_t upcalls_module;
+
+/* For the module's other files: the bound components. */
+const struct upcall_deps *upcalls_deps(void);
+
+/* upcalls_pubsub.c */
+pmix_status_t upcall_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+			     size_t ninfo, pmix_op_cbfunc_t cbfunc,
+			     void *cbdata);
+pmix_status_t upcall_lookup(const pmix_proc_t *proc, char **keys,
+			    const pmix_info_t info[], size_t ninfo,
+			    pmix_lookup_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t upcall_unpublish(const pmix_proc_t *proc, char **keys,
+			       const pmix_info_t info[], size_t ninfo,
+			       pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 #endif /* PMIXEV_UPCALLS_H_ */

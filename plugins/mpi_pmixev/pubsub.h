@@ -1,0 +1,55 @@
+/*
+ * pubsub.h - PMIx publish/lookup/unpublish across the step's nodes.
+ *
+ * The step's directory lives in the root stepd (node 0); requests from any
+ * node are routed there over the overlay. A lookup with PMIX_WAIT is held
+ * until every key is published or its timeout expires. Values travel as
+ * PMIx-packed pmix_value_t. All calls on the agent thread.
+ */
+#ifndef PMIXEV_PUBSUB_H_
+#define PMIXEV_PUBSUB_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+#include "agent.h"
+#include "layout.h"
+#include "overlay.h"
+
+struct pubsub;
+
+enum pubsub_op { PUBSUB_PUBLISH = 1, PUBSUB_LOOKUP, PUBSUB_UNPUBLISH };
+
+/* One key, and for publish/lookup results its packed value. */
+struct pubsub_entry {
+	char key[PMIX_MAX_KEYLEN + 1];
+	uint32_t rank; /* publisher */
+	uint8_t *value;
+	size_t nvalue;
+};
+
+/* Result: status and (lookup) the entries found, valid during the call. */
+typedef void (*pubsub_done_fn)(int status, const struct pubsub_entry *e,
+			       size_t n, void *arg);
+
+struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, unsigned timeout_sec);
+
+/*
+ * Run `op` for `rank` with `n` entries (values only for publish; copied).
+ * `done` runs exactly once.
+ */
+void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
+		    bool wait, unsigned timeout_sec,
+		    const struct pubsub_entry *e, size_t n, pubsub_done_fn done,
+		    void *arg);
+
+void pubsub_lost(struct pubsub *ps, uint32_t node);
+
+/* Free everything without calling any `done`. */
+void pubsub_destroy(struct pubsub *ps);
+
+#endif /* PMIXEV_PUBSUB_H_ */
