@@ -316,7 +316,12 @@ static void on_close(struct conn *c, const char *why, void *ctx)
 	if (l->role == ROLE_PENDING) {
 		struct overlay *ov = l->ov;
 
-		PMIXEV_DEBUG(1, "overlay: %s closed: %s", conn_peer(c), why);
+		if (strncmp(why, "bad frame", 9) == 0)
+			PMIXEV_ERROR("overlay: dropping %s: %s", conn_peer(c),
+				     why);
+		else
+			PMIXEV_DEBUG(1, "overlay: %s closed: %s", conn_peer(c),
+				     why);
 		for (size_t i = 0; i < MAX_PENDING; i++)
 			if (ov->pending[i] == l)
 				ov->pending[i] = NULL;

@@ -5,7 +5,9 @@
 
 #include "server.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -127,6 +129,27 @@ static int load_topology(struct server *srv)
 	return 0;
 }
 
+/*
+ * PMIx writes its tool rendezvous files (pmix.<host>.tool.*) as root,
+ * mode 0640: hand them to the job owner so that the owner's tools (pps,
+ * pevent) can attach to the step.
+ */
+static void give_rendezvous_files(struct server *srv)
+{
+	DIR *d = opendir(srv->dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
+		    fchownat(dirfd(d), e->d_name, srv->lay->uid, srv->lay->gid,
+			     AT_SYMLINK_NOFOLLOW) < 0)
+			PMIXEV_ERROR("cannot give %s/%s to the job owner: %m",
+				     srv->dir, e->d_name);
+	closedir(d);
+}
+
 static int init_pmix(struct server *srv)
 {
 	const struct layout *lay = srv->lay;
@@ -157,6 +180,7 @@ static int init_pmix(struct server *srv)
 		return -1;
 	}
 	srv->pmix_up = true;
+	give_rendezvous_files(srv);
 	return 0;
 }
 

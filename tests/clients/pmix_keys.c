@@ -114,10 +114,21 @@ static pmix_value_t *fetch(const pmix_proc_t *who, const char *name,
 	pmix_status_t rc;
 	va_list ap;
 
+	pmix_info_t by_rank;
+	/*
+	 * OpenPMIx 4.2.x sends a plain get of a node-level key (PMIX_NODEID)
+	 * for a rank on another node to that node's info list, where the
+	 * library itself never files the node id (gds/hash keeps it aside),
+	 * so it answers NOT-FOUND whatever the host registered. PMIX_JOB_INFO
+	 * makes it read the per-rank value the host did register.
+	 */
+	bool node_key = strcmp(key, PMIX_NODEID) == 0;
+
+	PMIX_INFO_LOAD(&by_rank, PMIX_JOB_INFO, NULL, PMIX_BOOL);
 	va_start(ap, fmt);
 	vsnprintf(expected, sizeof(expected), fmt, ap);
 	va_end(ap);
-	rc = PMIx_Get(who, key, NULL, 0, &v);
+	rc = PMIx_Get(who, key, node_key ? &by_rank : NULL, node_key, &v);
 	if (rc != PMIX_SUCCESS) {
 		if (is_allowed_missing(name)) {
 			printf(PROG ": rank %u: %s: missing (%s), "

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The overlay between stepds under attack and under failure:
+# - forged connections to a stepd's overlay port (random bytes, an oversize
+#   frame, a hello without munge credential, a valid munge credential for
+#   another step) are dropped and logged, and the step runs on;
+# - when one node's stepd dies while the others wait in a fence, the
+#   survivors' fence fails with an error quickly - never a hang.
+. "$(dirname "$0")/lib.sh"
+plan 9
+
+fence=$(client pmix_fence)
+forge=$PMIXEV_TEST_CLIENTS/overlay_forge
+
+# Rank 5 (alone on n3) arrives 120 s late, so ranks 0-4 on n1 and n2 wait
+# in a data-less fence for the whole test.
+log=$PMIXEV_CLUSTER_WORKDIR/07-fence.out
+with_env SLURM_PMIXEV_DEBUG=1 -- srun -v --mpi=pmixev -N3 -n6 -t 3 \
+	"$fence" --barrier 5 120 >"$log" 2>&1 &
+srun_pid=$!
+for _ in $(seq 300); do
+	job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
+	[ -n "$job" ] &&
+		grep -q "step $job\.0 on n3: overlay: connected" "$(slurmd_log n3)" &&
+		break
+	sleep 0.1
+done
+n2log=$(slurmd_log n2)
+wait_log "$n2log" "mpi/pmixev: step $job\.0 on n2: overlay: listening on " 10
+addr=$(sed -n "s/.*step $job\.0 on n2: overlay: listening on \([0-9.]*:[0-9]*\),.*/\1/p" "$n2log" | tail -n1)
+host=${addr%:*} port=${addr#*:}
+diag "job $job; n2's overlay at $host:$port"
+
+out=$("$forge" "$host" "$port" random 2>&1)
+ok $? "random bytes: the stepd drops the connection ($out)"
+out=$("$forge" "$host" "$port" oversize 2>&1)
+ok $? "an oversize frame: the stepd drops the connection ($out)"
+out=$("$forge" "$host" "$port" nocred 2>&1)
+ok $? "a hello without munge credential: dropped ($out)"
+out=$(MUNGE_SOCKET=$PMIXEV_MUNGE_SOCKET "$forge" "$host" "$port" wrongstep "$job" 999 1 2>&1)
+ok $? "a munge-valid hello for another step: dropped ($out)"
+n2lines=$(grep "error: mpi/pmixev: step $job\.0 on n2: overlay:" "$n2log")
+for cause in "bad frame: bad magic" "bad frame: payload too long" \
+	"rejecting .*: munge_decode: " "rejecting .*: it belongs to step $job\.999"; do
+	echo "$n2lines" | grep -Eq "$cause" || { diag "no error line: $cause"; false; }
+done
+ok $? "each forged connection is logged with its cause in n2's slurmd log" ||
+	grep "step $job\.0 on n2" "$n2log" | tail -n 12 | sed 's/^/#   /' >&2
+
+squeue -h -s -j "$job" -o '%i %T' 2>/dev/null | grep -q "^$job\.0"
+ok $? "the step is still running after the forged connections"
+
+# Kill n3's slurmstepd of this step while the others wait in the fence.
+n3pids=$(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n3")
+stepd=""
+for p in $n3pids; do
+	[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] && stepd=$p
+done
+[ -n "$stepd" ] && kill -9 "$stepd"
+t0=$SECONDS
+for _ in $(seq 300); do
+	[ "$(grep -c 'PMIx_Fence (no data): ' "$log")" -ge 5 ] && break
+	sleep 0.1
+done
+elapsed=$((SECONDS - t0))
+[ "$(grep -c 'PMIx_Fence (no data): ' "$log")" -eq 5 ]
+ok $? "after n3's stepd died, all 5 survivors' fences failed (in ${elapsed} s)" ||
+	sed 's/^/#   /' "$log" >&2
+[ "$elapsed" -le 10 ]
+ok $? "the survivors learned it within 10 s (PMIxevTimeout is 300 s): ${elapsed} s"
+grep -q "step $job\.0 on n1: overlay: lost child node 2" "$(slurmd_log n1)"
+ok $? "n1's stepd logs the lost node"
+
+scancel "$job" 2>/dev/null
+kill "$srun_pid" 2>/dev/null
+wait "$srun_pid" 2>/dev/null
+# Leave the nodes idle for the next test.
+for _ in $(seq 200); do
+	[ "$(sinfo -h -t idle -o %D)" = 3 ] && break
+	sleep 0.1
+done
+done_testing

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# PMIx tools (Debian's libpmix-bin) attach to a running step: `pps`, run
+# by the job owner on a node of the step, lists the step's namespace.
+. "$(dirname "$0")/lib.sh"
+plan 2
+
+fence=$(client pmix_fence)
+log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
+as_user srun -v --mpi=pmixev -N3 -n3 -t 2 "$fence" --barrier 0 8 >"$log" 2>&1 &
+srun_pid=$!
+for _ in $(seq 300); do
+	job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
+	[ -n "$job" ] && grep -q "mpi/pmixev: step $job\.0 on n1: serving" "$(slurmd_log n1)" && break
+	sleep 0.1
+done
+sleep 1
+# pps runs where the step's server is: n1's network, hostname and mounts.
+# With several servers on a node a PMIx tool needs guidance; TMPDIR naming
+# the step's server directory is the documented way (README).
+slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
+out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
+	env TMPDIR="/tmp/pmixev.$job.0.n1" pps 2>&1)
+ok $? "pps on n1 exits 0" || diag "$out"
+echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
+ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
+
+wait "$srun_pid"
+done_testing
