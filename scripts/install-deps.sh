@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
 	# build
 	autoconf automake libtool pkg-config make gcc clang-format
+	clang libclang-rt-14-dev
 	libslurm-dev libpmix-dev libhwloc-dev libevent-dev libmunge-dev
 	libcmocka-dev
 	# local test cluster and clients

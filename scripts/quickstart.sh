@@ -14,11 +14,13 @@ bash "$cluster" start
 eval "$(bash "$cluster" env)"
 
 echo
-echo "== demo: srun --mpi=pmixev -N3 -n6 (as user $PMIXEV_TEST_USER)"
+echo "== demo: a PMIx program wires up across n1, n2, n3 through --mpi=pmixev"
+echo "   (srun --mpi=pmixev -N3 -n6 pmix_hello, as user $PMIXEV_TEST_USER)"
+install -m 0755 "$PMIXEV_BUILDDIR/tests/clients/pmix_hello" \
+	"$PMIXEV_CLUSTER_WORKDIR/pmix_hello"
 runuser -u "$PMIXEV_TEST_USER" -- env SLURM_CONF="$SLURM_CONF" \
-	bash -c 'cd "$1" && srun --mpi=pmixev -N3 -n6 -t 2 -l \
-		bash -c "echo \"rank \$SLURM_PROCID of \$SLURM_NTASKS on \$(hostname) (job \$SLURM_JOB_ID, mpi=\$SLURM_MPI_TYPE)\""' \
-	_ "$PMIXEV_CLUSTER_WORKDIR" | sort -n
+	bash -c 'cd "$1" && srun --mpi=pmixev -N3 -n6 -t 2 ./pmix_hello' \
+	_ "$PMIXEV_CLUSTER_WORKDIR" | sort -t' ' -k3n
 job=$(squeue -h -t all -u "$PMIXEV_TEST_USER" -o %i --sort=-i | head -n1)
 echo
 echo "== what mpi/pmixev logged in each node's slurmstepd (job $job)"

@@ -2,9 +2,10 @@
 # test-all.sh - README command 2: everything CI checks, from a clean clone.
 #
 #   1. install missing Debian packages      5. ASan/UBSan build + unit tests
-#   2. build (./build)                      6. make distcheck
-#   3. clang-format check                   7. local 3-node Slurm cluster +
-#   4. unit tests (cmocka, TAP)                integration tests (prove, TAP)
+#   2. build (./build)                      6. libFuzzer, 15 s per decoder
+#   3. clang-format check                   7. make distcheck
+#   4. unit tests (cmocka, TAP)             8. local 3-node Slurm cluster +
+#                                              integration tests (prove, TAP)
 #
 # Exits non-zero on the first failing stage. Run as root.
 set -euo pipefail
@@ -34,6 +35,9 @@ make -C "$build" -s check
 stage "unit tests under ASan/UBSan"
 bash "$src/scripts/build.sh" "$src/build-asan" --enable-sanitizers
 make -C "$src/build-asan" -s check
+
+stage "fuzzing the frame and task-map decoders (short run)"
+bash "$src/tests/fuzz/run.sh" "${PMIXEV_FUZZ_SECONDS:-15}"
 
 stage "make distcheck"
 make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {
