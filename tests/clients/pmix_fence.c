@@ -187,6 +187,12 @@ static void mode_dmodex(void)
 		return;
 	}
 	check_values(false);
+	/*
+	 * A rank's data is served by its node's server: nobody leaves (and
+	 * takes its node's server along) before every peer has read it.
+	 */
+	if ((rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS)
+		fail("final PMIx_Fence (no data)", rc);
 }
 
 static void mode_barrier(long late, double secs)
