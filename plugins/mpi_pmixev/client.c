@@ -103,8 +103,12 @@ fail:
 int client_fini(mpi_plugin_client_state_t *state)
 {
 	struct client *c = state;
-	int status = rdv_stop(c->rdv);
+	int status;
 
+	/* srun calls this with NULL after a failed prelaunch. */
+	if (!c)
+		return 0;
+	status = rdv_stop(c->rdv);
 	rdv_destroy(c->rdv);
 	free(c);
 	return status;

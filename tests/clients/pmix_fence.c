@@ -18,7 +18,8 @@
  * --dmodex   put and commit, data-less fence (no PMIX_COLLECT_DATA), then
  *            read every peer's values: remote ones by direct modex.
  * --loop N   N data-less fences, each timed; prints
- *            "pmix_fence: rank R: N fences, median_us X".
+ *            "pmix_fence: rank R of S on HOST: loop: fences N median_us X ok"
+ *            (bench/run.sh reads it).
  *
  * Other modes print "pmix_fence: rank R of N on HOST: MODE: ok" (or
  * "FAILED" with one line per problem before it). Exit status 0 only when
@@ -248,8 +249,9 @@ static void mode_loop(long n)
 	}
 	qsort(t, (size_t)n, sizeof(*t), cmp_double);
 	med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-	printf(PROG ": rank %u: %ld fences, median_us %.0f\n", me.rank, n,
-	       med * 1e6);
+	printf(PROG ": rank %u of %u on %s: loop: fences %ld median_us %.0f "
+		    "ok\n",
+	       me.rank, size, client_host(), n, med * 1e6);
 	free(t);
 }
 

@@ -99,7 +99,7 @@ run_step --mpi="$mpi" -t 2 -N3 -n6 "$fence" --dmodex
 ok $? "pmix_fence --dmodex: every rank reads every peer's data by direct modex after a non-collecting fence" || show
 
 run_step --mpi="$mpi" -t 2 -N3 -n6 "$fence" --loop 20
-[ "$rc" -eq 0 ] && [ "$(lines '^pmix_fence: rank [0-9]+: 20 fences, median_us [0-9]+$')" -eq 6 ]
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_fence: rank [0-9]+ of 6 on n[0-9]+: loop: fences 20 median_us [0-9]+ ok$')" -eq 6 ]
 ok $? "pmix_fence --loop 20: 20 data-less fences, each rank reports the median" || show
 
 # ---- publish / lookup / unpublish: rank 0 publishes, the last rank (on the
