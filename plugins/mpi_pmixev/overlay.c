@@ -275,10 +275,11 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 		/* The sender is not at fault when the next hop is gone. */
 		if (link_send(next, hdr->type, hdr->src, hdr->dst, payload,
 			      hdr->len) < 0)
-			PMIXEV_ERROR("overlay: dropping %s from node %u: node %u "
-				     "is unreachable",
-				     pmixev_msg_type_name(hdr->type), hdr->src,
-				     hdr->dst);
+			PMIXEV_ERROR(
+				"overlay: dropping %s from node %u: node %u "
+				"is unreachable",
+				pmixev_msg_type_name(hdr->type), hdr->src,
+				hdr->dst);
 		return 0;
 	}
 	if (ov->handlers[hdr->type].fn)
