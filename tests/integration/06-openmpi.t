@@ -40,30 +40,6 @@ hello=$(client mpi_hello)
 client mpi_ring >/dev/null
 client mpi_allreduce >/dev/null
 
-# lines REGEX: how many lines of $out match the extended REGEX.
-lines() { printf '%s\n' "$out" | grep -Ec -- "$1"; }
-
-# nodes_of REGEX: the distinct nodes named by "on NODE" in the lines of $out
-# matching REGEX, sorted, space-separated.
-nodes_of() {
-	printf '%s\n' "$out" | grep -E -- "$1" |
-		sed -n 's/.* on \(n[0-9]*\)[: ].*/\1/p' | sort -u | tr '\n' ' '
-}
-
-# show: srun's exit status and $out as diagnostics, without srun -v's
-# option dump and launch chatter, at most 60 lines; once per job.
-_shown=
-show() {
-	local n filtered
-	[ "$_shown" != "${job:-none}" ] || return 0
-	_shown=${job:-none}
-	filtered=$(printf '%s\n' "$out" | grep -Ev -- \
-		'^srun: (defined options|-{20}|[a-z_-]+ +: |end of defined|launch/slurm: |launching |route/|spank/pmixev: loaded)')
-	n=$(printf '%s\n' "$filtered" | wc -l)
-	diag "srun exit status $rc, output:"
-	printf '%s\n' "$filtered" | head -n 60 | sed 's/^/#   /' >&2
-	[ "$n" -le 60 ] || diag "... and $((n - 60)) more lines"
-}
 
 # check PROGRAM N OKREGEX: PROGRAM runs as N ranks, N/3 on each of n1-n3,
 # exits 0, and each rank prints "^PROGRAM: rank R of N on NODE.*OKREGEX".

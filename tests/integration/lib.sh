@@ -91,6 +91,33 @@ run_step() {
 	job=$(echo "$out" | sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' | head -n1)
 }
 
+# ---- reading the output ($out, $rc, $job) of the last run_step ----
+
+# lines REGEX: how many lines of $out match the extended REGEX.
+lines() { printf '%s\n' "$out" | grep -Ec -- "$1"; }
+
+# nodes_of REGEX: the distinct nodes named by "on NODE" in the lines of $out
+# matching REGEX, sorted, space-separated.
+nodes_of() {
+	printf '%s\n' "$out" | grep -E -- "$1" |
+		sed -n 's/.* on \(n[0-9]*\)[: ].*/\1/p' | sort -u | tr '\n' ' '
+}
+
+# show: srun's exit status and $out as diagnostics, without srun -v's
+# option dump and launch chatter, at most 60 lines; once per job.
+_shown=
+show() {
+	local n filtered
+	[ "$_shown" != "${job:-none}" ] || return 0
+	_shown=${job:-none}
+	filtered=$(printf '%s\n' "$out" | grep -Ev -- \
+		'^srun: (defined options|-{20}|[a-z_-]+ +: |end of defined|launch/slurm: |launching |route/|spank/pmixev: loaded)')
+	n=$(printf '%s\n' "$filtered" | wc -l)
+	diag "srun exit status $rc, output:"
+	printf '%s\n' "$filtered" | head -n 60 | sed 's/^/#   /' >&2
+	[ "$n" -le 60 ] || diag "... and $((n - 60)) more lines"
+}
+
 # set_conf FILE KEY VALUE: set KEY=VALUE in a Slurm-style conf file
 # (replacing an existing KEY line); the original is kept in FILE.pmixev-orig.
 set_conf() {
