@@ -13,6 +13,7 @@
 #include "layout.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
+#include "pmixev_multiprog.h"
 #include "pmixev_step.h"
 #include "pmixev_taskmap.h"
 #include "rdv.h"
@@ -25,6 +26,23 @@ struct client {
 	char step_id[32];
 	struct rdv *rdv;
 };
+
+/*
+ * The applications of a --multi-prog step, as this srun's SPANK plugin
+ * left them ("SRUNPID:NAPPS:MAP"), as "NAPPS:MAP"; "" (one application)
+ * when there are none or they were inherited from another srun.
+ */
+static const char *apps_of_this_srun(void)
+{
+	const char *v = getenv(PMIXEV_MULTIPROG_ENV);
+	char *rest = NULL;
+	long pid;
+
+	if (!v)
+		return "";
+	pid = strtol(v, &rest, 10);
+	return pid == (long)getpid() && rest && *rest == ':' ? rest + 1 : "";
+}
 
 static int export_layout(struct client *c, const mpi_plugin_client_info_t *info,
 			 char ***env, uint16_t port)
@@ -40,7 +58,9 @@ static int export_layout(struct client *c, const mpi_plugin_client_info_t *info,
 	}
 	snprintf(portstr, sizeof(portstr), "%u", port);
 	if (slurm_env_array_overwrite(env, PMIXEV_TASKMAP_ENV, map) &&
-	    slurm_env_array_overwrite(env, PMIXEV_RDV_PORT_ENV, portstr))
+	    slurm_env_array_overwrite(env, PMIXEV_RDV_PORT_ENV, portstr) &&
+	    slurm_env_array_overwrite(env, PMIXEV_APPS_ENV,
+				      apps_of_this_srun()))
 		rc = 0;
 	free(map);
 	return rc;

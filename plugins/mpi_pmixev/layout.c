@@ -14,6 +14,7 @@
 #include "slurm_compat.h"
 
 #include "pmixev_env.h"
+#include "pmixev_multiprog.h"
 
 static int owner(struct layout *lay, char **env, char *err, size_t errlen)
 {
@@ -85,6 +86,39 @@ static int find_node(struct layout *lay, char **env, char *err, size_t errlen)
 	return -1;
 }
 
+/* SLURM_PMIXEV_APPS "NAPPS:MAP" from srun, or "" / absent: one app. */
+static int applications(struct layout *lay, char **env, char *err,
+			size_t errlen)
+{
+	const char *v = pmixev_env_get(env, PMIXEV_APPS_ENV);
+	char one[32], why[256], *map = NULL;
+	unsigned long napps = 1;
+
+	if (v && *v) {
+		napps = strtoul(v, &map, 10);
+		if (!map || *map != ':' || !napps || napps > lay->step.ntasks) {
+			snprintf(err, errlen, "%s='%.64s' is invalid",
+				 PMIXEV_APPS_ENV, v);
+			return -1;
+		}
+		v = map + 1;
+	} else {
+		if (lay->step.ntasks > 1)
+			snprintf(one, sizeof(one), "0-%u",
+				 lay->step.ntasks - 1);
+		else
+			snprintf(one, sizeof(one), "0");
+		v = one;
+	}
+	if (pmixev_taskmap_parse(&lay->apps, v, (uint32_t)napps,
+				 lay->step.ntasks, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s is invalid: %s", PMIXEV_APPS_ENV,
+			 why);
+		return -1;
+	}
+	return 0;
+}
+
 int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen)
 {
 	const char *map;
@@ -107,6 +141,8 @@ int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen)
 			 why);
 		goto fail;
 	}
+	if (applications(lay, env, err, errlen) < 0)
+		goto fail;
 	snprintf(lay->nspace, sizeof(lay->nspace), "slurm.pmixev.%s",
 		 lay->step.id);
 	return 0;
@@ -123,4 +159,5 @@ void layout_free(struct layout *lay)
 	lay->nodes = NULL;
 	lay->nnames = 0;
 	pmixev_taskmap_free(&lay->map);
+	pmixev_taskmap_free(&lay->apps);
 }

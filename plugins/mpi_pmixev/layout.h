@@ -24,6 +24,13 @@ struct layout {
 	char **nodes;		 /* [nnames] node names */
 	uint32_t nnames;	 /* == step.nnodes once valid */
 	struct pmixev_taskmap map;
+	/*
+	 * PMIx applications: one per --multi-prog line, else one. In the
+	 * task-map form with a group per application: apps.nnodes is the
+	 * number of applications, apps.node_of[r] rank r's application,
+	 * apps.local_of[r] its rank within it.
+	 */
+	struct pmixev_taskmap apps;
 	uid_t uid;
 	gid_t gid;
 	char nspace[256]; /* "slurm.pmixev.JOB.STEP" */

@@ -110,7 +110,9 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 			       pmix_rank_t rank, const char *locality)
 {
 	void *sub = PMIx_Info_list_start();
-	uint32_t node = lay->map.node_of[rank], appnum = 0;
+	uint32_t node = lay->map.node_of[rank],
+		 appnum = lay->apps.node_of[rank];
+	pmix_rank_t app_rank = lay->apps.local_of[rank];
 	uint16_t local = (uint16_t)lay->map.local_of[rank];
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
@@ -119,7 +121,7 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	if ((rc = PMIx_Info_list_add(sub, PMIX_RANK, &rank, PMIX_PROC_RANK)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_GLOBAL_RANK, &rank,
 				     PMIX_PROC_RANK)) ||
-	    (rc = PMIx_Info_list_add(sub, PMIX_APP_RANK, &rank,
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_RANK, &app_rank,
 				     PMIX_PROC_RANK)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_RANK, &local,
@@ -137,22 +139,39 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	return add_array(list, PMIX_PROC_INFO_ARRAY, sub);
 }
 
+static pmix_status_t app_info(void *list, const struct layout *lay,
+			      uint32_t appnum)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t size = lay->apps.count[appnum];
+	pmix_rank_t ldr = lay->apps.ranks[appnum][0];
+	pmix_status_t rc;
+
+	if (!sub)
+		return PMIX_ERR_NOMEM;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK))) {
+		PMIx_Info_list_release(sub);
+		return rc;
+	}
+	return add_array(list, PMIX_APP_INFO_ARRAY, sub);
+}
+
 static pmix_status_t job_info(void *list, const struct layout *lay,
 			      const struct nspace_dirs *dirs)
 {
-	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes, one = 1;
+	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes,
+		 napps = lay->apps.nnodes;
 	uint32_t nlocal = layout_nlocal(lay);
-	pmix_rank_t ldr = nlocal ? lay->map.ranks[lay->nodeid][0]
-				 : PMIX_RANK_UNDEF,
-		    zero = 0;
+	pmix_rank_t ldr =
+		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
 	char *nodemap = NULL, *procmap = NULL, *peers = NULL;
 	bool no = false, yes = true;
-	void *app = NULL;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
 	if (maps(lay, &nodemap, &procmap) < 0 ||
-	    !(peers = peers_of(lay, lay->nodeid)) ||
-	    !(app = PMIx_Info_list_start()))
+	    !(peers = peers_of(lay, lay->nodeid)))
 		goto out;
 	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
 				     PMIX_STRING)) ||
@@ -165,7 +184,7 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NUM_NODES, &nnodes,
 				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &one,
+	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &napps,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, nodemap,
 				     PMIX_STRING)) ||
@@ -184,17 +203,11 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers,
 				     PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_LOCALLDR, &ldr,
-				     PMIX_PROC_RANK)) ||
-	    (rc = PMIx_Info_list_add(app, PMIX_APPNUM, &zero, PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(app, PMIX_APP_SIZE, &ntasks,
-				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(app, PMIX_APPLDR, &zero, PMIX_PROC_RANK)))
+				     PMIX_PROC_RANK)))
 		goto out;
-	rc = add_array(list, PMIX_APP_INFO_ARRAY, app);
-	app = NULL;
+	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++)
+		rc = app_info(list, lay, a);
 out:
-	if (app)
-		PMIx_Info_list_release(app);
 	free(nodemap);
 	free(procmap);
 	free(peers);

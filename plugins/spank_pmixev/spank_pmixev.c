@@ -1,12 +1,14 @@
 /*
  * spank_pmixev.c - the SPANK plugin's entry points. They only route by
- * SPANK context: slurmstepd work goes to spank_stepd.c.
+ * SPANK context: srun work goes to spank_srun.c, slurmstepd work to
+ * spank_stepd.c.
  */
 #include "config.h"
 
 #include <slurm/spank.h>
 
 #include "pmixev_log.h"
+#include "spank_srun.h"
 #include "spank_stepd.h"
 
 SPANK_PLUGIN(pmixev, 1);
@@ -37,5 +39,5 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
 	PMIXEV_VERBOSE("loaded");
-	return ESPANK_SUCCESS;
+	return spank_srun_user_init(sp);
 }

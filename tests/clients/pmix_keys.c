@@ -2,7 +2,8 @@
  * pmix_keys - check the standard keys a PMIx host registers against what
  * Slurm tells the task in its environment.
  *
- * usage: pmix_keys [-v] [--appnum N] [--app-size N] [--allow-missing KEY,...]
+ * usage: pmix_keys [-v] [--appnum N] [--app-size N] [--app-rank N]
+ *                  [--num-apps N] [--allow-missing KEY,...]
  *
  * Every rank reads the job, node, app and proc keys of the PMIx standard
  * (job size, ranks, node id, host name, local peers, directories, ...) and
@@ -20,11 +21,12 @@
  *   "pmix_keys: rank R: KEY: got X, expected Y"
  * and a summary per rank, "pmix_keys: rank R: N keys ok" (with
  * ", M FAILED" appended when any check failed). -v prints every check.
- * --appnum/--app-size give the expected PMIX_APPNUM (default 0) and
- * PMIX_APP_SIZE (default SLURM_NTASKS) for MPMD steps. --allow-missing lets
- * the named keys (e.g. PMIX_NUM_NODES) be absent; it is announced by rank 0
- * and every missing key it excuses is printed. Exit status 0 only when
- * every check passed.
+ * --appnum/--app-size/--app-rank/--num-apps give the expected PMIX_APPNUM
+ * (default 0), PMIX_APP_SIZE (default SLURM_NTASKS), PMIX_APP_RANK (default
+ * the rank) and PMIX_JOB_NUM_APPS (default 1) for MPMD steps. --allow-missing
+ * lets the named keys (e.g. PMIX_NUM_NODES) be absent; it is announced by rank
+ * 0 and every missing key it excuses is printed. Exit status 0 only when every
+ * check passed.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -52,6 +54,7 @@ static const char *allow_missing; /* comma list of key names, or NULL */
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " [-v] [--appnum N] [--app-size N] "
+			"[--app-rank N] [--num-apps N] "
 			"[--allow-missing KEY,...]\n");
 	exit(2);
 }
@@ -347,7 +350,7 @@ fail:
 int main(int argc, char **argv)
 {
 	long ntasks, procid, localid, nodeid, nnodes, ntasks_here;
-	long appnum = 0, app_size = -1;
+	long appnum = 0, app_size = -1, app_rank = -1, num_apps = 1;
 	const char *nodename, *tpn, *jobid_env;
 	char hostname[256], name[64], got[600], *s;
 	const char *myhost = NULL;
@@ -368,6 +371,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--app-size") && i + 1 < argc) {
 			if (client_parse_long(argv[++i], 1, 0xffffffffL,
 					      &app_size))
+				usage();
+		} else if (!strcmp(argv[i], "--app-rank") && i + 1 < argc) {
+			if (client_parse_long(argv[++i], 0, 0xffffffffL,
+					      &app_rank))
+				usage();
+		} else if (!strcmp(argv[i], "--num-apps") && i + 1 < argc) {
+			if (client_parse_long(argv[++i], 1, 0xffffffffL,
+					      &num_apps))
 				usage();
 		} else if (!strcmp(argv[i], "--allow-missing") &&
 			   i + 1 < argc) {
@@ -481,6 +492,10 @@ int main(int argc, char **argv)
 	check_num(&me, "PMIX_NODE_RANK", PMIX_NODE_RANK, PMIX_UINT16, localid);
 	check_num(&me, "PMIX_NODEID", PMIX_NODEID, PMIX_UINT32, nodeid);
 	check_num(&me, "PMIX_APPNUM", PMIX_APPNUM, PMIX_UINT32, appnum);
+	check_num(&me, "PMIX_APP_RANK", PMIX_APP_RANK, PMIX_PROC_RANK,
+		  app_rank < 0 ? (long)procid : app_rank);
+	check_num(&wild, "PMIX_JOB_NUM_APPS", PMIX_JOB_NUM_APPS, PMIX_UINT32,
+		  num_apps);
 	s = fetch_str(&me, "PMIX_HOSTNAME", PMIX_HOSTNAME, nodename);
 	if (s && (!strcmp(s, nodename) || !strcmp(s, hostname))) {
 		good("PMIX_HOSTNAME", "%s", s);

@@ -8,7 +8,7 @@
 # pmix to run the same checks against Slurm's stock mpi/pmix (22.05), which
 # is known to fail some of them - each such check says so below.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 
 mpi=${PMIXEV_WIREUP_MPI:-pmixev}
 diag "testing --mpi=$mpi"
@@ -53,6 +53,18 @@ ok $? "pmix_keys -N3 -n24 (8 per node): every rank's PMIx keys match its Slurm e
 # cyclic: ranks 0,3 on n1, 1,4 on n2, 2,5 on n3 (non-contiguous local peers)
 check_keys 6 -N3 -n6 --ntasks-per-node=2 -m cyclic
 ok $? "pmix_keys -N3 -n6 -m cyclic: keys match with a cyclic rank layout" || show_keys
+# MPMD: each --multi-prog line is a PMIx application with its own number,
+# size and ranks (%o: the rank's offset within its line).
+conf=$PMIXEV_CLUSTER_WORKDIR/05-wireup.multi-prog.conf
+cat >"$conf" <<EOT
+0   $keys --num-apps 3 --appnum 0 --app-size 1 --app-rank %o
+1-3 $keys --num-apps 3 --appnum 1 --app-size 3 --app-rank %o
+4,5 $keys --num-apps 3 --appnum 2 --app-size 2 --app-rank %o
+EOT
+chmod 0644 "$conf"
+run_step --mpi="$mpi" -t 2 -N3 -n6 --multi-prog "$conf"
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_keys: rank [0-9]+: [0-9]+ keys ok$')" -eq 6 ]
+ok $? "pmix_keys --multi-prog: 3 applications, each rank's app number, size and app rank match its line" || show_keys
 
 # ---- fences
 run_step --mpi="$mpi" -t 2 -N3 -n6 "$fence" --data
