@@ -1,75 +1,24 @@
 /*
- * overlay.c - bootstrap, authentication and routing of the stepd tree.
+ * overlay.c - the stepd tree: links, queues, routing, loss and lifecycle
+ * (handshakes in overlay_handshake.c).
  */
 #include "config.h"
 
 #include "overlay.h"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include <event2/listener.h>
 
-#include "conn.h"
+#include "overlay_int.h"
 #include "pmixev_log.h"
-#include "pmixev_proto.h"
 
-#define MAX_PENDING	    64 /* unauthenticated connections at once */
-#define PENDING_TIMEOUT_SEC 10 /* to present a valid PEER_HELLO */
-
-enum role { ROLE_PENDING, ROLE_SRUN, ROLE_PARENT, ROLE_CHILD };
-
-struct queued {
-	uint8_t type;
-	uint32_t src, dst;
-	uint8_t *data;
-	size_t len;
-	struct queued *next;
-};
-
-struct link {
-	struct overlay *ov;
-	struct conn *conn;
-	enum role role;
-	uint32_t peer; /* node id (parent/child) */
-	bool up;
-	bool dead; /* was lost: sends fail instead of queueing */
-	bool bye;  /* the peer announced a normal end */
-	uint64_t nonce;
-	struct queued *head, *tail; /* frames waiting for `up` */
-	struct event *timer;	    /* pending: authentication deadline */
-};
-
-struct overlay {
-	struct overlay_cfg cfg;
-	struct pmixev_tree tree;
-	struct agent *agent;
-	struct auth *auth;
-	struct evconnlistener *listener;
-	uint16_t port;
-	char host[PMIXEV_HOST_MAX];
-	struct link srun;
-	struct link parent;
-	struct link *children; /* [nchildren] */
-	uint32_t nchildren;
-	struct link *pending[MAX_PENDING];
-	struct pmixev_table table;
-	struct event *boot_timer;
-	struct {
-		overlay_handler_t fn;
-		void *ctx;
-	} handlers[PMIXEV_MSG_TYPE_MAX + 1];
-	overlay_lost_t lost_fn;
-	void *lost_ctx;
-};
-
-static const char *role_name(enum role r)
+const char *overlay_role_name(enum role r)
 {
 	static const char *names[] = {"unauthenticated peer", "srun", "parent",
 				      "child"};
@@ -89,7 +38,7 @@ static void link_drop_queue(struct link *l)
 }
 
 /* Forget the connection of a link (the conn itself is freed by its owner). */
-static void link_reset(struct link *l)
+void overlay_link_reset(struct link *l)
 {
 	if (l->timer) {
 		event_free(l->timer);
@@ -126,7 +75,7 @@ static int link_send(struct link *l, uint8_t type, uint32_t src, uint32_t dst,
 	return 0;
 }
 
-static void link_up(struct link *l)
+void overlay_link_up(struct link *l)
 {
 	struct queued *q;
 
@@ -134,98 +83,6 @@ static void link_up(struct link *l)
 	for (q = l->head; q; q = q->next)
 		conn_send(l->conn, q->type, q->src, q->dst, q->data, q->len);
 	link_drop_queue(l);
-}
-
-/* --- credentials ------------------------------------------------------ */
-
-static int send_cred(struct overlay *ov, struct conn *c, uint8_t type,
-		     uint32_t dst, const struct pmixev_ident *id)
-{
-	struct pmixev_buf body, msg;
-	char *cred = NULL, err[256];
-	size_t credlen = 0;
-	int rc = -1;
-
-	pmixev_buf_init(&body);
-	pmixev_buf_init(&msg);
-	if (pmixev_ident_pack(&body, id) < 0)
-		goto out;
-	if (auth_encode(ov->auth, body.data, body.len, &cred, &credlen, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: cannot create credential for %s: %s",
-			     conn_peer(c), err);
-		goto out;
-	}
-	if (pmixev_cred_pack(&msg, cred, credlen) < 0)
-		goto out;
-	rc = conn_send(c, type, ov->cfg.nodeid, dst, msg.data, msg.len);
-out:
-	free(cred);
-	pmixev_buf_release(&body);
-	pmixev_buf_release(&msg);
-	return rc;
-}
-
-/*
- * Check a credential-carrying body: munge validity, uid in `uids`, and the
- * identity's job and step. Fills *id (and the raw payload for RDV_TABLE).
- */
-static int check_cred(struct overlay *ov, struct conn *c, const uint8_t *data,
-		      size_t len, const uid_t *uids, size_t nuids,
-		      void **payload, size_t *plen)
-{
-	struct pmixev_buf b;
-	const uint8_t *cred;
-	size_t credlen;
-	char err[256];
-	uid_t uid;
-
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_cred_unpack(&b, &cred, &credlen) < 0) {
-		PMIXEV_ERROR("overlay: %s sent a malformed handshake",
-			     conn_peer(c));
-		return -1;
-	}
-	if (auth_decode(ov->auth, cred, credlen, payload, plen, &uid, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: rejecting %s: %s", conn_peer(c), err);
-		return -1;
-	}
-	for (size_t i = 0; i < nuids; i++)
-		if (uid == uids[i])
-			return 0;
-	PMIXEV_ERROR("overlay: rejecting %s: credential of uid %u",
-		     conn_peer(c), (unsigned)uid);
-	free(*payload);
-	*payload = NULL;
-	return -1;
-}
-
-static int check_ident(struct overlay *ov, struct conn *c, const uint8_t *data,
-		       size_t len, struct pmixev_ident *id)
-{
-	const uid_t uids[] = {0, ov->cfg.slurmd_uid, ov->cfg.job_uid};
-	struct pmixev_buf b;
-	void *payload = NULL;
-	size_t plen = 0;
-	int rc = -1;
-
-	if (check_cred(ov, c, data, len, uids, 3, &payload, &plen) < 0)
-		return -1;
-	pmixev_buf_reader(&b, payload, plen);
-	if (pmixev_ident_unpack(&b, id) < 0)
-		PMIXEV_ERROR("overlay: rejecting %s: malformed identity",
-			     conn_peer(c));
-	else if (id->job_id != ov->cfg.job_id || id->step_id != ov->cfg.step_id)
-		PMIXEV_ERROR("overlay: rejecting %s: it belongs to step %u.%u",
-			     conn_peer(c), id->job_id, id->step_id);
-	else if (id->to != ov->cfg.nodeid)
-		PMIXEV_ERROR("overlay: rejecting %s: credential is for node %u",
-			     conn_peer(c), id->to);
-	else
-		rc = 0;
-	free(payload);
-	return rc;
 }
 
 /* --- frames on established links --------------------------------------- */
@@ -260,7 +117,7 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 	if (hdr->type <= PMIXEV_MSG_PEER_WELCOME) {
 		PMIXEV_ERROR("overlay: unexpected %s from %s %s",
 			     pmixev_msg_type_name(hdr->type),
-			     role_name(l->role), conn_peer(l->conn));
+			     overlay_role_name(l->role), conn_peer(l->conn));
 		return -1;
 	}
 	if (hdr->dst != ov->cfg.nodeid && hdr->dst != PMIXEV_NODE_ANY) {
@@ -302,19 +159,19 @@ static void lost(struct link *l, const char *why)
 		return;
 	}
 	if (l->bye || !l->up)
-		PMIXEV_DEBUG(1, "overlay: %s node %u %s", role_name(l->role),
-			     l->peer,
+		PMIXEV_DEBUG(1, "overlay: %s node %u %s",
+			     overlay_role_name(l->role), l->peer,
 			     l->bye ? "ended its part of the step"
 				    : "went away before the handshake");
 	else
 		PMIXEV_ERROR("overlay: lost %s node %u (%s): %s",
-			     role_name(l->role), l->peer,
+			     overlay_role_name(l->role), l->peer,
 			     l->conn ? conn_peer(l->conn) : "?", why);
 	if (ov->lost_fn)
 		ov->lost_fn(ov->lost_ctx, l->peer, why);
 }
 
-static void on_close(struct conn *c, const char *why, void *ctx)
+void overlay_on_close(struct conn *c, const char *why, void *ctx)
 {
 	struct link *l = ctx;
 
@@ -330,182 +187,29 @@ static void on_close(struct conn *c, const char *why, void *ctx)
 		for (size_t i = 0; i < MAX_PENDING; i++)
 			if (ov->pending[i] == l)
 				ov->pending[i] = NULL;
-		link_reset(l);
+		overlay_link_reset(l);
 		free(l);
 		return;
 	}
 	lost(l, why);
-	link_reset(l);
+	overlay_link_reset(l);
 }
 
 /* --- bootstrap ------------------------------------------------------------ */
 
-static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ss,
-		   socklen_t *len)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	char portstr[8];
-
-	snprintf(portstr, sizeof(portstr), "%u", port);
-	if (getaddrinfo(host, portstr, &hints, &res) != 0 || !res)
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
-		    const uint8_t *payload, void *ctx);
-
-static struct conn *dial(struct overlay *ov, struct link *l, const char *host,
-			 uint16_t port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = 0;
-
-	if (resolve(host, port, &ss, &len) < 0) {
-		PMIXEV_ERROR("overlay: cannot resolve %s for the %s", host,
-			     role_name(l->role));
-		return NULL;
-	}
-	l->conn = conn_create(agent_base(ov->agent), -1, (struct sockaddr *)&ss,
-			      len, ov->cfg.max_frame, on_frame, on_close, l);
-	if (!l->conn)
-		PMIXEV_ERROR("overlay: cannot connect to %s %s:%u",
-			     role_name(l->role), host, port);
-	return l->conn;
-}
-
-static int connect_parent(struct overlay *ov)
-{
-	const struct pmixev_table_entry *e = &ov->table.nodes[ov->parent.peer];
-	struct pmixev_ident id = {.job_id = ov->cfg.job_id,
-				  .step_id = ov->cfg.step_id,
-				  .from = ov->cfg.nodeid,
-				  .to = ov->parent.peer};
-
-	if (getrandom(&ov->parent.nonce, sizeof(ov->parent.nonce), 0) < 0)
-		return -1;
-	id.nonce = ov->parent.nonce;
-	if (!dial(ov, &ov->parent, e->host, e->port))
-		return -1;
-	return send_cred(ov, ov->parent.conn, PMIXEV_MSG_PEER_HELLO,
-			 ov->parent.peer, &id);
-}
-
-static int on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
-		    size_t len)
-{
-	const uid_t uids[] = {ov->cfg.job_uid, 0};
-	struct pmixev_table t = {0};
-	struct pmixev_buf b;
-	void *payload = NULL;
-	size_t plen = 0;
-	int rc = -1;
-
-	if (ov->table.nodes) {
-		PMIXEV_ERROR("overlay: srun sent a second address table");
-		return -1;
-	}
-	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
-		return -1;
-	pmixev_buf_reader(&b, payload, plen);
-	if (pmixev_table_unpack(&b, &t) < 0)
-		PMIXEV_ERROR("overlay: malformed address table from srun");
-	else if (t.job_id != ov->cfg.job_id || t.step_id != ov->cfg.step_id ||
-		 t.nnodes != ov->cfg.nnodes)
-		PMIXEV_ERROR("overlay: srun's address table is for step "
-			     "%u.%u with %u nodes",
-			     t.job_id, t.step_id, t.nnodes);
-	else
-		rc = 0;
-	free(payload);
-	if (rc < 0) {
-		free(t.nodes);
-		return -1;
-	}
-	ov->table = t;
-	link_up(&ov->srun); /* frames for srun waited for the handshake */
-	PMIXEV_DEBUG(1, "overlay: address table received (%u nodes)", t.nnodes);
-	if (ov->cfg.nodeid != 0 && connect_parent(ov) < 0)
-		return -1;
-	return 0;
-}
-
-static int on_welcome(struct link *l, const uint8_t *data, size_t len)
-{
-	struct overlay *ov = l->ov;
-	struct pmixev_ident id;
-
-	if (check_ident(ov, l->conn, data, len, &id) < 0)
-		return -1;
-	if (id.from != l->peer || id.nonce != l->nonce) {
-		PMIXEV_ERROR("overlay: rejecting %s: welcome from node %u "
-			     "does not answer our hello",
-			     conn_peer(l->conn), id.from);
-		return -1;
-	}
-	link_up(l);
-	PMIXEV_DEBUG(1, "overlay: connected to parent node %u (%s)", l->peer,
-		     conn_peer(l->conn));
-	return 0;
-}
-
-static int on_hello(struct link *p, const uint8_t *data, size_t len)
-{
-	struct overlay *ov = p->ov;
-	struct pmixev_ident id, reply;
-	struct link *child = NULL;
-	struct conn *c = p->conn;
-
-	if (check_ident(ov, c, data, len, &id) < 0)
-		return -1;
-	for (uint32_t i = 0; i < ov->nchildren; i++)
-		if (ov->children[i].peer == id.from)
-			child = &ov->children[i];
-	if (!child || child->conn || child->dead) {
-		PMIXEV_ERROR("overlay: rejecting %s: node %u is %s",
-			     conn_peer(c), id.from,
-			     !child	   ? "not our child"
-			     : child->dead ? "already lost"
-					   : "already connected");
-		return -1;
-	}
-	reply = (struct pmixev_ident){.job_id = ov->cfg.job_id,
-				      .step_id = ov->cfg.step_id,
-				      .from = ov->cfg.nodeid,
-				      .to = id.from,
-				      .nonce = id.nonce};
-	if (send_cred(ov, c, PMIXEV_MSG_PEER_WELCOME, id.from, &reply) < 0)
-		return -1;
-	/* The pending link hands its connection over to the child slot. */
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (ov->pending[i] == p)
-			ov->pending[i] = NULL;
-	child->conn = c;
-	conn_set_ctx(c, child);
-	link_reset(p);
-	free(p);
-	link_up(child);
-	PMIXEV_DEBUG(1, "overlay: child node %u connected (%s)", child->peer,
-		     conn_peer(c));
-	return 0;
-}
-
-static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
-		    const uint8_t *payload, void *ctx)
+int overlay_on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
+		     const uint8_t *payload, void *ctx)
 {
 	struct link *l = ctx;
 
 	switch (l->role) {
 	case ROLE_PENDING:
 		if (hdr->type == PMIXEV_MSG_PEER_HELLO)
-			return on_hello(l, payload, hdr->len);
+			return overlay_on_hello(l, payload, hdr->len);
 		break;
 	case ROLE_SRUN:
 		if (hdr->type == PMIXEV_MSG_RDV_TABLE)
-			return on_table(l->ov, c, payload, hdr->len);
+			return overlay_on_table(l->ov, c, payload, hdr->len);
 		break;
 	case ROLE_PARENT:
 		if (hdr->type == PMIXEV_MSG_BYE) {
@@ -514,7 +218,7 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 		}
 		if (!l->up) {
 			if (hdr->type == PMIXEV_MSG_PEER_WELCOME)
-				return on_welcome(l, payload, hdr->len);
+				return overlay_on_welcome(l, payload, hdr->len);
 			break;
 		}
 		return deliver(l, hdr, payload);
@@ -522,8 +226,8 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 		return deliver(l, hdr, payload);
 	}
 	PMIXEV_ERROR("overlay: unexpected %s from %s %s",
-		     pmixev_msg_type_name(hdr->type), role_name(l->role),
-		     conn_peer(c));
+		     pmixev_msg_type_name(hdr->type),
+		     overlay_role_name(l->role), conn_peer(c));
 	return -1;
 }
 
@@ -538,7 +242,7 @@ static void on_pending_timeout(evutil_socket_t fd, short what, void *arg)
 		if (ov->pending[i] == p)
 			ov->pending[i] = NULL;
 	conn_destroy(p->conn);
-	link_reset(p);
+	overlay_link_reset(p);
 	free(p);
 }
 
@@ -561,11 +265,12 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 	p->ov = ov;
 	p->role = ROLE_PENDING;
 	p->conn = conn_create(agent_base(ov->agent), fd, sa, (socklen_t)salen,
-			      ov->cfg.max_frame, on_frame, on_close, p);
+			      ov->cfg.max_frame, overlay_on_frame,
+			      overlay_on_close, p);
 	p->timer = evtimer_new(agent_base(ov->agent), on_pending_timeout, p);
 	if (!p->conn || !p->timer || evtimer_add(p->timer, &tv) < 0) {
 		conn_destroy(p->conn);
-		link_reset(p);
+		overlay_link_reset(p);
 		free(p);
 		return;
 	}
@@ -616,7 +321,7 @@ int overlay_start(struct overlay *ov)
 		PMIXEV_ERROR("overlay: cannot listen: %m");
 		return -1;
 	}
-	if (!dial(ov, &ov->srun, ov->cfg.srun_host, ov->cfg.srun_port))
+	if (!overlay_dial(ov, &ov->srun, ov->cfg.srun_host, ov->cfg.srun_port))
 		return -1;
 	/* Our address: the one that routes to srun. */
 	if (conn_local_host(ov->srun.conn, ov->host, sizeof(ov->host)) < 0) {
@@ -631,8 +336,8 @@ int overlay_start(struct overlay *ov)
 		return -1;
 	PMIXEV_DEBUG(1, "overlay: listening on %s:%u, node %u of %u", ov->host,
 		     ov->port, ov->cfg.nodeid, ov->cfg.nnodes);
-	return send_cred(ov, ov->srun.conn, PMIXEV_MSG_RDV_HELLO,
-			 PMIXEV_NODE_SRUN, &id);
+	return overlay_send_cred(ov, ov->srun.conn, PMIXEV_MSG_RDV_HELLO,
+				 PMIXEV_NODE_SRUN, &id);
 }
 
 struct overlay *overlay_create(struct agent *agent, struct auth *auth,
@@ -725,7 +430,7 @@ static void link_close(struct link *l)
 {
 	conn_destroy(l->conn);
 	link_drop_queue(l);
-	link_reset(l);
+	overlay_link_reset(l);
 }
 
 void overlay_destroy(struct overlay *ov)
