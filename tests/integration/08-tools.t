@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # PMIx tools (Debian's libpmix-bin) attach to a running step: `pps`, run
-# by the job owner on a node of the step, lists the step's namespace.
+# by the job owner on a node of the step, lists the step's namespace, and
+# `pevent` connects and injects an event.
 . "$(dirname "$0")/lib.sh"
-plan 2
+plan 4
 
 fence=$(client pmix_fence)
 log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
-as_user srun -v --mpi=pmixev -N3 -n3 -t 2 "$fence" --barrier 0 8 >"$log" 2>&1 &
+with_env SLURM_PMIXEV_DEBUG=1 -- srun -v --mpi=pmixev -N3 -n3 -t 2 \
+	"$fence" --barrier 0 8 >"$log" 2>&1 &
 srun_pid=$!
 for _ in $(seq 300); do
 	job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
@@ -23,6 +25,13 @@ out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" --
 ok $? "pps on n1 exits 0" || diag "$out"
 echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
 ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
+
+out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
+	env TMPDIR="/tmp/pmixev.$job.0.n1" pevent --event -231 --range 3 2>&1)
+ok $? "pevent on n1 attaches and injects an event (exit 0)" || diag "$out"
+[ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
+ok $? "n1's stepd gave both tools an identity of their own" ||
+	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
 
 wait "$srun_pid"
 done_testing
