@@ -26,9 +26,14 @@ ok $? "pps on n1 exits 0" || diag "$out"
 echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
 ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
 
+# pevent finds the server by the pid of the step's slurmstepd.
+stepd=""
+for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
+	[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] && stepd=$p
+done
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	env TMPDIR="/tmp/pmixev.$job.0.n1" pevent --event -231 --range 3 2>&1)
-ok $? "pevent on n1 attaches and injects an event (exit 0)" || diag "$out"
+	pevent --pid "$stepd" --event -231 --range 3 2>&1)
+ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"
 [ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
 ok $? "n1's stepd gave both tools an identity of their own" ||
 	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
