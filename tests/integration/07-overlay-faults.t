@@ -14,16 +14,8 @@ forge=$PMIXEV_TEST_CLIENTS/overlay_forge
 # Rank 5 (alone on n3) arrives 120 s late, so ranks 0-4 on n1 and n2 wait
 # in a data-less fence for the whole test.
 log=$PMIXEV_CLUSTER_WORKDIR/07-fence.out
-with_env SLURM_PMIXEV_DEBUG=1 -- srun -v --mpi=pmixev -N3 -n6 -t 3 \
-	"$fence" --barrier 5 120 >"$log" 2>&1 &
-srun_pid=$!
-for _ in $(seq 300); do
-	job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
-	[ -n "$job" ] &&
-		grep -q "step $job\.0 on n3: overlay: connected" "$(slurmd_log n3)" &&
-		break
-	sleep 0.1
-done
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 3 \
+	"$fence" --barrier 5 120
 n2log=$(slurmd_log n2)
 wait_log "$n2log" "mpi/pmixev: step $job\.0 on n2: overlay: listening on " 10
 addr=$(sed -n "s/.*step $job\.0 on n2: overlay: listening on \([0-9.]*:[0-9]*\),.*/\1/p" "$n2log" | tail -n1)
@@ -50,11 +42,7 @@ squeue -h -s -j "$job" -o '%i %T' 2>/dev/null | grep -q "^$job\.0"
 ok $? "the step is still running after the forged connections"
 
 # Kill n3's slurmstepd of this step while the others wait in the fence.
-n3pids=$(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n3")
-stepd=""
-for p in $n3pids; do
-	[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] && stepd=$p
-done
+stepd=$(stepd_pid n3)
 [ -n "$stepd" ] && kill -9 "$stepd"
 t0=$SECONDS
 for _ in $(seq 300); do

@@ -7,14 +7,7 @@ plan 4
 
 fence=$(client pmix_fence)
 log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
-with_env SLURM_PMIXEV_DEBUG=1 -- srun -v --mpi=pmixev -N3 -n3 -t 2 \
-	"$fence" --barrier 0 8 >"$log" 2>&1 &
-srun_pid=$!
-for _ in $(seq 300); do
-	job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
-	[ -n "$job" ] && grep -q "mpi/pmixev: step $job\.0 on n1: serving" "$(slurmd_log n1)" && break
-	sleep 0.1
-done
+start_step "$log" n1 "serving" --mpi=pmixev -N3 -n3 -t 2 "$fence" --barrier 0 8
 sleep 1
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
@@ -27,10 +20,7 @@ echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
 ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
 
 # pevent finds the server by the pid of the step's slurmstepd.
-stepd=""
-for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
-	[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] && stepd=$p
-done
+stepd=$(stepd_pid n1)
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
 	pevent --pid "$stepd" --event -231 --range 3 2>&1)
 ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"

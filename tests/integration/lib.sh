@@ -91,6 +91,35 @@ run_step() {
 	job=$(echo "$out" | sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' | head -n1)
 }
 
+# start_step LOG NODE REGEX SRUN-ARGS...: start `srun -v SRUN-ARGS` (with
+# PMIxevDebug=1) in the background as the test user, output in LOG; wait
+# (up to 30 s) until NODE's slurmd log has a line "step JOB.0 on NODE: "
+# followed by the extended REGEX. Sets $job and $srun_pid.
+start_step() {
+	local log=$1 node=$2 re=$3
+	shift 3
+	with_env SLURM_PMIXEV_DEBUG=1 -- srun -v "$@" >"$log" 2>&1 &
+	srun_pid=$!
+	for _ in $(seq 300); do
+		job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
+		[ -n "$job" ] &&
+			grep -Eq "step $job\.0 on $node: $re" "$(slurmd_log "$node")" &&
+			return 0
+		sleep 0.1
+	done
+	diag "step of job ${job:-?} did not reach /$re/ on $node"
+	return 1
+}
+
+# stepd_pid NODE: pid of this job's slurmstepd of step 0 on NODE.
+stepd_pid() {
+	local p
+	for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$1"); do
+		[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] &&
+			echo "$p"
+	done
+}
+
 # ---- reading the output ($out, $rc, $job) of the last run_step ----
 
 # lines REGEX: how many lines of $out match the extended REGEX.
