@@ -44,7 +44,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_PUBSUB_REQ = 10,  /* publish/lookup/unpublish -> root */
 	PMIXEV_MSG_PUBSUB_RESP = 11, /* root -> requester */
 	PMIXEV_MSG_BYE = 12,	     /* neighbour: my part of the step ended */
-	PMIXEV_MSG_TYPE_MAX = 12
+	PMIXEV_MSG_EVENT = 13,	     /* an observed event, to every node */
+	PMIXEV_MSG_TYPE_MAX = 13
 };
 
 struct pmixev_frame_hdr {

@@ -244,3 +244,35 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m)
 	*m = t;
 	return 0;
 }
+
+int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
+{
+	if (!text_ok(m->text, sizeof(m->text)) ||
+	    (m->flags & ~PMIXEV_EVENT_NON_DEFAULT))
+		return invalid();
+	pmixev_buf_put_i32(b, m->code);
+	pmixev_buf_put_u32(b, m->rank);
+	pmixev_buf_put_i32(b, m->exit_code);
+	pmixev_buf_put_u8(b, m->flags);
+	pmixev_buf_put_u64(b, m->seq);
+	pmixev_buf_put_u64(b, m->time);
+	pmixev_buf_put_str(b, m->text);
+	return pack_done(b);
+}
+
+int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
+{
+	struct pmixev_event_msg t;
+
+	pmixev_buf_get_i32(b, &t.code);
+	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_i32(b, &t.exit_code);
+	pmixev_buf_get_u8(b, &t.flags);
+	pmixev_buf_get_u64(b, &t.seq);
+	pmixev_buf_get_u64(b, &t.time);
+	pmixev_buf_get_str(b, t.text, sizeof(t.text));
+	if (unpack_done(b) < 0 || (t.flags & ~PMIXEV_EVENT_NON_DEFAULT))
+		return -1;
+	*m = t;
+	return 0;
+}

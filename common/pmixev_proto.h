@@ -102,4 +102,24 @@ struct pmixev_abort_msg {
 int pmixev_abort_pack(struct pmixev_buf *b, const struct pmixev_abort_msg *m);
 int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m);
 
+/*
+ * EVENT: something a stepd observed (a task exit, ...), sent to every node
+ * of the step along the tree (frame dst PMIXEV_NODE_ANY; the frame's src
+ * is the observing node).
+ */
+#define PMIXEV_EVENT_NON_DEFAULT 0x1 /* not for catch-all handlers */
+#define PMIXEV_EVENT_NO_RANK	 UINT32_MAX
+
+struct pmixev_event_msg {
+	int32_t code;	   /* PMIx status code of the event */
+	uint32_t rank;	   /* affected rank, or PMIXEV_EVENT_NO_RANK */
+	int32_t exit_code; /* PMIX_EXIT_CODE: exit status or signal */
+	uint8_t flags;	   /* PMIXEV_EVENT_* */
+	uint64_t seq;	   /* per observing node, from 1 */
+	uint64_t time;	   /* when it was observed, seconds since the epoch */
+	char text[PMIXEV_MSG_TEXT_MAX];
+};
+int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m);
+int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m);
+
 #endif /* PMIXEV_PROTO_H_ */

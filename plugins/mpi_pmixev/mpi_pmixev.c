@@ -34,6 +34,14 @@ int fini(void)
 	return SLURM_SUCCESS;
 }
 
+/* Not a Slurm hook: the SPANK plugin's task_exit calls it (pmixev_bridge.h). */
+void pmixev_mpi_task_exit(uint32_t rank, int status);
+
+void pmixev_mpi_task_exit(uint32_t rank, int status)
+{
+	stepd_task_exit(rank, status);
+}
+
 int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env)
 {
 	return stepd_prefork(*env);

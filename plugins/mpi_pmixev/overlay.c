@@ -104,6 +104,36 @@ static struct link *link_toward(struct overlay *ov, uint32_t dst)
 	return NULL;
 }
 
+/*
+ * A tree broadcast started by `origin` (dst PMIXEV_NODE_ANY): pass it on
+ * away from the origin - up when the origin is in our subtree, down into
+ * every child subtree that does not hold it - so each node gets it once.
+ */
+static void flood(struct overlay *ov, uint32_t origin, uint8_t type,
+		  const void *data, size_t len)
+{
+	uint32_t self = ov->cfg.nodeid;
+
+	if (self != 0 && pmixev_tree_in_subtree(&ov->tree, self, origin) &&
+	    link_send(&ov->parent, type, origin, PMIXEV_NODE_ANY, data, len) <
+		    0)
+		PMIXEV_DEBUG(1,
+			     "overlay: %s from node %u not passed to the "
+			     "parent: it is gone",
+			     pmixev_msg_type_name(type), origin);
+	for (uint32_t i = 0; i < ov->nchildren; i++) {
+		struct link *c = &ov->children[i];
+
+		if (!pmixev_tree_in_subtree(&ov->tree, c->peer, origin) &&
+		    link_send(c, type, origin, PMIXEV_NODE_ANY, data, len) < 0)
+			PMIXEV_DEBUG(1,
+				     "overlay: %s from node %u not passed "
+				     "to child node %u: it is gone",
+				     pmixev_msg_type_name(type), origin,
+				     c->peer);
+	}
+}
+
 static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 		   const uint8_t *payload)
 {
@@ -138,6 +168,14 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 				pmixev_msg_type_name(hdr->type), hdr->src,
 				hdr->dst);
 		return 0;
+	}
+	if (hdr->dst == PMIXEV_NODE_ANY) {
+		if (hdr->src >= ov->cfg.nnodes) {
+			PMIXEV_ERROR("overlay: broadcast from unknown node %u",
+				     hdr->src);
+			return -1;
+		}
+		flood(ov, hdr->src, hdr->type, payload, hdr->len);
 	}
 	if (ov->handlers[hdr->type].fn)
 		ov->handlers[hdr->type].fn(ov->handlers[hdr->type].ctx,
@@ -384,6 +422,12 @@ void overlay_on_lost(struct overlay *ov, overlay_lost_t fn, void *ctx)
 {
 	ov->lost_fn = fn;
 	ov->lost_ctx = ctx;
+}
+
+void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
+		       size_t len)
+{
+	flood(ov, ov->cfg.nodeid, type, data, len);
 }
 
 int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,

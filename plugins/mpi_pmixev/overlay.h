@@ -77,6 +77,13 @@ int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
  */
 void overlay_leave(struct overlay *ov);
 
+/*
+ * Send a message to every other node of the step along the tree (each gets
+ * it once; their handlers see this node as src). On the agent thread.
+ */
+void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
+		       size_t len);
+
 const struct pmixev_tree *overlay_tree(const struct overlay *ov);
 uint32_t overlay_self(const struct overlay *ov);
 

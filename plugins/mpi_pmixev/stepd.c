@@ -10,6 +10,7 @@
 
 #include "auth.h"
 #include "dmodex.h"
+#include "events.h"
 #include "fence.h"
 #include "layout.h"
 #include "mpi_conf.h"
@@ -37,6 +38,7 @@ static struct {
 	struct fence *fence;
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
+	struct events *events;
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -99,7 +101,8 @@ static int build(void)
 	    !(st.dmodex = dmodex_create(st.ov, st.agent, lay,
 					st.conf.timeout_sec)) ||
 	    !(st.pubsub = pubsub_create(st.ov, st.agent, lay,
-					st.conf.timeout_sec))) {
+					st.conf.timeout_sec)) ||
+	    !(st.events = events_create(st.ov, lay))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -110,6 +113,7 @@ static int build(void)
 				    .fence = st.fence,
 				    .dmodex = st.dmodex,
 				    .pubsub = st.pubsub,
+				    .events = st.events,
 				    .lay = lay};
 	if (!(st.srv = server_create(lay, &deps)))
 		return -1;
@@ -178,6 +182,31 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	return SLURM_SUCCESS;
 }
 
+struct task_exit {
+	uint32_t rank;
+	int status;
+};
+
+static void task_exit_work(void *arg)
+{
+	struct task_exit *t = arg;
+
+	events_task_exit(st.events, t->rank, t->status);
+	free(t);
+}
+
+void stepd_task_exit(uint32_t rank, int status)
+{
+	struct task_exit *t;
+
+	if (!st.active || !st.agent || !(t = malloc(sizeof(*t))))
+		return;
+	t->rank = rank;
+	t->status = status;
+	if (agent_post(st.agent, task_exit_work, t) < 0)
+		free(t);
+}
+
 void stepd_fini(void)
 {
 	if (!st.active)
@@ -190,6 +219,7 @@ void stepd_fini(void)
 		agent_stop(st.agent);
 	}
 	server_destroy(st.srv);
+	events_destroy(st.events);
 	pubsub_destroy(st.pubsub);
 	dmodex_destroy(st.dmodex);
 	fence_destroy(st.fence);

@@ -9,12 +9,17 @@
 #ifndef PMIXEV_STEPD_H_
 #define PMIXEV_STEPD_H_
 
+#include <stdint.h>
+
 #include "slurm_compat.h"
 
 /* `env` is the step environment (job->env); returns SLURM_SUCCESS/ERROR. */
 int stepd_prefork(char **env);
 
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env);
+
+/* Local task `rank` ended with wait(2) status `status` (main thread). */
+void stepd_task_exit(uint32_t rank, int status);
 
 void stepd_fini(void);
 

@@ -282,6 +282,7 @@ static void abort_work(void *arg)
 
 	PMIXEV_INFO("rank %u requested abort with status %d: %s", c->msg.rank,
 		    c->msg.status, c->msg.text);
+	events_client_aborted(deps.events, c->msg.rank);
 	pmixev_buf_init(&b);
 	if (pmixev_abort_pack(&b, &c->msg) < 0 ||
 	    overlay_send(deps.ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_ABORT, b.data,
@@ -407,11 +408,39 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries,
 
 /* --- connections and events ----------------------------------------------- */
 
+/* Connection state of a local rank, for classifying its exit. */
+struct state_call {
+	uint32_t rank;
+	void (*set)(struct events *ev, uint32_t rank);
+};
+
+static void state_work(void *arg)
+{
+	struct state_call *c = arg;
+
+	c->set(deps.events, c->rank);
+	free(c);
+}
+
+static void post_state(uint32_t rank,
+		       void (*set)(struct events *ev, uint32_t rank))
+{
+	struct state_call *c = malloc(sizeof(*c));
+
+	if (!c)
+		return;
+	c->rank = rank;
+	c->set = set;
+	if (agent_post(deps.agent, state_work, c) < 0)
+		free(c);
+}
+
 static pmix_status_t client_connected(const pmix_proc_t *proc,
 				      void *server_object,
 				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
+	post_state(proc->rank, events_client_connected);
 	return PMIX_SUCCESS;
 }
 
@@ -420,6 +449,7 @@ static pmix_status_t client_finalized(const pmix_proc_t *proc,
 				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	PMIXEV_DEBUG(2, "rank %u finalized", proc->rank);
+	post_state(proc->rank, events_client_finalized);
 	return PMIX_OPERATION_SUCCEEDED;
 }
 

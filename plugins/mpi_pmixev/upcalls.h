@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "dmodex.h"
+#include "events.h"
 #include "fence.h"
 #include "layout.h"
 #include "overlay.h"
@@ -22,6 +23,7 @@ struct upcall_deps {
 	struct fence *fence;
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
+	struct events *events;
 	const struct layout *lay;
 };
 

@@ -16,6 +16,7 @@ SPANK_PLUGIN(pmixev, 1);
 int slurm_spank_init(spank_t sp, int ac, char **av);
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av);
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av);
+int slurm_spank_task_exit(spank_t sp, int ac, char **av);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -40,4 +41,9 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
 	PMIXEV_VERBOSE("loaded");
 	return spank_srun_user_init(sp);
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	return spank_stepd_task_exit(sp);
 }

@@ -5,8 +5,48 @@
 
 #include "spank_stepd.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <string.h>
+
+#include "pmixev_bridge.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
+
+/* mpi/pmixev's task-exit function, once found; NULL: the step uses another
+ * mpi plugin (or none). Looked up at the first task exit. */
+static pmixev_task_exit_fn task_exit_fn;
+static int looked_up;
+
+static int find_mpi_plugin(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *name = info->dlpi_name, *slash = strrchr(name, '/');
+	void **handle = arg;
+
+	if (slash && strcmp(slash + 1, PMIXEV_MPI_PLUGIN_FILE) == 0) {
+		/* Already loaded: NOLOAD just takes a reference. */
+		*handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+		return 1;
+	}
+	return 0;
+}
+
+static pmixev_task_exit_fn lookup_task_exit(void)
+{
+	void *handle = NULL;
+
+	if (looked_up)
+		return task_exit_fn;
+	looked_up = 1;
+	dl_iterate_phdr(find_mpi_plugin, &handle);
+	if (handle) {
+		task_exit_fn = (pmixev_task_exit_fn)(uintptr_t)dlsym(
+			handle, PMIXEV_TASK_EXIT_SYMBOL);
+		/* Slurm keeps the plugin loaded until the step ends. */
+		dlclose(handle);
+	}
+	return task_exit_fn;
+}
 
 int spank_stepd_init(spank_t sp)
 {
@@ -27,5 +67,23 @@ int spank_stepd_init(spank_t sp)
 	spank_getenv(sp, "SLURM_TOPOLOGY_ADDR", topo, sizeof(topo));
 	pmixev_log_set_step(id, pmixev_topology_node(topo));
 	PMIXEV_INFO("loaded in slurmstepd (node index %u)", nodeid);
+	return ESPANK_SUCCESS;
+}
+
+int spank_stepd_task_exit(spank_t sp)
+{
+	pmixev_task_exit_fn fn = lookup_task_exit();
+	uint32_t rank = 0;
+	int status = 0;
+
+	if (!fn)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS) {
+		PMIXEV_ERROR(
+			"task_exit: cannot read the task's rank and status");
+		return ESPANK_ERROR;
+	}
+	fn(rank, status);
 	return ESPANK_SUCCESS;
 }

@@ -9,4 +9,10 @@
 /* slurm_spank_init in slurmstepd: learn the step, log that we are here. */
 int spank_stepd_init(spank_t sp);
 
+/*
+ * slurm_spank_task_exit in slurmstepd: hand the task's exit status to
+ * mpi/pmixev in the same process (if the step uses it).
+ */
+int spank_stepd_task_exit(spank_t sp);
+
 #endif /* PMIXEV_SPANK_STEPD_H_ */

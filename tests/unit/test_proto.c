@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -374,6 +375,56 @@ static void test_abort(void **state)
 	assert_strict(&w, unpack_abort);
 }
 
+static int unpack_event(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_event_msg m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_event_unpack(&r, &m);
+}
+
+static void test_event(void **state)
+{
+	struct pmixev_event_msg in = {.code = -402,
+				      .rank = 5,
+				      .exit_code = 9,
+				      .flags = PMIXEV_EVENT_NON_DEFAULT,
+				      .seq = 7,
+				      .time = 1800000000};
+	struct pmixev_event_msg out;
+	struct pmixev_buf w, r;
+
+	snprintf(in.text, sizeof(in.text), "rank 5 killed by signal 9");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_event_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_event_unpack(&r, &out), 0);
+	assert_int_equal(out.code, -402);
+	assert_int_equal(out.rank, 5);
+	assert_int_equal(out.exit_code, 9);
+	assert_int_equal(out.flags, PMIXEV_EVENT_NON_DEFAULT);
+	assert_int_equal(out.seq, 7);
+	assert_int_equal(out.time, 1800000000);
+	assert_string_equal(out.text, in.text);
+	assert_strict(&w, unpack_event);
+	pmixev_buf_release(&w);
+
+	/* Unknown flags are refused both ways. */
+	in.flags = 0x2;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_event_pack(&w, &in), -1);
+	pmixev_buf_put_i32(&w, -402);
+	pmixev_buf_put_u32(&w, 5);
+	pmixev_buf_put_i32(&w, 9);
+	pmixev_buf_put_u8(&w, 0x2);
+	pmixev_buf_put_u64(&w, 7);
+	pmixev_buf_put_u64(&w, 0);
+	pmixev_buf_put_str(&w, "x");
+	assert_int_equal(unpack_event(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
 /* Bodies whose only fault is in a text field. */
 static void test_bad_text(void **state)
 {
@@ -501,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_dmdx_req_bytes),
 		cmocka_unit_test(test_dmdx_resp),
 		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_event),
 		cmocka_unit_test(test_bad_text),
 		cmocka_unit_test(test_pack_refuses),
 		cmocka_unit_test(test_pack_failed_writer),

@@ -1,0 +1,47 @@
+/*
+ * events.h - Slurm-observed events turned into PMIx events on every node.
+ *
+ * A task exit seen by this node's slurmstepd (through the SPANK plugin's
+ * task_exit hook) is classified with the most specific standard PMIx code,
+ * broadcast over the overlay, and injected into the local PMIx server on
+ * every node, with the dead process as the event's source (so it never gets
+ * its own death) and as PMIX_EVENT_AFFECTED_PROC:
+ *
+ *   killed by a signal                      PMIX_ERR_PROC_ABORTED_BY_SIG -402
+ *   called PMIx_Abort                       PMIX_ERR_PROC_REQUESTED_ABORT -8
+ *   exited without PMIx_Finalize            PMIX_ERR_PROC_TERM_WO_SYNC   -200
+ *   exited non-zero (after finalize or
+ *   never a PMIx client)                    PMIX_ERR_EXIT_NONZERO_TERM   -404 *
+ *   exited 0 (after finalize or never a
+ *   PMIx client)                            PMIX_EVENT_PROC_TERMINATED   -201 *
+ *
+ * (* informational: PMIX_EVENT_NON_DEFAULT, so catch-all handlers such as
+ * Open MPI's never see them.) Each event carries PMIX_EXIT_CODE (exit
+ * status or signal), PMIX_HOSTNAME, PMIX_EVENT_TEXT_MESSAGE,
+ * PMIX_EVENT_TIMESTAMP, and pmixev's source and per-source sequence.
+ * All calls on the agent thread.
+ */
+#ifndef PMIXEV_EVENTS_H_
+#define PMIXEV_EVENTS_H_
+
+#include <stdint.h>
+
+#include "agent.h"
+#include "layout.h"
+#include "overlay.h"
+
+struct events;
+
+struct events *events_create(struct overlay *ov, const struct layout *lay);
+
+/* What the local PMIx server told us about a local rank. */
+void events_client_connected(struct events *ev, uint32_t rank);
+void events_client_finalized(struct events *ev, uint32_t rank);
+void events_client_aborted(struct events *ev, uint32_t rank);
+
+/* Local task `rank` ended with wait(2) status `status`. */
+void events_task_exit(struct events *ev, uint32_t rank, int status);
+
+void events_destroy(struct events *ev);
+
+#endif /* PMIXEV_EVENTS_H_ */

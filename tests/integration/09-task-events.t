@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# When a task ends, every surviving rank on every node gets exactly one
+# PMIx event naming it, with the most specific code (README "Task exit
+# events"), its exit code and host; the step keeps running and the
+# survivors can still fence. Rank 5 (alone on n3) ends; ranks 0-4 on n1
+# and n2 watch.
+. "$(dirname "$0")/lib.sh"
+plan 4
+
+events=$(client pmix_events)
+
+# mode, expected code as PMIx prints it (regex), expected exit code
+for spec in "kill PROC-ABORTED-BY-SIG 9" \
+	"exit3 PROC-EXIT-NONZERO-TERM 3" \
+	"nofinalize PROC[[:space:]]TERMINATED[[:space:]]WITHOUT[[:space:]]SYNC 0" \
+	"ok PROC[[:space:]]TERMINATED 0"; do
+	read -r mode code exit_code <<<"$spec"
+	run_step --mpi=pmixev -N3 -n6 -t 2 "$events" 5 "$mode"
+	n=$(lines "^pmix_events: rank [0-4] of 6 on n[12]: got $code for rank 5 \(exit $exit_code, host n3\) after [0-9]+ ms: ok$")
+	[ "$n" -eq 5 ]
+	ok $? "rank 5 $mode: all 5 survivors on n1 and n2 got one ${code//\[\[:space:\]\]/ } (exit $exit_code) and fenced afterwards" ||
+		show
+done
+
+done_testing
