@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define PMIXEV_MPI_PLUGIN_FILE "mpi_pmixev.so"
+#define PMIXEV_MPI_PLUGIN_FILE	"mpi_pmixev.so"
 #define PMIXEV_TASK_EXIT_SYMBOL "pmixev_mpi_task_exit"
 
 typedef void (*pmixev_task_exit_fn)(uint32_t rank, int status);
