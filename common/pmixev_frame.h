@@ -45,7 +45,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_PUBSUB_RESP = 11, /* root -> requester */
 	PMIXEV_MSG_BYE = 12,	     /* neighbour: my part of the step ended */
 	PMIXEV_MSG_EVENT = 13,	     /* an observed event, to every node */
-	PMIXEV_MSG_TYPE_MAX = 13
+	PMIXEV_MSG_NOTIFY = 14,	     /* a client's event, to every node */
+	PMIXEV_MSG_TYPE_MAX = 14
 };
 
 struct pmixev_frame_hdr {

@@ -276,3 +276,30 @@ int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
 	*m = t;
 	return 0;
 }
+
+int pmixev_notify_pack(struct pmixev_buf *b, const struct pmixev_notify_msg *m)
+{
+	if (!text_ok(m->nspace, sizeof(m->nspace)))
+		return invalid();
+	pmixev_buf_put_str(b, m->nspace);
+	pmixev_buf_put_u32(b, m->rank);
+	pmixev_buf_put_i32(b, m->code);
+	pmixev_buf_put_u8(b, m->range);
+	pmixev_buf_put_bytes(b, m->info, m->ninfo);
+	return pack_done(b);
+}
+
+int pmixev_notify_unpack(struct pmixev_buf *b, struct pmixev_notify_msg *m)
+{
+	struct pmixev_notify_msg t;
+
+	pmixev_buf_get_str(b, t.nspace, sizeof(t.nspace));
+	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_i32(b, &t.code);
+	pmixev_buf_get_u8(b, &t.range);
+	pmixev_buf_get_bytes(b, &t.info, &t.ninfo);
+	if (unpack_done(b) < 0)
+		return -1;
+	*m = t;
+	return 0;
+}

@@ -122,4 +122,20 @@ struct pmixev_event_msg {
 int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m);
 int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m);
 
+/*
+ * NOTIFY: a client's PMIx_Notify_event, relayed to the other nodes along
+ * the tree (frame dst PMIXEV_NODE_ANY). `info` is the event's pmix_info_t
+ * array as PMIx packs it (opaque here).
+ */
+struct pmixev_notify_msg {
+	char nspace[PMIXEV_NSPACE_MAX]; /* the notifying process */
+	uint32_t rank;
+	int32_t code;
+	uint8_t range; /* pmix_data_range_t */
+	const uint8_t *info;
+	size_t ninfo; /* bytes */
+};
+int pmixev_notify_pack(struct pmixev_buf *b, const struct pmixev_notify_msg *m);
+int pmixev_notify_unpack(struct pmixev_buf *b, struct pmixev_notify_msg *m);
+
 #endif /* PMIXEV_PROTO_H_ */

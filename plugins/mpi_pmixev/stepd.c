@@ -14,6 +14,7 @@
 #include "fence.h"
 #include "layout.h"
 #include "mpi_conf.h"
+#include "notify.h"
 #include "overlay.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
@@ -39,6 +40,7 @@ static struct {
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
 	struct events *events;
+	struct notify *notify;
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -102,7 +104,8 @@ static int build(void)
 					st.conf.timeout_sec)) ||
 	    !(st.pubsub = pubsub_create(st.ov, st.agent, lay,
 					st.conf.timeout_sec)) ||
-	    !(st.events = events_create(st.ov, lay))) {
+	    !(st.events = events_create(st.ov, lay)) ||
+	    !(st.notify = notify_create(st.ov, st.agent))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -114,6 +117,7 @@ static int build(void)
 				    .dmodex = st.dmodex,
 				    .pubsub = st.pubsub,
 				    .events = st.events,
+				    .notify = st.notify,
 				    .lay = lay};
 	if (!(st.srv = server_create(lay, &deps)))
 		return -1;
@@ -219,6 +223,7 @@ void stepd_fini(void)
 		agent_stop(st.agent);
 	}
 	server_destroy(st.srv);
+	notify_destroy(st.notify);
 	events_destroy(st.events);
 	pubsub_destroy(st.pubsub);
 	dmodex_destroy(st.dmodex);

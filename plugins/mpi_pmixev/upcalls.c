@@ -454,14 +454,19 @@ static pmix_status_t client_finalized(const pmix_proc_t *proc,
 }
 
 /*
- * Event routing arrives with the event work; for now registrations are
- * accepted (clients must be able to subscribe to system codes) and client
- * events stay on their node. notify_event must return
- * PMIX_OPERATION_SUCCEEDED and never call back (see the shared notes).
+ * Clients may register for any code, including the system codes the
+ * library asks the host about (node down/offline, ...): pmixev delivers
+ * all of them.
  */
 static pmix_status_t register_events(pmix_status_t *codes, size_t ncodes,
 				     const pmix_info_t info[], size_t ninfo,
 				     pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return PMIX_OPERATION_SUCCEEDED;
+}
+
+static pmix_status_t deregister_events(pmix_status_t *codes, size_t ncodes,
+				       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	return PMIX_OPERATION_SUCCEEDED;
 }
@@ -471,7 +476,8 @@ static pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t *source,
 				  size_t ninfo, pmix_op_cbfunc_t cbfunc,
 				  void *cbdata)
 {
-	return PMIX_OPERATION_SUCCEEDED;
+	return notify_from_client(deps.notify, code, source, range, info,
+				  ninfo);
 }
 
 pmix_server_module_t upcalls_module = {
@@ -486,6 +492,7 @@ pmix_server_module_t upcalls_module = {
 	.connect = connect_fn,
 	.disconnect = disconnect_fn,
 	.register_events = register_events,
+	.deregister_events = deregister_events,
 	.notify_event = notify_event,
 	.query = query_fn,
 	.tool_connected = tool_connected,

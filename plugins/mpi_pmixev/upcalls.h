@@ -14,6 +14,7 @@
 #include "events.h"
 #include "fence.h"
 #include "layout.h"
+#include "notify.h"
 #include "overlay.h"
 #include "pubsub.h"
 
@@ -24,6 +25,7 @@ struct upcall_deps {
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
 	struct events *events;
+	struct notify *notify;
 	const struct layout *lay;
 };
 

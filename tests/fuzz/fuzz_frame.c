@@ -83,6 +83,7 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	struct pmixev_dmdx_resp resp;
 	struct pmixev_abort_msg abrt;
 	struct pmixev_event_msg ev;
+	struct pmixev_notify_msg nt;
 	struct pmixev_buf r, w;
 
 	pmixev_buf_reader(&r, data, len);
@@ -110,6 +111,11 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	if (pmixev_event_unpack(&r, &ev) == 0) {
 		pmixev_buf_init(&w);
 		assert_repacked(&w, pmixev_event_pack(&w, &ev), data, len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_notify_unpack(&r, &nt) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_notify_pack(&w, &nt), data, len);
 	}
 }
 

@@ -425,6 +425,41 @@ static void test_event(void **state)
 	pmixev_buf_release(&w);
 }
 
+static int unpack_notify(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_notify_msg m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_notify_unpack(&r, &m);
+}
+
+static void test_notify(void **state)
+{
+	static const uint8_t packed[] = {1, 2, 3, 0, 5};
+	struct pmixev_notify_msg in = {.nspace = "slurm.pmixev.7.0",
+				       .rank = 4,
+				       .code = -3001,
+				       .range = 6,
+				       .info = packed,
+				       .ninfo = sizeof(packed)};
+	struct pmixev_notify_msg out;
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_notify_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_notify_unpack(&r, &out), 0);
+	assert_string_equal(out.nspace, "slurm.pmixev.7.0");
+	assert_int_equal(out.rank, 4);
+	assert_int_equal(out.code, -3001);
+	assert_int_equal(out.range, 6);
+	assert_int_equal(out.ninfo, sizeof(packed));
+	assert_memory_equal(out.info, packed, sizeof(packed));
+	assert_strict(&w, unpack_notify);
+	pmixev_buf_release(&w);
+}
+
 /* Bodies whose only fault is in a text field. */
 static void test_bad_text(void **state)
 {
@@ -553,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_dmdx_resp),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_event),
+		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_bad_text),
 		cmocka_unit_test(test_pack_refuses),
 		cmocka_unit_test(test_pack_failed_writer),

@@ -1,0 +1,200 @@
+/*
+ * notify.c - relaying clients' events between nodes.
+ */
+#include "config.h"
+
+#include "notify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "pmixev_buf.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_proto.h"
+
+/* The PMIx server's own marker on events from clients (src/event/). */
+#define SERVER_INTERNAL_NOTIFY "pmix.srvr.internal.notify"
+
+struct notify {
+	struct overlay *ov;
+	struct agent *agent;
+};
+
+/* A relay on its way to the agent thread. */
+struct relay {
+	struct notify *n;
+	struct pmixev_buf body; /* packed pmixev_notify_msg */
+};
+
+/* An event handed to the local server, released when PMIx is done. */
+struct injected {
+	pmix_info_t *info;
+	size_t ninfo;
+};
+
+static void relay_work(void *arg)
+{
+	struct relay *r = arg;
+
+	overlay_broadcast(r->n->ov, PMIXEV_MSG_NOTIFY, r->body.data,
+			  r->body.len);
+	pmixev_buf_release(&r->body);
+	free(r);
+}
+
+/* Pack `info` (without the server's marker) as PMIx does; malloc'd. */
+static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
+			       pmix_byte_object_t *bo)
+{
+	pmix_info_t *keep = NULL;
+	pmix_data_buffer_t buf;
+	int32_t n = 0;
+	pmix_status_t rc;
+
+	if (ninfo) {
+		PMIX_INFO_CREATE(keep, ninfo);
+		if (!keep)
+			return PMIX_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < ninfo; i++)
+		if (!PMIX_CHECK_KEY(&info[i], SERVER_INTERNAL_NOTIFY))
+			PMIX_INFO_XFER(&keep[n++], &info[i]);
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_pack(NULL, &buf, &n, 1, PMIX_INT32);
+	if (rc == PMIX_SUCCESS && n > 0)
+		rc = PMIx_Data_pack(NULL, &buf, keep, n, PMIX_INFO);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unload(&buf, bo);
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	if (keep)
+		PMIX_INFO_FREE(keep, ninfo);
+	return rc;
+}
+
+pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
+				 const pmix_proc_t *source,
+				 pmix_data_range_t range,
+				 const pmix_info_t info[], size_t ninfo)
+{
+	struct pmixev_notify_msg m = {
+		.rank = source->rank, .code = code, .range = range};
+	pmix_byte_object_t bo = {0};
+	struct relay *r;
+
+	/* notify_event must answer OPERATION_SUCCEEDED and never call back:
+	 * the library mishandles anything else (shared notes). */
+	if (range == PMIX_RANGE_LOCAL || range == PMIX_RANGE_PROC_LOCAL ||
+	    range == PMIX_RANGE_RM)
+		return PMIX_OPERATION_SUCCEEDED;
+	if (!(r = calloc(1, sizeof(*r))) ||
+	    pack_info(info, ninfo, &bo) != PMIX_SUCCESS) {
+		PMIXEV_ERROR("event %s from %s:%u not relayed: out of memory",
+			     PMIx_Error_string(code), source->nspace,
+			     source->rank);
+		free(r);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
+	PMIX_LOAD_NSPACE(m.nspace, source->nspace);
+	m.info = (const uint8_t *)bo.bytes;
+	m.ninfo = bo.size;
+	r->n = n;
+	pmixev_buf_init(&r->body);
+	if (pmixev_notify_pack(&r->body, &m) < 0 ||
+	    agent_post(n->agent, relay_work, r) < 0) {
+		PMIXEV_ERROR("event %s from %s:%u not relayed",
+			     PMIx_Error_string(code), source->nspace,
+			     source->rank);
+		pmixev_buf_release(&r->body);
+		free(r);
+	}
+	PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+	return PMIX_OPERATION_SUCCEEDED;
+}
+
+static void injected_done(pmix_status_t status, void *cbdata)
+{
+	struct injected *in = cbdata;
+
+	PMIX_INFO_FREE(in->info, in->ninfo);
+	free(in);
+}
+
+static pmix_status_t unpack_info(const struct pmixev_notify_msg *m,
+				 struct injected *in)
+{
+	pmix_data_buffer_t buf;
+	pmix_byte_object_t bo = {.bytes = malloc(m->ninfo ? m->ninfo : 1),
+				 .size = m->ninfo};
+	int32_t n = 0, cnt = 1;
+	pmix_status_t rc;
+
+	if (!bo.bytes)
+		return PMIX_ERR_NOMEM;
+	memcpy(bo.bytes, m->info, m->ninfo);
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_load(&buf, &bo);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unpack(NULL, &buf, &n, &cnt, PMIX_INT32);
+	if (rc == PMIX_SUCCESS && (n < 0 || n > 4096))
+		rc = PMIX_ERR_BAD_PARAM;
+	if (rc == PMIX_SUCCESS && n > 0) {
+		PMIX_INFO_CREATE(in->info, (size_t)n);
+		cnt = n;
+		rc = in->info ? PMIx_Data_unpack(NULL, &buf, in->info, &cnt,
+						 PMIX_INFO)
+			      : PMIX_ERR_NOMEM;
+		in->ninfo = (size_t)n;
+	}
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	return rc;
+}
+
+static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
+{
+	struct pmixev_notify_msg m;
+	struct injected *in = calloc(1, sizeof(*in));
+	struct pmixev_buf b;
+	pmix_proc_t source;
+	pmix_status_t rc;
+
+	pmixev_buf_reader(&b, data, len);
+	if (!in || pmixev_notify_unpack(&b, &m) < 0 ||
+	    m.range > PMIX_RANGE_PROC_LOCAL || unpack_info(&m, in) != 0) {
+		PMIXEV_ERROR("events: malformed client event from node %u",
+			     src);
+		if (in)
+			injected_done(PMIX_SUCCESS, in);
+		return;
+	}
+	PMIX_LOAD_PROCID(&source, m.nspace, m.rank);
+	rc = PMIx_Notify_event(m.code, &source, m.range, in->info, in->ninfo,
+			       injected_done, in);
+	if (rc != PMIX_SUCCESS) {
+		if (rc != PMIX_OPERATION_SUCCEEDED)
+			PMIXEV_ERROR("event %s from %s:%u not delivered "
+				     "here: %s",
+				     PMIx_Error_string(m.code), m.nspace,
+				     m.rank, PMIx_Error_string(rc));
+		injected_done(rc, in);
+	}
+}
+
+struct notify *notify_create(struct overlay *ov, struct agent *agent)
+{
+	struct notify *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->ov = ov;
+	n->agent = agent;
+	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
+	return n;
+}
+
+void notify_destroy(struct notify *n)
+{
+	free(n);
+}

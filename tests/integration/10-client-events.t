@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# A client's PMIx_Notify_event reaches exactly the processes of its range,
+# on every node, once each: pmixev relays it along the stepd tree and each
+# node's PMIx server delivers it with the original source and range.
+. "$(dirname "$0")/lib.sh"
+plan 5
+
+notify=$(client pmix_notify)
+
+for spec in "0 namespace" "0 session" "0 global" "0 custom:2,5" "5 custom:1,4"; do
+	read -r sender range <<<"$spec"
+	run_step --mpi=pmixev -N3 -n6 -t 2 "$notify" "$sender" "$range"
+	[ "$rc" -eq 0 ] && [ "$(lines '^pmix_notify: rank [0-5] of 6 on n[1-3]: got [01], expected [01]: ok$')" -eq 6 ]
+	ok $? "rank $sender notifies range $range: each of the 6 ranks on n1-n3 got it once if in range, else never" ||
+		show
+done
+
+done_testing
