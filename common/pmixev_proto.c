@@ -252,6 +252,7 @@ int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 		return invalid();
 	pmixev_buf_put_i32(b, m->code);
 	pmixev_buf_put_u32(b, m->rank);
+	pmixev_buf_put_u32(b, m->node);
 	pmixev_buf_put_i32(b, m->exit_code);
 	pmixev_buf_put_u8(b, m->flags);
 	pmixev_buf_put_u64(b, m->seq);
@@ -266,6 +267,7 @@ int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
 
 	pmixev_buf_get_i32(b, &t.code);
 	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_u32(b, &t.node);
 	pmixev_buf_get_i32(b, &t.exit_code);
 	pmixev_buf_get_u8(b, &t.flags);
 	pmixev_buf_get_u64(b, &t.seq);

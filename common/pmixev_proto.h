@@ -113,6 +113,7 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m);
 struct pmixev_event_msg {
 	int32_t code;	   /* PMIx status code of the event */
 	uint32_t rank;	   /* affected rank, or PMIXEV_EVENT_NO_RANK */
+	uint32_t node;	   /* affected node (node events) */
 	int32_t exit_code; /* PMIX_EXIT_CODE: exit status or signal */
 	uint8_t flags;	   /* PMIXEV_EVENT_* */
 	uint64_t seq;	   /* per observing node, from 1 */

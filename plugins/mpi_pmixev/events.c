@@ -47,35 +47,83 @@ static void injected_done(pmix_status_t status, void *cbdata)
 	free(in);
 }
 
+static void injected_fail(struct injected *in, const char *what,
+			  pmix_status_t rc)
+{
+	if (rc != PMIX_OPERATION_SUCCEEDED)
+		PMIXEV_ERROR("event %s not delivered here: %s", what,
+			     PMIx_Error_string(rc));
+	injected_done(rc, in);
+}
+
+/* The procs of node `node`, as a data array (not PMIX_PROC-typed info). */
+static pmix_data_array_t *node_procs(const struct layout *lay, uint32_t node)
+{
+	uint32_t n = lay->map.count[node];
+	pmix_data_array_t *da;
+	pmix_proc_t *p;
+
+	PMIX_DATA_ARRAY_CREATE(da, n, PMIX_PROC);
+	if (!da)
+		return NULL;
+	p = da->array;
+	for (uint32_t i = 0; i < n; i++)
+		PMIX_LOAD_PROCID(&p[i], lay->nspace, lay->map.ranks[node][i]);
+	return da;
+}
+
 /* Give the event to this node's PMIx server for its clients. */
 static void inject(struct events *ev, uint32_t src_node,
 		   const struct pmixev_event_msg *m)
 {
 	const struct layout *lay = ev->lay;
 	struct injected *in = calloc(1, sizeof(*in));
-	uint32_t host = lay->map.node_of[m->rank];
+	bool node_event = m->rank == PMIXEV_EVENT_NO_RANK, yes = true;
+	uint32_t host = node_event ? m->node : lay->map.node_of[m->rank];
 	int exit_code = m->exit_code;
-	bool yes = true;
 	time_t when = (time_t)m->time;
 	char source[PMIXEV_NODENAME_MAX + 8];
-	pmix_proc_t who;
+	pmix_data_array_t *procs = NULL, everyone = {0};
+	pmix_proc_t who, all;
 	pmix_status_t rc;
 	size_t n = 0;
 
 	if (!in)
 		return;
-	PMIX_INFO_CREATE(in->info, 7);
+	PMIX_INFO_CREATE(in->info, 9);
 	if (!in->info) {
 		free(in);
 		return;
 	}
-	PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
 	snprintf(source, sizeof(source), "stepd@%s", lay->nodes[src_node]);
-	/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every one of
-	 * them for a failed process. */
-	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_AFFECTED_PROC, &who,
-		       PMIX_PROC);
-	PMIX_INFO_LOAD(&in->info[n++], PMIX_EXIT_CODE, &exit_code, PMIX_INT);
+	if (node_event) {
+		/* From "the stepd of that node", to every process of the step
+		 * (a namespace range would compare with the source's). */
+		snprintf(who.nspace, sizeof(who.nspace), "%.200s.srv",
+			 lay->nspace);
+		who.rank = m->node;
+		PMIX_LOAD_PROCID(&all, lay->nspace, PMIX_RANK_WILDCARD);
+		everyone = (pmix_data_array_t){
+			.type = PMIX_PROC, .size = 1, .array = &all};
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_CUSTOM_RANGE,
+			       &everyone, PMIX_DATA_ARRAY);
+		if ((procs = node_procs(lay, m->node))) {
+			PMIX_INFO_LOAD(&in->info[n++],
+				       PMIX_EVENT_AFFECTED_PROCS, procs,
+				       PMIX_DATA_ARRAY);
+			PMIX_DATA_ARRAY_FREE(procs);
+		}
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_NODEID, &m->node,
+			       PMIX_UINT32);
+	} else {
+		PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
+		/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every
+		 * one of them for a failed process. */
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_AFFECTED_PROC, &who,
+			       PMIX_PROC);
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_EXIT_CODE, &exit_code,
+			       PMIX_INT);
+	}
 	PMIX_INFO_LOAD(&in->info[n++], PMIX_HOSTNAME, lay->nodes[host],
 		       PMIX_STRING);
 	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_TEXT_MESSAGE, m->text,
@@ -84,32 +132,18 @@ static void inject(struct events *ev, uint32_t src_node,
 	PMIX_INFO_LOAD(&in->info[n++], PMIXEV_EVENT_SOURCE, source,
 		       PMIX_STRING);
 	PMIX_INFO_LOAD(&in->info[n++], PMIXEV_EVENT_SEQ, &m->seq, PMIX_UINT64);
-	in->ninfo = n;
-	if (m->flags & PMIXEV_EVENT_NON_DEFAULT) {
-		pmix_info_t *more;
-
-		PMIX_INFO_CREATE(more, n + 1);
-		for (size_t i = 0; more && i < n; i++)
-			PMIX_INFO_XFER(&more[i], &in->info[i]);
-		if (more) {
-			PMIX_INFO_LOAD(&more[n], PMIX_EVENT_NON_DEFAULT, &yes,
-				       PMIX_BOOL);
-			PMIX_INFO_FREE(in->info, n);
-			in->info = more;
-			in->ninfo = n + 1;
-		}
-	}
-	/* Source = the dead process: it is never told of its own end. */
-	rc = PMIx_Notify_event(m->code, &who, PMIX_RANGE_NAMESPACE, in->info,
-			       in->ninfo, injected_done, in);
-	if (rc != PMIX_SUCCESS) {
-		if (rc != PMIX_OPERATION_SUCCEEDED)
-			PMIXEV_ERROR("event %s for rank %u not delivered "
-				     "here: %s",
-				     PMIx_Error_string(m->code), m->rank,
-				     PMIx_Error_string(rc));
-		injected_done(rc, in);
-	}
+	if (m->flags & PMIXEV_EVENT_NON_DEFAULT)
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
+			       PMIX_BOOL);
+	in->ninfo = 9; /* what was allocated; unused slots are empty */
+	/* Proc events: the source is the dead process, never told of its own
+	 * end. */
+	rc = PMIx_Notify_event(m->code, &who,
+			       node_event ? PMIX_RANGE_CUSTOM
+					  : PMIX_RANGE_NAMESPACE,
+			       in->info, n, injected_done, in);
+	if (rc != PMIX_SUCCESS)
+		injected_fail(in, PMIx_Error_string(m->code), rc);
 }
 
 static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
@@ -119,13 +153,15 @@ static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	struct pmixev_buf b;
 
 	pmixev_buf_reader(&b, data, len);
-	if (pmixev_event_unpack(&b, &m) < 0 || m.rank >= ev->lay->step.ntasks) {
+	if (pmixev_event_unpack(&b, &m) < 0 ||
+	    (m.rank == PMIXEV_EVENT_NO_RANK ? m.node >= ev->lay->step.nnodes
+					    : m.rank >= ev->lay->step.ntasks)) {
 		PMIXEV_ERROR("events: malformed event from node %u", src);
 		return;
 	}
-	PMIXEV_DEBUG(2, "event %s for rank %u from node %u (#%llu)",
-		     PMIx_Error_string(m.code), m.rank, src,
-		     (unsigned long long)m.seq);
+	PMIXEV_DEBUG(2, "event %s from node %u (#%llu): %s",
+		     PMIx_Error_string(m.code), src, (unsigned long long)m.seq,
+		     m.text);
 	inject(ev, src, &m);
 }
 
@@ -166,11 +202,26 @@ static void classify(struct events *ev, uint32_t rank, int status,
 	}
 }
 
+/* An event this node observed: to every node, and here. */
+static void publish(struct events *ev, struct pmixev_event_msg *m)
+{
+	struct pmixev_buf b;
+
+	m->seq = ++ev->seq;
+	m->time = (uint64_t)time(NULL);
+	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m->code), m->text);
+	pmixev_buf_init(&b);
+	if (pmixev_event_pack(&b, m) < 0)
+		PMIXEV_ERROR("events: cannot encode: %s", m->text);
+	else
+		overlay_broadcast(ev->ov, PMIXEV_MSG_EVENT, b.data, b.len);
+	pmixev_buf_release(&b);
+	inject(ev, ev->lay->nodeid, m);
+}
+
 void events_task_exit(struct events *ev, uint32_t rank, int status)
 {
-	struct pmixev_event_msg m = {
-		.rank = rank, .seq = ++ev->seq, .time = (uint64_t)time(NULL)};
-	struct pmixev_buf b;
+	struct pmixev_event_msg m = {.rank = rank};
 
 	if (rank >= ev->lay->step.ntasks ||
 	    ev->lay->map.node_of[rank] != ev->lay->nodeid) {
@@ -179,14 +230,30 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 		return;
 	}
 	classify(ev, rank, status, &m);
-	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m.code), m.text);
-	pmixev_buf_init(&b);
-	if (pmixev_event_pack(&b, &m) < 0)
-		PMIXEV_ERROR("events: cannot encode the exit of rank %u", rank);
-	else
-		overlay_broadcast(ev->ov, PMIXEV_MSG_EVENT, b.data, b.len);
-	pmixev_buf_release(&b);
-	inject(ev, ev->lay->nodeid, &m);
+	publish(ev, &m);
+}
+
+void events_node_lost(struct events *ev, uint32_t node)
+{
+	const struct layout *lay = ev->lay;
+	struct pmixev_event_msg m = {.code = PMIX_EVENT_NODE_DOWN,
+				     .rank = PMIXEV_EVENT_NO_RANK,
+				     .node = node,
+				     .flags = PMIXEV_EVENT_NON_DEFAULT};
+	size_t off;
+
+	if (node >= lay->step.nnodes)
+		return;
+	off = (size_t)snprintf(m.text, sizeof(m.text),
+			       "node %s is lost (its slurmstepd is "
+			       "unreachable); ranks",
+			       lay->nodes[node]);
+	for (uint32_t i = 0; i < lay->map.count[node] && off < sizeof(m.text);
+	     i++)
+		off += (size_t)snprintf(m.text + off, sizeof(m.text) - off,
+					"%s%u", i ? "," : " ",
+					lay->map.ranks[node][i]);
+	publish(ev, &m);
 }
 
 static void set_state(struct events *ev, uint32_t rank, enum client_state s)

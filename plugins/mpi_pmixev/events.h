@@ -42,6 +42,14 @@ void events_client_aborted(struct events *ev, uint32_t rank);
 /* Local task `rank` ended with wait(2) status `status`. */
 void events_task_exit(struct events *ev, uint32_t rank, int status);
 
+/*
+ * Neighbour `node` was lost (not a normal end): PMIX_EVENT_NODE_DOWN
+ * (-231, non-default) to every process, from source {NSPACE.srv, node},
+ * with PMIX_EVENT_AFFECTED_PROCS (the ranks it hosted), PMIX_NODEID and
+ * PMIX_HOSTNAME.
+ */
+void events_node_lost(struct events *ev, uint32_t node);
+
 void events_destroy(struct events *ev);
 
 #endif /* PMIXEV_EVENTS_H_ */

@@ -206,7 +206,7 @@ static void lost(struct link *l, const char *why)
 			     overlay_role_name(l->role), l->peer,
 			     l->conn ? conn_peer(l->conn) : "?", why);
 	if (ov->lost_fn)
-		ov->lost_fn(ov->lost_ctx, l->peer, why);
+		ov->lost_fn(ov->lost_ctx, l->peer, why, l->bye);
 }
 
 void overlay_on_close(struct conn *c, const char *why, void *ctx)

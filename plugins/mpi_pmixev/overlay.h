@@ -19,6 +19,7 @@
 #ifndef PMIXEV_OVERLAY_H_
 #define PMIXEV_OVERLAY_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -49,9 +50,11 @@ typedef void (*overlay_handler_t)(void *ctx, uint32_t src, const uint8_t *data,
 /*
  * Nodes became unreachable: `node` is the neighbour that went away (its
  * subtree, or for the parent everything outside our subtree, is cut off).
- * Called for lost nodes and for neighbours that ended normally (BYE).
+ * Called for lost nodes, and with `ended` for neighbours that said BYE
+ * (their part of the step ended normally).
  */
-typedef void (*overlay_lost_t)(void *ctx, uint32_t node, const char *why);
+typedef void (*overlay_lost_t)(void *ctx, uint32_t node, const char *why,
+			       bool ended);
 
 struct overlay *overlay_create(struct agent *agent, struct auth *auth,
 			       const struct overlay_cfg *cfg);

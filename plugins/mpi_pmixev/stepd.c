@@ -57,8 +57,10 @@ static void refuse(const char *what, const char *detail)
 	PMIXEV_ERROR("step refused: %s", st.refusal);
 }
 
-static void on_lost(void *ctx, uint32_t node, const char *why)
+static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 {
+	if (!ended)
+		events_node_lost(st.events, node);
 	fence_lost(st.fence, node);
 	dmodex_lost(st.dmodex, node);
 	pubsub_lost(st.pubsub, node);

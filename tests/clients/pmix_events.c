@@ -1,7 +1,7 @@
 /*
  * pmix_events - what the survivors of a task's end learn through PMIx.
  *
- * usage: pmix_events VICTIM kill|exit3|nofinalize|ok
+ * usage: pmix_events VICTIM kill|exit3|nofinalize|ok|nodedown
  *
  * Every rank registers one handler for the task-end codes pmixev sends
  * (-402, -200, -404, -8, -201), then all synchronise. Rank VICTIM then ends:
@@ -9,11 +9,14 @@
  *   exit3       PMIx_Finalize, exit(3)          expect -404, exit code 3
  *   nofinalize  exit(0) without PMIx_Finalize   expect -200, exit code 0
  *   ok          PMIx_Finalize, exit(0)          expect -201, exit code 0
+ *   nodedown    waits to be killed with its node: expect -231 (node down)
+ *               naming the victim among PMIX_EVENT_AFFECTED_PROCS
  * Each survivor waits up to 10 s for events naming the victim, then 1 s
  * more for duplicates, checks there is exactly one with the right code,
  * affected proc, exit code and hostname, and then fences with the other
  * survivors (the overlay still works). It prints
- *   "pmix_events: rank R of N on HOST: got CODE for rank V ... : ok"
+ *   "pmix_events: rank R of N on HOST: got CODE for rank V ... at T: ok"
+ * (T: when the event arrived, seconds since the epoch)
  * or FAILED with the reason; exit status 0 only when all checks passed.
  */
 #include <pthread.h>
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -38,6 +42,7 @@ static pmix_status_t code;   /* of the first one */
 static int exit_code = -1;   /* its PMIX_EXIT_CODE */
 static char host[256];	     /* its PMIX_HOSTNAME */
 static double first_at;	     /* client_now() when it arrived */
+static double first_epoch;   /* the same, seconds since the epoch */
 static unsigned other_procs; /* PMIX_PROC infos besides the affected proc */
 
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
@@ -48,13 +53,27 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 	bool about_victim = false;
 
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < ninfo; i++)
+	for (size_t i = 0; i < ninfo; i++) {
 		if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
 		    info[i].value.data.proc->rank == victim)
 			about_victim = true;
+		if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROCS) &&
+		    info[i].value.type == PMIX_DATA_ARRAY) {
+			pmix_data_array_t *da = info[i].value.data.darray;
+			pmix_proc_t *p = da->array;
+
+			for (size_t j = 0; j < da->size; j++)
+				if (p[j].rank == victim)
+					about_victim = true;
+		}
+	}
 	if (about_victim && nevents++ == 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
 		code = status;
 		first_at = client_now();
+		first_epoch = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 		for (size_t i = 0; i < ninfo; i++) {
 			if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE))
 				exit_code = info[i].value.data.integer;
@@ -86,6 +105,9 @@ static void end_victim(const char *mode)
 		raise(SIGKILL);
 	if (!strcmp(mode, "nofinalize"))
 		_exit(0);
+	if (!strcmp(mode, "nodedown"))
+		for (;;)
+			pause();
 	PMIx_Finalize(NULL, 0);
 	if (!strcmp(mode, "exit3"))
 		exit(3);
@@ -101,7 +123,8 @@ static int expected(const char *mode, pmix_status_t *c, int *ec)
 	} table[] = {{"kill", PMIX_ERR_PROC_ABORTED_BY_SIG, SIGKILL},
 		     {"exit3", PMIX_ERR_EXIT_NONZERO_TERM, 3},
 		     {"nofinalize", PMIX_ERR_PROC_TERM_WO_SYNC, 0},
-		     {"ok", PMIX_EVENT_PROC_TERMINATED, 0}};
+		     {"ok", PMIX_EVENT_PROC_TERMINATED, 0},
+		     {"nodedown", PMIX_EVENT_NODE_DOWN, -1}};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (!strcmp(mode, table[i].mode)) {
@@ -135,8 +158,8 @@ int main(int argc, char **argv)
 {
 	pmix_status_t codes[] = {
 		PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
-		PMIX_ERR_EXIT_NONZERO_TERM, PMIX_ERR_PROC_REQUESTED_ABORT,
-		PMIX_EVENT_PROC_TERMINATED};
+		PMIX_ERR_EXIT_NONZERO_TERM,   PMIX_ERR_PROC_REQUESTED_ABORT,
+		PMIX_EVENT_PROC_TERMINATED,   PMIX_EVENT_NODE_DOWN};
 	volatile int registered = 0;
 	pmix_status_t want_code, rc;
 	int want_exit;
@@ -171,7 +194,7 @@ int main(int argc, char **argv)
 		end_victim(argv[2]);
 
 	t0 = client_now();
-	while (client_now() - t0 < 10 && !nevents)
+	while (client_now() - t0 < (want_exit < 0 ? 30 : 10) && !nevents)
 		usleep(1000);
 	usleep(1000000);
 	pthread_mutex_lock(&lock);
@@ -198,9 +221,10 @@ int main(int argc, char **argv)
 		       size, client_host(), why);
 	else
 		printf(PROG ": rank %u of %u on %s: got %s for rank %u (exit "
-			    "%d, host %s) after %.0f ms: ok\n",
+			    "%d, host %s) after %.0f ms at %.3f: ok\n",
 		       me.rank, size, client_host(), PMIx_Error_string(code),
-		       victim, exit_code, host, (first_at - t0) * 1e3);
+		       victim, exit_code, host, (first_at - t0) * 1e3,
+		       first_epoch);
 	PMIx_Finalize(NULL, 0);
 	return why[0] ? 1 : 0;
 }

@@ -388,6 +388,7 @@ static void test_event(void **state)
 {
 	struct pmixev_event_msg in = {.code = -402,
 				      .rank = 5,
+				      .node = 2,
 				      .exit_code = 9,
 				      .flags = PMIXEV_EVENT_NON_DEFAULT,
 				      .seq = 7,
@@ -402,6 +403,7 @@ static void test_event(void **state)
 	assert_int_equal(pmixev_event_unpack(&r, &out), 0);
 	assert_int_equal(out.code, -402);
 	assert_int_equal(out.rank, 5);
+	assert_int_equal(out.node, 2);
 	assert_int_equal(out.exit_code, 9);
 	assert_int_equal(out.flags, PMIXEV_EVENT_NON_DEFAULT);
 	assert_int_equal(out.seq, 7);
@@ -416,6 +418,7 @@ static void test_event(void **state)
 	assert_int_equal(pmixev_event_pack(&w, &in), -1);
 	pmixev_buf_put_i32(&w, -402);
 	pmixev_buf_put_u32(&w, 5);
+	pmixev_buf_put_u32(&w, 2);
 	pmixev_buf_put_i32(&w, 9);
 	pmixev_buf_put_u8(&w, 0x2);
 	pmixev_buf_put_u64(&w, 7);
