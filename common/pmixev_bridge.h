@@ -1,6 +1,7 @@
 /*
- * pmixev_bridge.h - how the SPANK plugin hands task exits to the mpi
- * plugin inside the same slurmstepd.
+ * pmixev_bridge.h - how the parts of pmixev find each other: the SPANK
+ * plugin hands task exits to the mpi plugin inside the same slurmstepd,
+ * and pmixev-notify finds the stepds of its node.
  *
  * Slurm loads both plugins RTLD_LOCAL, so the SPANK plugin finds this
  * function of the loaded mpi_pmixev.so by name (dlopen RTLD_NOLOAD +
@@ -16,5 +17,12 @@
 #define PMIXEV_TASK_EXIT_SYMBOL "pmixev_mpi_task_exit"
 
 typedef void (*pmixev_task_exit_fn)(uint32_t rank, int status);
+
+/*
+ * Where each stepd listens for site events from pmixev-notify: sockets
+ * NODE.JOB.STEP.sock in a directory of root, mode 0700 (plugins/mpi_pmixev/
+ * site.h has the protocol).
+ */
+#define PMIXEV_SITE_DIR "/run/pmixev"
 
 #endif /* PMIXEV_BRIDGE_H_ */

@@ -248,7 +248,7 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m)
 int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 {
 	if (!text_ok(m->text, sizeof(m->text)) ||
-	    (m->flags & ~PMIXEV_EVENT_NON_DEFAULT))
+	    (m->flags & ~PMIXEV_EVENT_FLAGS))
 		return invalid();
 	pmixev_buf_put_i32(b, m->code);
 	pmixev_buf_put_u32(b, m->rank);
@@ -273,7 +273,7 @@ int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
 	pmixev_buf_get_u64(b, &t.seq);
 	pmixev_buf_get_u64(b, &t.time);
 	pmixev_buf_get_str(b, t.text, sizeof(t.text));
-	if (unpack_done(b) < 0 || (t.flags & ~PMIXEV_EVENT_NON_DEFAULT))
+	if (unpack_done(b) < 0 || (t.flags & ~PMIXEV_EVENT_FLAGS))
 		return -1;
 	*m = t;
 	return 0;

@@ -108,6 +108,8 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m);
  * is the observing node).
  */
 #define PMIXEV_EVENT_NON_DEFAULT 0x1 /* not for catch-all handlers */
+#define PMIXEV_EVENT_SITE	 0x2 /* from the site (pmixev-notify) */
+#define PMIXEV_EVENT_FLAGS	 0x3
 #define PMIXEV_EVENT_NO_RANK	 UINT32_MAX
 
 struct pmixev_event_msg {

@@ -29,7 +29,8 @@ enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 struct events {
 	struct overlay *ov;
 	const struct layout *lay;
-	uint64_t seq;		  /* events this node observed */
+	uint64_t seq;		  /* events this node's stepd observed */
+	uint64_t site_seq;	  /* site events given to this node */
 	enum client_state *state; /* [ntasks], for local ranks */
 };
 
@@ -95,7 +96,9 @@ static void inject(struct events *ev, uint32_t src_node,
 		free(in);
 		return;
 	}
-	snprintf(source, sizeof(source), "stepd@%s", lay->nodes[src_node]);
+	snprintf(source, sizeof(source), "%s@%s",
+		 m->flags & PMIXEV_EVENT_SITE ? "site" : "stepd",
+		 lay->nodes[src_node]);
 	if (node_event) {
 		/* From "the stepd of that node", to every process of the step
 		 * (a namespace range would compare with the source's). */
@@ -207,7 +210,7 @@ static void publish(struct events *ev, struct pmixev_event_msg *m)
 {
 	struct pmixev_buf b;
 
-	m->seq = ++ev->seq;
+	m->seq = m->flags & PMIXEV_EVENT_SITE ? ++ev->site_seq : ++ev->seq;
 	m->time = (uint64_t)time(NULL);
 	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m->code), m->text);
 	pmixev_buf_init(&b);
@@ -298,4 +301,16 @@ void events_destroy(struct events *ev)
 		return;
 	free(ev->state);
 	free(ev);
+}
+
+void events_site(struct events *ev, int code, const char *text)
+{
+	struct pmixev_event_msg m = {.code = code,
+				     .rank = PMIXEV_EVENT_NO_RANK,
+				     .node = ev->lay->nodeid,
+				     .flags = PMIXEV_EVENT_NON_DEFAULT |
+					      PMIXEV_EVENT_SITE};
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	publish(ev, &m);
 }

@@ -50,6 +50,13 @@ void events_task_exit(struct events *ev, uint32_t rank, int status);
  */
 void events_node_lost(struct events *ev, uint32_t node);
 
+/*
+ * The site reported `code` with `text` about this node (pmixev-notify):
+ * a node event as above, non-default, with source "site@NODE" and the
+ * site's own sequence.
+ */
+void events_site(struct events *ev, int code, const char *text);
+
 void events_destroy(struct events *ev);
 
 #endif /* PMIXEV_EVENTS_H_ */

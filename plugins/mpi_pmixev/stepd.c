@@ -21,6 +21,7 @@
 #include "pmixev_step.h"
 #include "pubsub.h"
 #include "server.h"
+#include "site.h"
 
 #define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
 
@@ -41,6 +42,7 @@ static struct {
 	struct pubsub *pubsub;
 	struct events *events;
 	struct notify *notify;
+	struct site *site;
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -113,6 +115,8 @@ static int build(void)
 		return -1;
 	}
 	overlay_on_lost(st.ov, on_lost, NULL);
+	/* Without it the step runs, only site events do not reach it. */
+	st.site = site_create(st.agent, st.events, lay);
 	deps = (struct upcall_deps){.agent = st.agent,
 				    .ov = st.ov,
 				    .fence = st.fence,
@@ -225,6 +229,7 @@ void stepd_fini(void)
 		agent_stop(st.agent);
 	}
 	server_destroy(st.srv);
+	site_destroy(st.site);
 	notify_destroy(st.notify);
 	events_destroy(st.events);
 	pubsub_destroy(st.pubsub);

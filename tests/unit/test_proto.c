@@ -413,14 +413,14 @@ static void test_event(void **state)
 	pmixev_buf_release(&w);
 
 	/* Unknown flags are refused both ways. */
-	in.flags = 0x2;
+	in.flags = 0x4;
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_event_pack(&w, &in), -1);
 	pmixev_buf_put_i32(&w, -402);
 	pmixev_buf_put_u32(&w, 5);
 	pmixev_buf_put_u32(&w, 2);
 	pmixev_buf_put_i32(&w, 9);
-	pmixev_buf_put_u8(&w, 0x2);
+	pmixev_buf_put_u8(&w, 0x4);
 	pmixev_buf_put_u64(&w, 7);
 	pmixev_buf_put_u64(&w, 0);
 	pmixev_buf_put_str(&w, "x");
