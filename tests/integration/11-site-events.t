@@ -9,10 +9,10 @@ plan 5
 
 site=$(client pmix_site)
 notify=$PMIXEV_BUILDDIR/tools/pmixev-notify
-flag=$PMIXEV_CLUSTER_WORKDIR/12-site-sent
+flag=$PMIXEV_CLUSTER_WORKDIR/11-site-sent
 text="ECC errors on DIMM 3"
 rm -f "$flag"
-log=$PMIXEV_CLUSTER_WORKDIR/12-site.out
+log=$PMIXEV_CLUSTER_WORKDIR/11-site.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 2 \
 	"$site" -232 n2 "$text" "$flag"
 for _ in $(seq 300); do

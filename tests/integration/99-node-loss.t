@@ -7,7 +7,7 @@
 plan 3
 
 events=$(client pmix_events)
-log=$PMIXEV_CLUSTER_WORKDIR/11-node-loss.out
+log=$PMIXEV_CLUSTER_WORKDIR/99-node-loss.out
 start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n6 -t 2 \
 	"$events" 5 nodedown
 sleep 2 # everyone registered and synchronised
