@@ -33,6 +33,9 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				    "SLURM_PMIXEV_TREE_WIDTH",
 				    offsetof(struct pmixev_conf, tree_width), 0,
 				    65533, 0, " (0: Slurm's TreeWidth)"},
+	[PMIXEV_CONF_HEARTBEAT] = {"PMIxevHeartbeat", "SLURM_PMIXEV_HEARTBEAT",
+				   offsetof(struct pmixev_conf, heartbeat_ms),
+				   0, 60000, 200, " milliseconds (0: off)"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

@@ -13,9 +13,10 @@
 #include <stddef.h>
 
 struct pmixev_conf {
-	unsigned debug;	      /* PMIxevDebug: 0 (quiet) .. 3 (per message) */
-	unsigned timeout_sec; /* PMIxevTimeout: collective/peer timeout */
-	unsigned tree_width;  /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
+	unsigned debug;	       /* PMIxevDebug: 0 (quiet) .. 3 (per message) */
+	unsigned timeout_sec;  /* PMIxevTimeout: collective/peer timeout */
+	unsigned tree_width;   /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
+	unsigned heartbeat_ms; /* PMIxevHeartbeat: 0 = off */
 };
 
 /* Options are addressed by index. */
@@ -23,6 +24,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_DEBUG,
 	PMIXEV_CONF_TIMEOUT,
 	PMIXEV_CONF_TREE_WIDTH,
+	PMIXEV_CONF_HEARTBEAT,
 	PMIXEV_CONF_NKEYS
 };
 

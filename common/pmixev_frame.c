@@ -27,6 +27,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_BYE] = "BYE",
 	[PMIXEV_MSG_EVENT] = "EVENT",
 	[PMIXEV_MSG_NOTIFY] = "NOTIFY",
+	[PMIXEV_MSG_HEARTBEAT] = "HEARTBEAT",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

@@ -46,7 +46,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_BYE = 12,	     /* neighbour: my part of the step ended */
 	PMIXEV_MSG_EVENT = 13,	     /* an observed event, to every node */
 	PMIXEV_MSG_NOTIFY = 14,	     /* a client's event, to every node */
-	PMIXEV_MSG_TYPE_MAX = 14
+	PMIXEV_MSG_HEARTBEAT = 15,   /* neighbour: I am alive */
+	PMIXEV_MSG_TYPE_MAX = 15
 };
 
 struct pmixev_frame_hdr {

@@ -12,11 +12,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/listener.h>
 
 #include "overlay_int.h"
 #include "pmixev_log.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 const char *overlay_role_name(enum role r)
 {
@@ -80,6 +89,7 @@ void overlay_link_up(struct link *l)
 	struct queued *q;
 
 	l->up = true;
+	l->last_rx_ms = now_ms();
 	for (q = l->head; q; q = q->next)
 		conn_send(l->conn, q->type, q->src, q->dst, q->data, q->len);
 	link_drop_queue(l);
@@ -144,6 +154,8 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 		l->bye = true;
 		return 0;
 	}
+	if (hdr->type == PMIXEV_MSG_HEARTBEAT)
+		return 0;
 	if (hdr->type <= PMIXEV_MSG_PEER_WELCOME) {
 		PMIXEV_ERROR("overlay: unexpected %s from %s %s",
 			     pmixev_msg_type_name(hdr->type),
@@ -240,6 +252,7 @@ int overlay_on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 {
 	struct link *l = ctx;
 
+	l->last_rx_ms = now_ms();
 	switch (l->role) {
 	case ROLE_PENDING:
 		if (hdr->type == PMIXEV_MSG_PEER_HELLO)
@@ -347,6 +360,39 @@ static int listen_any(struct overlay *ov)
 	return 0;
 }
 
+/*
+ * Every heartbeat period: a neighbour that sent nothing for three periods
+ * (a cut network, a frozen node) is lost; the others get a heartbeat.
+ */
+static void heartbeat_link(struct overlay *ov, struct link *l, uint64_t now)
+{
+	char why[64];
+
+	if (!l->up || l->dead || !l->conn)
+		return;
+	if (now - l->last_rx_ms > 3ull * ov->cfg.heartbeat_ms) {
+		snprintf(why, sizeof(why), "no heartbeat for %llu ms",
+			 (unsigned long long)(now - l->last_rx_ms));
+		lost(l, why);
+		conn_destroy(l->conn);
+		overlay_link_reset(l);
+		return;
+	}
+	conn_send(l->conn, PMIXEV_MSG_HEARTBEAT, ov->cfg.nodeid, l->peer, NULL,
+		  0);
+}
+
+static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
+{
+	struct overlay *ov = arg;
+	uint64_t now = now_ms();
+
+	if (ov->cfg.nodeid != 0)
+		heartbeat_link(ov, &ov->parent, now);
+	for (uint32_t i = 0; i < ov->nchildren; i++)
+		heartbeat_link(ov, &ov->children[i], now);
+}
+
 int overlay_start(struct overlay *ov)
 {
 	struct timeval tv = {(time_t)ov->cfg.timeout_sec, 0};
@@ -372,6 +418,15 @@ int overlay_start(struct overlay *ov)
 		evtimer_new(agent_base(ov->agent), on_boot_timeout, ov);
 	if (!ov->boot_timer || evtimer_add(ov->boot_timer, &tv) < 0)
 		return -1;
+	if (ov->cfg.heartbeat_ms) {
+		struct timeval hb = {ov->cfg.heartbeat_ms / 1000,
+				     (ov->cfg.heartbeat_ms % 1000) * 1000};
+
+		ov->hb_timer = event_new(agent_base(ov->agent), -1, EV_PERSIST,
+					 on_heartbeat, ov);
+		if (!ov->hb_timer || evtimer_add(ov->hb_timer, &hb) < 0)
+			return -1;
+	}
 	PMIXEV_DEBUG(1, "overlay: listening on %s:%u, node %u of %u", ov->host,
 		     ov->port, ov->cfg.nodeid, ov->cfg.nnodes);
 	return overlay_send_cred(ov, ov->srun.conn, PMIXEV_MSG_RDV_HELLO,
@@ -493,6 +548,8 @@ void overlay_destroy(struct overlay *ov)
 	}
 	if (ov->boot_timer)
 		event_free(ov->boot_timer);
+	if (ov->hb_timer)
+		event_free(ov->hb_timer);
 	if (ov->listener)
 		evconnlistener_free(ov->listener);
 	free(ov->children);

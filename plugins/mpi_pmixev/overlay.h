@@ -40,8 +40,10 @@ struct overlay_cfg {
 	uid_t slurmd_uid; /* SlurmdUser (peer stepds: root or this) */
 	const char *srun_host;
 	uint16_t srun_port;
-	uint32_t max_frame;   /* largest payload accepted */
-	unsigned timeout_sec; /* bootstrap must finish within this */
+	uint32_t max_frame;    /* largest payload accepted */
+	unsigned timeout_sec;  /* bootstrap must finish within this */
+	unsigned heartbeat_ms; /* 0: no heartbeats; else a neighbour silent
+				* for 3 periods is lost */
 };
 
 /* A message of one type for this node arrived from node `src`. */

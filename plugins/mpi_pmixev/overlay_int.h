@@ -35,8 +35,9 @@ struct link {
 	enum role role;
 	uint32_t peer; /* node id (parent/child) */
 	bool up;
-	bool dead; /* was lost: sends fail instead of queueing */
-	bool bye;  /* the peer announced a normal end */
+	bool dead;	     /* was lost: sends fail instead of queueing */
+	bool bye;	     /* the peer announced a normal end */
+	uint64_t last_rx_ms; /* when the last frame arrived (up links) */
 	uint64_t nonce;
 	struct queued *head, *tail; /* frames waiting for `up` */
 	struct event *timer;	    /* pending: authentication deadline */
@@ -57,6 +58,7 @@ struct overlay {
 	struct link *pending[MAX_PENDING];
 	struct pmixev_table table;
 	struct event *boot_timer;
+	struct event *hb_timer;
 	struct {
 		overlay_handler_t fn;
 		void *ctx;

@@ -96,6 +96,7 @@ static int build(void)
 		.srun_port = lay->srun_port,
 		.max_frame = MAX_FRAME,
 		.timeout_sec = st.conf.timeout_sec,
+		.heartbeat_ms = st.conf.heartbeat_ms,
 	};
 	struct upcall_deps deps;
 

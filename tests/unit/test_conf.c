@@ -19,7 +19,11 @@ static void test_defaults(void **state)
 	pmixev_conf_defaults(&c);
 	assert_int_equal(c.debug, 0);
 	assert_int_equal(c.timeout_sec, 300);
+	assert_int_equal(c.tree_width, 0);
+	assert_int_equal(c.heartbeat_ms, 200);
 	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_DEBUG), "PMIxevDebug");
+	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_HEARTBEAT),
+			    "PMIxevHeartbeat");
 	assert_string_equal(pmixev_conf_env(PMIXEV_CONF_TIMEOUT),
 			    "SLURM_PMIXEV_TIMEOUT");
 	assert_null(pmixev_conf_key(PMIXEV_CONF_NKEYS));
