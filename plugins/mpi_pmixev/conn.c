@@ -82,13 +82,8 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
 
-	if (what & BEV_EVENT_CONNECTED) {
-		int one = 1;
-
-		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY,
-			   &one, sizeof(one));
+	if (what & BEV_EVENT_CONNECTED)
 		return;
-	}
 	if (what & BEV_EVENT_EOF)
 		close_with(c, "connection closed by peer");
 	else if (what & BEV_EVENT_ERROR)
@@ -117,6 +112,7 @@ struct conn *conn_create(struct event_base *base, int fd,
 	struct sockaddr_storage ss;
 	socklen_t sslen = sizeof(ss);
 	bool dialing = fd < 0;
+	int one = 1;
 
 	if (!c) {
 		if (fd >= 0)
@@ -135,6 +131,8 @@ struct conn *conn_create(struct event_base *base, int fd,
 	    (fd = socket(sa->sa_family,
 			 SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
 		goto fail;
+	/* Small frames leave at once: no Nagle delay behind delayed ACKs. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev) {
 		close(fd);
@@ -146,9 +144,6 @@ struct conn *conn_create(struct event_base *base, int fd,
 		if (bufferevent_socket_connect(c->bev, sa, (int)salen) < 0)
 			goto fail;
 	} else {
-		int one = 1;
-
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (getpeername(fd, (struct sockaddr *)&ss, &sslen) == 0)
 			format_peer(c, (struct sockaddr *)&ss, sslen);
 	}

@@ -5,6 +5,10 @@
 
 #include "upcalls.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -435,11 +439,43 @@ static void post_state(uint32_t rank,
 		free(c);
 }
 
+/*
+ * OpenPMIx 4.2 leaves Nagle on for its client connections: an event the
+ * server sends right after another small message waits for the client's
+ * delayed ACK (40 ms). Clients connect over loopback TCP: turn Nagle off
+ * on every open loopback TCP socket (a new client's socket is among them;
+ * descriptors get reused, so all are looked at). PMIx thread only.
+ */
+static void no_nagle_on_loopback(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	int one = 1;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		struct sockaddr_in sin;
+		socklen_t len = sizeof(sin);
+		int fd = atoi(de->d_name);
+
+		if (fd == dirfd(dir) ||
+		    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
+			continue;
+		if (len == sizeof(sin) && sin.sin_family == AF_INET &&
+		    ntohl(sin.sin_addr.s_addr) == INADDR_LOOPBACK)
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+	}
+	closedir(dir);
+}
+
 static pmix_status_t client_connected(const pmix_proc_t *proc,
 				      void *server_object,
 				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
+	no_nagle_on_loopback();
 	post_state(proc->rank, events_client_connected);
 	return PMIX_SUCCESS;
 }
