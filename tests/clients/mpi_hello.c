@@ -2,13 +2,17 @@
  * mpi_hello - minimal Open MPI program: MPI_Init, rank, size and host,
  * MPI_Barrier, MPI_Finalize.
  *
- * usage: mpi_hello [ARG]
+ * usage: mpi_hello [ARG | --wait FILE]
  *
  * Prints "mpi_hello: rank R of N on HOST: ok", or with ARG (as given per
  * rank range in a --multi-prog file) "mpi_hello: rank R of N on HOST arg
- * ARG: ok". Exit status 0 only when every call succeeded.
+ * ARG: ok". With --wait, each rank prints "mpi_hello: rank R: ready" after
+ * the barrier, waits (up to 40 s) until FILE exists, then does a second
+ * barrier before its ok line: the events a test sends meanwhile must not
+ * end the process. Exit status 0 only when every call succeeded.
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -29,7 +33,16 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Get_processor_name(host, &len);
 	rc = MPI_Barrier(MPI_COMM_WORLD);
-	if (argc > 1)
+	if (argc > 2 && !strcmp(argv[1], "--wait")) {
+		printf(PROG ": rank %d: ready\n", rank);
+		fflush(stdout);
+		for (int i = 0; i < 800 && access(argv[2], F_OK); i++)
+			usleep(50000);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Barrier(MPI_COMM_WORLD);
+		printf(PROG ": rank %d of %d on %s: %s\n", rank, size, host,
+		       rc == MPI_SUCCESS ? "ok" : "FAILED");
+	} else if (argc > 1)
 		printf(PROG ": rank %d of %d on %s arg %s: %s\n", rank, size,
 		       host, argv[1], rc == MPI_SUCCESS ? "ok" : "FAILED");
 	else

@@ -24,17 +24,7 @@ plan 7
 mpi=${PMIXEV_WIREUP_MPI:-pmixev}
 diag "testing --mpi=$mpi"
 
-# 24 ranks share the machine's cores: under srun, Open MPI cannot tell that
-# it is oversubscribed, and busy-polling ranks make a token ring ~15x slower.
-# Open MPI's session directory and shared-memory segments are named after
-# the host and the job; test clusters running side by side share /tmp and
-# /dev/shm and reuse n1-n3 and job ids, so keep them in this cluster's
-# work directory.
-ompi_tmp=$PMIXEV_CLUSTER_WORKDIR/ompi-tmp
-as_user mkdir -p "$ompi_tmp"
-step_env=(OMPI_MCA_mpi_yield_when_idle=1 TMPDIR="$ompi_tmp"
-	OMPI_MCA_btl_vader_backing_directory="$ompi_tmp"
-	OMPI_MCA_shmem_mmap_backing_file_base_dir="$ompi_tmp")
+ompi_step_env
 
 hello=$(client mpi_hello)
 client mpi_ring >/dev/null

@@ -61,6 +61,21 @@ with_env() {
 	return $rc
 }
 
+# ompi_step_env: set step_env (for run_step) to what Open MPI programs need.
+# 24 ranks share the machine's cores: under srun, Open MPI cannot tell that
+# it is oversubscribed, and busy-polling ranks make a token ring ~15x slower.
+# Open MPI's session directory and shared-memory segments are named after
+# the host and the job; test clusters running side by side share /tmp and
+# /dev/shm and reuse n1-n3 and job ids, so keep them in this cluster's
+# work directory.
+ompi_step_env() {
+	local dir=$PMIXEV_CLUSTER_WORKDIR/ompi-tmp
+	as_user mkdir -p "$dir"
+	step_env=(OMPI_MCA_mpi_yield_when_idle=1 TMPDIR="$dir"
+		OMPI_MCA_btl_vader_backing_directory="$dir"
+		OMPI_MCA_shmem_mmap_backing_file_base_dir="$dir")
+}
+
 # A client program from the build, copied where the test user can run it.
 client() {
 	local src="$PMIXEV_TEST_CLIENTS/$1" dst="$PMIXEV_CLUSTER_WORKDIR/$1"
@@ -98,7 +113,7 @@ run_step() {
 start_step() {
 	local log=$1 node=$2 re=$3
 	shift 3
-	with_env SLURM_PMIXEV_DEBUG=1 -- srun -v "$@" >"$log" 2>&1 &
+	with_env "${step_env[@]}" SLURM_PMIXEV_DEBUG=1 -- srun -v "$@" >"$log" 2>&1 &
 	srun_pid=$!
 	for _ in $(seq 300); do
 		job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
