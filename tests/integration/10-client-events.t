@@ -2,8 +2,9 @@
 # A client's PMIx_Notify_event reaches exactly the processes of its range,
 # on every node, once each: pmixev relays it along the stepd tree and each
 # node's PMIx server delivers it with the original source and range.
+# Under a burst of 5000 events every receiver still gets every one.
 . "$(dirname "$0")/lib.sh"
-plan 5
+plan 6
 
 notify=$(client pmix_notify)
 
@@ -14,5 +15,11 @@ for spec in "0 namespace" "0 session" "0 global" "0 custom:2,5" "5 custom:1,4"; 
 	ok $? "rank $sender notifies range $range: each of the 6 ranks on n1-n3 got it once if in range, else never" ||
 		show
 done
+
+flood=$(client pmix_flood)
+run_step --mpi=pmixev -N3 -n6 -t 2 "$flood" 5000
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_flood: rank [1-5] of 6 on n[1-3]: got 5000 of 5000 in [0-9]+ ms: ok$')" -eq 5 ]
+ok $? "rank 0 sends 5000 events back to back: all 5 other ranks on n1-n3 got every one" ||
+	show
 
 done_testing

@@ -1,0 +1,139 @@
+/*
+ * pmix_flood - client notify fan-out rate: rank 0 sends COUNT events to
+ * its namespace as fast as PMIx_Notify_event returns; every other rank
+ * counts them.
+ *
+ * usage: pmix_flood COUNT
+ *
+ * Every rank registers for CODE and synchronises; then rank 0 sends,
+ * with at most WINDOW events not yet acknowledged by its server. Each
+ * receiving rank waits until it has COUNT events (or 30 s without a new
+ * one) and prints
+ *   "pmix_flood: rank R of N on HOST: got G of C in T ms: ok"
+ * where T runs from the end of the synchronising fence to the last event
+ * (FAILED when G < C). Rank 0 prints "pmix_flood: rank 0: sent C in T ms".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#define PROG "pmix_flood"
+#include "client_util.h"
+
+#define CODE (PMIX_EXTERNAL_ERR_BASE - 21)
+/* Events in flight from the sender: OpenPMIx 4.2's client matches each
+ * server reply against all its pending requests, so an unbounded burst
+ * makes the sender's own library quadratic. */
+#define WINDOW 64
+
+static volatile unsigned long got;
+static volatile double last_at;
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
+		     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+		     size_t nresults,
+		     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+	(void)id, (void)status, (void)src, (void)info, (void)ninfo;
+	(void)results, (void)nresults;
+	last_at = client_now();
+	__atomic_add_fetch(&got, 1, __ATOMIC_SEQ_CST);
+	if (cbfunc)
+		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* Events sent and not yet acknowledged by the server; the first error. */
+static volatile long in_flight;
+static volatile pmix_status_t send_rc = PMIX_SUCCESS;
+
+static void on_sent(pmix_status_t status, void *cbdata)
+{
+	(void)cbdata;
+	if (status != PMIX_SUCCESS && send_rc == PMIX_SUCCESS)
+		send_rc = status;
+	__atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+}
+
+static void on_registered(pmix_status_t status, size_t id, void *cbdata)
+{
+	volatile int *done = cbdata;
+
+	(void)id;
+	*done = status == PMIX_SUCCESS ? 1 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	pmix_status_t code = CODE, rc = PMIX_SUCCESS;
+	volatile int registered = 0;
+	unsigned long seen = 0;
+	double t0, idle_since;
+	pmix_proc_t me;
+	uint32_t size;
+	long count;
+
+	if (argc != 2 || client_parse_long(argv[1], 1, 10000000, &count)) {
+		fprintf(stderr, "usage: " PROG " COUNT\n");
+		return 2;
+	}
+	client_watchdog(PROG, 60);
+	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
+		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
+		return 1;
+	}
+	size = client_job_size(&me);
+	PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, on_registered,
+				    (void *)&registered);
+	while (!registered)
+		usleep(1000);
+	if (registered < 0 || client_sync(&me, 1) != PMIX_SUCCESS) {
+		printf(PROG ": rank %u: setup failed\n", me.rank);
+		return 1;
+	}
+	t0 = client_now();
+	if (me.rank == 0) {
+		for (long i = 0; i < count && rc == PMIX_SUCCESS; i++) {
+			while (in_flight >= WINDOW)
+				usleep(10);
+			__atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+			rc = PMIx_Notify_event(CODE, &me, PMIX_RANGE_NAMESPACE,
+					       NULL, 0, on_sent, NULL);
+			if (rc == PMIX_OPERATION_SUCCEEDED)
+				on_sent(PMIX_SUCCESS, NULL);
+			if (rc == PMIX_OPERATION_SUCCEEDED ||
+			    rc == PMIX_SUCCESS)
+				rc = send_rc;
+			else
+				__atomic_sub_fetch(&in_flight, 1,
+						   __ATOMIC_SEQ_CST);
+		}
+		while (in_flight > 0)
+			usleep(100);
+		if (rc == PMIX_SUCCESS)
+			rc = send_rc;
+		printf(PROG ": rank 0: sent %ld in %.0f ms%s%s\n", count,
+		       (client_now() - t0) * 1e3, rc ? ": " : "",
+		       rc ? PMIx_Error_string(rc) : "");
+	} else {
+		idle_since = t0;
+		while (got < (unsigned long)count &&
+		       client_now() - idle_since < 30) {
+			if (got != seen) {
+				seen = got;
+				idle_since = client_now();
+			}
+			usleep(1000);
+		}
+		printf(PROG ": rank %u of %u on %s: got %lu of %ld in %.0f "
+			    "ms: %s\n",
+		       me.rank, size, client_host(), got, count,
+		       ((got ? last_at : client_now()) - t0) * 1e3,
+		       got == (unsigned long)count ? "ok" : "FAILED");
+	}
+	client_sync(&me, 2);
+	PMIx_Finalize(NULL, 0);
+	return rc != PMIX_SUCCESS || (me.rank && got != (unsigned long)count);
+}
