@@ -15,23 +15,9 @@
 # events and relays none between nodes (nothing to compare).
 set -euo pipefail
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-: "${PMIXEV_BUILDDIR:=$SRC/build}"
-export PMIXEV_BUILDDIR PMIXEV_CLUSTER_ID=${PMIXEV_BENCH_CLUSTER_ID:-5}
-CLUSTER=$SRC/tests/cluster/cluster.sh
-TRIALS=200 OUT='' FLOOD_RUNS=5 FLOOD_EVENTS=20000
-while [ $# -gt 0 ]; do
-	case $1 in
-	--trials) TRIALS=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
-	*) echo "usage: $0 [--trials N] [--out FILE]" >&2; exit 2 ;;
-	esac
-done
-[ "$PMIXEV_CLUSTER_ID" != 0 ] || { echo "$0: cluster 0 is the tests'" >&2; exit 2; }
-
-cleanup() { bash "$CLUSTER" stop >/dev/null 2>&1 || true; }
-trap cleanup EXIT
-bash "$CLUSTER" start >&2
+TRIALS=200 BENCH_CLUSTER=5 FLOOD_RUNS=5 FLOOD_EVENTS=20000
+# shellcheck source=bench/trials.sh
+. "$(dirname "$0")/trials.sh"
 eval "$(bash "$CLUSTER" env)"
 for c in pmix_events pmix_flood; do
 	install -m 0755 "$PMIXEV_BUILDDIR/tests/clients/$c" "$PMIXEV_CLUSTER_WORKDIR/"
