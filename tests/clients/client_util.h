@@ -163,4 +163,30 @@ static inline uint32_t client_job_size(const pmix_proc_t *me)
 	return size;
 }
 
+static inline void client_on_registered(pmix_status_t status, size_t id,
+					void *cbdata)
+{
+	volatile int *done = cbdata;
+
+	(void)id;
+	*done = status == PMIX_SUCCESS ? 1 : -1;
+}
+
+/*
+ * client_register CODES NCODES FN: register FN for the NCODES codes
+ * (NULL, 0: a default handler) and wait for the library's answer. 0 on
+ * success, -1 when the registration was refused.
+ */
+static inline int client_register(pmix_status_t *codes, size_t ncodes,
+				  pmix_notification_fn_t fn)
+{
+	volatile int done = 0;
+
+	PMIx_Register_event_handler(codes, ncodes, NULL, 0, fn,
+				    client_on_registered, (void *)&done);
+	while (!done)
+		usleep(1000);
+	return done > 0 ? 0 : -1;
+}
+
 #endif /* PMIXEV_CLIENT_UTIL_H_ */

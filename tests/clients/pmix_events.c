@@ -91,13 +91,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-static void on_registered(pmix_status_t status, size_t id, void *cbdata)
-{
-	volatile int *done = cbdata;
-
-	*done = status == PMIX_SUCCESS ? 1 : -1;
-}
-
 /* Ends the victim as MODE says; returns only for an unknown mode. */
 static void end_victim(const char *mode)
 {
@@ -156,11 +149,11 @@ static pmix_status_t survivors_fence(uint32_t size)
 
 int main(int argc, char **argv)
 {
+	size_t ncodes;
 	pmix_status_t codes[] = {
 		PMIX_ERR_PROC_ABORTED_BY_SIG, PMIX_ERR_PROC_TERM_WO_SYNC,
 		PMIX_ERR_EXIT_NONZERO_TERM,   PMIX_ERR_PROC_REQUESTED_ABORT,
 		PMIX_EVENT_PROC_TERMINATED,   PMIX_EVENT_NODE_DOWN};
-	volatile int registered = 0;
 	pmix_status_t want_code, rc;
 	int want_exit;
 	char why[256] = "";
@@ -181,12 +174,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size = client_job_size(&me);
-	PMIx_Register_event_handler(codes, sizeof(codes) / sizeof(codes[0]),
-				    NULL, 0, on_event, on_registered,
-				    (void *)&registered);
-	while (!registered)
-		usleep(1000);
-	if (registered < 0 || (rc = client_sync(&me, 1)) != PMIX_SUCCESS) {
+	ncodes = sizeof(codes) / sizeof(codes[0]);
+	if (client_register(codes, ncodes, on_event) < 0 ||
+	    (rc = client_sync(&me, 1)) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
 	}

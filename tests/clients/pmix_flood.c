@@ -57,18 +57,9 @@ static void on_sent(pmix_status_t status, void *cbdata)
 	__atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
 }
 
-static void on_registered(pmix_status_t status, size_t id, void *cbdata)
-{
-	volatile int *done = cbdata;
-
-	(void)id;
-	*done = status == PMIX_SUCCESS ? 1 : -1;
-}
-
 int main(int argc, char **argv)
 {
 	pmix_status_t code = CODE, rc = PMIX_SUCCESS;
-	volatile int registered = 0;
 	unsigned long seen = 0;
 	double t0, idle_since;
 	pmix_proc_t me;
@@ -85,11 +76,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size = client_job_size(&me);
-	PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, on_registered,
-				    (void *)&registered);
-	while (!registered)
-		usleep(1000);
-	if (registered < 0 || client_sync(&me, 1) != PMIX_SUCCESS) {
+	if (client_register(&code, 1, on_event) < 0 ||
+	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
 	}

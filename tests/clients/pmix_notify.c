@@ -37,13 +37,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-static void on_registered(pmix_status_t status, size_t id, void *cbdata)
-{
-	volatile int *done = cbdata;
-
-	*done = status == PMIX_SUCCESS ? 1 : -1;
-}
-
 /* Is `rank` in the comma list `list`? */
 static bool listed(const char *list, uint32_t rank)
 {
@@ -100,7 +93,6 @@ static pmix_status_t send_event(const pmix_proc_t *me, const char *range)
 int main(int argc, char **argv)
 {
 	pmix_status_t code = CODE, rc;
-	volatile int registered = 0;
 	pmix_proc_t me;
 	unsigned expect;
 	uint32_t size;
@@ -119,11 +111,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size = client_job_size(&me);
-	PMIx_Register_event_handler(&code, 1, NULL, 0, on_event, on_registered,
-				    (void *)&registered);
-	while (!registered)
-		usleep(1000);
-	if (registered < 0 || client_sync(&me, 1) != PMIX_SUCCESS) {
+	if (client_register(&code, 1, on_event) < 0 ||
+	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
 	}

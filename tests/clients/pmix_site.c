@@ -71,24 +71,6 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-static void on_registered(pmix_status_t status, size_t id, void *cbdata)
-{
-	volatile int *done = cbdata;
-
-	*done = status == PMIX_SUCCESS ? 1 : -1;
-}
-
-static int register_for(pmix_status_t *code)
-{
-	volatile int done = 0;
-
-	PMIx_Register_event_handler(code, code ? 1 : 0, NULL, 0, on_event,
-				    on_registered, (void *)&done);
-	while (!done)
-		usleep(1000);
-	return done;
-}
-
 int main(int argc, char **argv)
 {
 	pmix_status_t code;
@@ -111,8 +93,9 @@ int main(int argc, char **argv)
 		return 1;
 	size = client_job_size(&me);
 	role = me.rank % 2 == 0 ? "early" : me.rank == 1 ? "late" : "none";
-	if ((me.rank % 2 == 0 && register_for(&code) < 0) ||
-	    (me.rank % 2 && me.rank != 1 && register_for(NULL) < 0) ||
+	if ((me.rank % 2 == 0 && client_register(&code, 1, on_event) < 0) ||
+	    (me.rank % 2 && me.rank != 1 &&
+	     client_register(NULL, 0, on_event) < 0) ||
 	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
@@ -120,7 +103,7 @@ int main(int argc, char **argv)
 	printf(PROG ": rank %u: ready\n", me.rank);
 	while (access(argv[4], F_OK) != 0)
 		usleep(10000);
-	if (me.rank == 1 && register_for(&code) < 0)
+	if (me.rank == 1 && client_register(&code, 1, on_event) < 0)
 		return 1;
 	sleep(3);
 	ok = strcmp(role, "none") ? got == 1 && good == 1 : got == 0;
