@@ -20,13 +20,11 @@ for _ in $(seq 200); do
 	sleep 0.1
 done
 out=$(cat "$log")
-n=$(lines '^pmix_events: rank [0-4] of 6 on n[12]: got NODE-DOWN for rank 5 \(exit -1, host n3\) after [0-9]+ ms at [0-9.]+: ok$')
-[ "$n" -eq 5 ]
+[ "$(nodedown_count)" -eq 5 ]
 ok $? "all 5 survivors got one node-down event naming n3 and rank 5, then fenced" || show
-latest=$(printf '%s\n' "$out" | sed -n 's/^pmix_events: .* at \([0-9.]*\): ok$/\1/p' | sort -n | tail -n1)
-delay=$(awk -v a="${latest:-0}" -v b="$t0" 'BEGIN { printf "%d", (a - b) * 1000 }')
-[ -n "$latest" ] && [ "$delay" -lt 1000 ]
-ok $? "the last survivor heard of it ${delay} ms after the cut (limit 1000 ms)"
+delay=$(last_event_ms "$t0")
+[ -n "$delay" ] && [ "$delay" -lt 1000 ]
+ok $? "the last survivor heard of it ${delay:-?} ms after the cut (limit 1000 ms)"
 
 ip link set "$link" up
 scancel "$job" 2>/dev/null

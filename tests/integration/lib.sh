@@ -147,6 +147,21 @@ nodes_of() {
 		sed -n 's/.* on \(n[0-9]*\)[: ].*/\1/p' | sort -u | tr '\n' ' '
 }
 
+# nodedown_count: how many survivors (ranks 0-4 on n1 and n2) of a
+# `pmix_events 5 nodedown` step in $out got one NODE_DOWN naming n3 and
+# rank 5 and fenced afterwards.
+nodedown_count() {
+	lines '^pmix_events: rank [0-4] of 6 on n[12]: got NODE-DOWN for rank 5 \(exit -1, host n3\) after [0-9]+ ms at [0-9.]+: ok$'
+}
+
+# last_event_ms T0: milliseconds from T0 (date +%s.%N) to the latest event
+# time of pmix_events' ok lines in $out; nothing when there is none.
+last_event_ms() {
+	local latest
+	latest=$(printf '%s\n' "$out" | sed -n 's/^pmix_events: .* at \([0-9.]*\): ok$/\1/p' | sort -n | tail -n1)
+	[ -z "$latest" ] || awk -v a="$latest" -v b="$1" 'BEGIN { printf "%d\n", (a - b) * 1000 }'
+}
+
 # show: srun's exit status and $out as diagnostics, without srun -v's
 # option dump and launch chatter, at most 60 lines; once per job.
 _shown=
