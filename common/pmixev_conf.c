@@ -36,6 +36,10 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_HEARTBEAT] = {"PMIxevHeartbeat", "SLURM_PMIXEV_HEARTBEAT",
 				   offsetof(struct pmixev_conf, heartbeat_ms),
 				   0, 60000, 200, " milliseconds (0: off)"},
+	[PMIXEV_CONF_EVENT_CACHE] = {"PMIxevEventCache",
+				     "SLURM_PMIXEV_EVENT_CACHE",
+				     offsetof(struct pmixev_conf, event_cache),
+				     1, 65536, 512, " events"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

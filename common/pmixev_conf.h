@@ -17,6 +17,7 @@ struct pmixev_conf {
 	unsigned timeout_sec;  /* PMIxevTimeout: collective/peer timeout */
 	unsigned tree_width;   /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
 	unsigned heartbeat_ms; /* PMIxevHeartbeat: 0 = off */
+	unsigned event_cache;  /* PMIxevEventCache: events kept per node */
 };
 
 /* Options are addressed by index. */
@@ -25,6 +26,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_TIMEOUT,
 	PMIXEV_CONF_TREE_WIDTH,
 	PMIXEV_CONF_HEARTBEAT,
+	PMIXEV_CONF_EVENT_CACHE,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -14,6 +14,7 @@
 
 #include <pmix.h>
 
+#include "evcount.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -29,6 +30,7 @@ enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 struct events {
 	struct overlay *ov;
 	const struct layout *lay;
+	struct evcount *count;
 	uint64_t seq;		  /* events this node's stepd observed */
 	uint64_t site_seq;	  /* site events given to this node */
 	enum client_state *state; /* [ntasks], for local ranks */
@@ -46,15 +48,6 @@ static void injected_done(pmix_status_t status, void *cbdata)
 
 	PMIX_INFO_FREE(in->info, in->ninfo);
 	free(in);
-}
-
-static void injected_fail(struct injected *in, const char *what,
-			  pmix_status_t rc)
-{
-	if (rc != PMIX_OPERATION_SUCCEEDED)
-		PMIXEV_ERROR("event %s not delivered here: %s", what,
-			     PMIx_Error_string(rc));
-	injected_done(rc, in);
 }
 
 /* The procs of node `node`, as a data array (not PMIX_PROC-typed info). */
@@ -89,22 +82,20 @@ static void inject(struct events *ev, uint32_t src_node,
 	pmix_status_t rc;
 	size_t n = 0;
 
-	if (!in)
-		return;
-	PMIX_INFO_CREATE(in->info, 9);
-	if (!in->info) {
-		free(in);
-		return;
-	}
 	snprintf(source, sizeof(source), "%s@%s",
 		 m->flags & PMIXEV_EVENT_SITE ? "site" : "stepd",
 		 lay->nodes[src_node]);
+	if (in)
+		PMIX_INFO_CREATE(in->info, 9);
+	if (!in || !in->info) {
+		evcount_undelivered(ev->count, source, "out of memory");
+		free(in);
+		return;
+	}
 	if (node_event) {
 		/* From "the stepd of that node", to every process of the step
 		 * (a namespace range would compare with the source's). */
-		snprintf(who.nspace, sizeof(who.nspace), "%.200s.srv",
-			 lay->nspace);
-		who.rank = m->node;
+		PMIX_LOAD_PROCID(&who, lay->srv_nspace, m->node);
 		PMIX_LOAD_PROCID(&all, lay->nspace, PMIX_RANK_WILDCARD);
 		everyone = (pmix_data_array_t){
 			.type = PMIX_PROC, .size = 1, .array = &all};
@@ -145,8 +136,14 @@ static void inject(struct events *ev, uint32_t src_node,
 			       node_event ? PMIX_RANGE_CUSTOM
 					  : PMIX_RANGE_NAMESPACE,
 			       in->info, n, injected_done, in);
-	if (rc != PMIX_SUCCESS)
-		injected_fail(in, PMIx_Error_string(m->code), rc);
+	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			injected_done(rc, in);
+		evcount_cached(ev->count, source);
+		return;
+	}
+	evcount_undelivered(ev->count, source, PMIx_Error_string(rc));
+	injected_done(rc, in);
 }
 
 static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
@@ -159,7 +156,12 @@ static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	if (pmixev_event_unpack(&b, &m) < 0 ||
 	    (m.rank == PMIXEV_EVENT_NO_RANK ? m.node >= ev->lay->step.nnodes
 					    : m.rank >= ev->lay->step.ntasks)) {
-		PMIXEV_ERROR("events: malformed event from node %u", src);
+		char from[PMIXEV_NODENAME_MAX + 8];
+
+		snprintf(from, sizeof(from), "stepd@%s",
+			 src < ev->lay->step.nnodes ? ev->lay->nodes[src]
+						    : "?");
+		evcount_undelivered(ev->count, from, "malformed event frame");
 		return;
 	}
 	PMIXEV_DEBUG(2, "event %s from node %u (#%llu): %s",
@@ -280,7 +282,8 @@ void events_client_aborted(struct events *ev, uint32_t rank)
 	set_state(ev, rank, ABORTED);
 }
 
-struct events *events_create(struct overlay *ov, const struct layout *lay)
+struct events *events_create(struct overlay *ov, const struct layout *lay,
+			     struct evcount *count)
 {
 	struct events *ev = calloc(1, sizeof(*ev));
 
@@ -291,6 +294,7 @@ struct events *events_create(struct overlay *ov, const struct layout *lay)
 	}
 	ev->ov = ov;
 	ev->lay = lay;
+	ev->count = count;
 	overlay_on(ov, PMIXEV_MSG_EVENT, on_event, ev);
 	return ev;
 }

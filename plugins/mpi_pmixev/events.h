@@ -27,12 +27,15 @@
 #include <stdint.h>
 
 #include "agent.h"
+#include "evcount.h"
 #include "layout.h"
 #include "overlay.h"
 
 struct events;
 
-struct events *events_create(struct overlay *ov, const struct layout *lay);
+/* Events given to the local PMIx server, or lost, are counted in `count`. */
+struct events *events_create(struct overlay *ov, const struct layout *lay,
+			     struct evcount *count);
 
 /* What the local PMIx server told us about a local rank. */
 void events_client_connected(struct events *ev, uint32_t rank);

@@ -145,6 +145,8 @@ int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen)
 		goto fail;
 	snprintf(lay->nspace, sizeof(lay->nspace), "slurm.pmixev.%s",
 		 lay->step.id);
+	snprintf(lay->srv_nspace, sizeof(lay->srv_nspace), "%.200s.srv",
+		 lay->nspace);
 	return 0;
 fail:
 	layout_free(lay);

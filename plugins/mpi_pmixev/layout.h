@@ -34,6 +34,9 @@ struct layout {
 	uid_t uid;
 	gid_t gid;
 	char nspace[256]; /* "slurm.pmixev.JOB.STEP" */
+	/* The stepds' own namespace, "NSPACE.srv"; node i's stepd is rank i.
+	 * Events the stepds inject about a node come from it. */
+	char srv_nspace[256];
 	char srun_host[256];
 	uint16_t srun_port;
 };

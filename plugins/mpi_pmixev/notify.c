@@ -5,11 +5,13 @@
 
 #include "notify.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pmix.h>
 
+#include "evcount.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -21,13 +23,22 @@
 struct notify {
 	struct overlay *ov;
 	struct agent *agent;
+	const struct layout *lay;
+	struct evcount *count;
 };
 
 /* A relay on its way to the agent thread. */
 struct relay {
 	struct notify *n;
+	uint32_t rank;		/* the sender */
 	struct pmixev_buf body; /* packed pmixev_notify_msg */
 };
+
+/* How a client's events are counted: "rank@R". */
+static void source_name(char *buf, size_t len, uint32_t rank)
+{
+	snprintf(buf, len, "rank@%u", rank);
+}
 
 /* An event handed to the local server, released when PMIx is done. */
 struct injected {
@@ -38,7 +49,11 @@ struct injected {
 static void relay_work(void *arg)
 {
 	struct relay *r = arg;
+	char source[32];
 
+	/* The local server cached it before handing it to us. */
+	source_name(source, sizeof(source), r->rank);
+	evcount_cached(r->n->count, source);
 	overlay_broadcast(r->n->ov, PMIXEV_MSG_NOTIFY, r->body.data,
 			  r->body.len);
 	pmixev_buf_release(&r->body);
@@ -89,6 +104,10 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	if (range == PMIX_RANGE_LOCAL || range == PMIX_RANGE_PROC_LOCAL ||
 	    range == PMIX_RANGE_RM)
 		return PMIX_OPERATION_SUCCEEDED;
+	/* The server hands up the stepds' own node events too (their source
+	 * is the server): the stepds spread those themselves. */
+	if (PMIX_CHECK_NSPACE(source->nspace, n->lay->srv_nspace))
+		return PMIX_OPERATION_SUCCEEDED;
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    pack_info(info, ninfo, &bo) != PMIX_SUCCESS) {
 		PMIXEV_ERROR("event %s from %s:%u not relayed: out of memory",
@@ -101,6 +120,7 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	m.info = (const uint8_t *)bo.bytes;
 	m.ninfo = bo.size;
 	r->n = n;
+	r->rank = source->rank;
 	pmixev_buf_init(&r->body);
 	if (pmixev_notify_pack(&r->body, &m) < 0 ||
 	    agent_post(n->agent, relay_work, r) < 0) {
@@ -154,8 +174,11 @@ static pmix_status_t unpack_info(const struct pmixev_notify_msg *m,
 
 static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
+	struct notify *n = ctx;
 	struct pmixev_notify_msg m;
 	struct injected *in = calloc(1, sizeof(*in));
+	const struct layout *lay = n->lay;
+	char name[PMIXEV_NODENAME_MAX + 8];
 	struct pmixev_buf b;
 	pmix_proc_t source;
 	pmix_status_t rc;
@@ -163,26 +186,31 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	pmixev_buf_reader(&b, data, len);
 	if (!in || pmixev_notify_unpack(&b, &m) < 0 ||
 	    m.range > PMIX_RANGE_PROC_LOCAL || unpack_info(&m, in) != 0) {
-		PMIXEV_ERROR("events: malformed client event from node %u",
-			     src);
+		snprintf(name, sizeof(name), "stepd@%s",
+			 src < lay->step.nnodes ? lay->nodes[src] : "?");
+		evcount_undelivered(n->count, name,
+				    in ? "malformed client event frame"
+				       : "out of memory");
 		if (in)
 			injected_done(PMIX_SUCCESS, in);
 		return;
 	}
 	PMIX_LOAD_PROCID(&source, m.nspace, m.rank);
+	source_name(name, sizeof(name), m.rank);
 	rc = PMIx_Notify_event(m.code, &source, m.range, in->info, in->ninfo,
 			       injected_done, in);
-	if (rc != PMIX_SUCCESS) {
-		if (rc != PMIX_OPERATION_SUCCEEDED)
-			PMIXEV_ERROR("event %s from %s:%u not delivered "
-				     "here: %s",
-				     PMIx_Error_string(m.code), m.nspace,
-				     m.rank, PMIx_Error_string(rc));
-		injected_done(rc, in);
+	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			injected_done(rc, in);
+		evcount_cached(n->count, name);
+		return;
 	}
+	evcount_undelivered(n->count, name, PMIx_Error_string(rc));
+	injected_done(rc, in);
 }
 
-struct notify *notify_create(struct overlay *ov, struct agent *agent)
+struct notify *notify_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, struct evcount *count)
 {
 	struct notify *n = calloc(1, sizeof(*n));
 
@@ -190,6 +218,8 @@ struct notify *notify_create(struct overlay *ov, struct agent *agent)
 		return NULL;
 	n->ov = ov;
 	n->agent = agent;
+	n->lay = lay;
+	n->count = count;
 	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
 	return n;
 }

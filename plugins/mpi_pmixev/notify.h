@@ -7,7 +7,9 @@
  * where the local PMIx server delivers it with the original source and
  * range: each intended process gets it once, the sender never (it is the
  * source), and no server hands a relayed event back to the host (the
- * source is not the server), so it never loops. What a range reaches:
+ * source is not the server), so it never loops. The server also hands up
+ * the stepds' own node events (their source is the server itself); those
+ * the stepds spread themselves, so they are not relayed. What a range reaches:
  *   PMIX_RANGE_NAMESPACE, _SESSION, _GLOBAL, _UNDEF: every process of the
  *     step (a pmixev step is one namespace; pmixev knows no wider session);
  *   PMIX_RANGE_CUSTOM: the processes listed in PMIX_EVENT_CUSTOM_RANGE;
@@ -19,11 +21,16 @@
 #include <pmix_common.h>
 
 #include "agent.h"
+#include "evcount.h"
+#include "layout.h"
 #include "overlay.h"
 
 struct notify;
 
-struct notify *notify_create(struct overlay *ov, struct agent *agent);
+/* Relayed events given to the local PMIx server, or lost, are counted in
+ * `count` under "rank@R". */
+struct notify *notify_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, struct evcount *count);
 
 /*
  * The notify_event upcall (PMIx progress thread): copy the event and

@@ -36,7 +36,8 @@ struct server {
 	bool pmix_up;
 	hwloc_topology_t topo;
 	hwloc_bitmap_t cpuset;
-	char ***task_env; /* [nlocal] NULL-terminated, malloc'd */
+	unsigned event_cache; /* OpenPMIx's pmix_max_events */
+	char ***task_env;     /* [nlocal] NULL-terminated, malloc'd */
 };
 
 /* Wait on slurmstepd's main thread for a PMIx operation's callback. */
@@ -156,20 +157,25 @@ static int init_pmix(struct server *srv)
 	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
 	uint32_t uid = lay->uid, gid = lay->gid;
 	pmix_rank_t rank = lay->nodeid;
-	char srvns[PMIX_MAX_NSLEN + 1];
+	char cache[16];
 	bool yes = true;
 	pmix_info_t info[8];
 	pmix_status_t rc;
 
-	snprintf(srvns, sizeof(srvns), "%.200s.srv", lay->nspace);
 	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->dir, PMIX_STRING);
 	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, TMPDIR_BASE, PMIX_STRING);
 	PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[3], PMIX_USERID, &uid, PMIX_UINT32);
 	PMIX_INFO_LOAD(&info[4], PMIX_GRPID, &gid, PMIX_UINT32);
-	PMIX_INFO_LOAD(&info[5], PMIX_SERVER_NSPACE, srvns, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[5], PMIX_SERVER_NSPACE, lay->srv_nspace,
+		       PMIX_STRING);
 	PMIX_INFO_LOAD(&info[6], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
 	PMIX_INFO_LOAD(&info[7], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+	/* The cache size has no attribute in OpenPMIx 4.2, only this MCA
+	 * parameter, read from the environment by PMIx_server_init. */
+	snprintf(cache, sizeof(cache), "%u", srv->event_cache);
+	if (setenv("PMIX_MCA_pmix_max_events", cache, 1) < 0)
+		PMIXEV_ERROR("cannot set the event cache size: %m");
 	rc = PMIx_server_init(&upcalls_module, info, 8);
 	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
 	 * which PMIx keeps using; it is ours to destroy after finalize. */
@@ -240,13 +246,15 @@ static int register_clients(struct server *srv)
 }
 
 struct server *server_create(const struct layout *lay,
-			     const struct upcall_deps *deps)
+			     const struct upcall_deps *deps,
+			     unsigned event_cache)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 
 	if (!srv)
 		return NULL;
 	srv->lay = lay;
+	srv->event_cache = event_cache;
 	upcalls_bind(deps);
 	if (make_dirs(srv) < 0)
 		goto fail;

@@ -16,12 +16,13 @@
 struct server;
 
 /*
- * Start PMIx with `deps` bound to the upcalls, register the namespace and
- * the local clients, and prepare each local task's environment.
- * NULL on failure (logged).
+ * Start PMIx with `deps` bound to the upcalls and an event cache of
+ * `event_cache` events, register the namespace and the local clients, and
+ * prepare each local task's environment. NULL on failure (logged).
  */
 struct server *server_create(const struct layout *lay,
-			     const struct upcall_deps *deps);
+			     const struct upcall_deps *deps,
+			     unsigned event_cache);
 
 /*
  * Add task `rank`'s PMIx variables to `env` (a Slurm env array). Runs in

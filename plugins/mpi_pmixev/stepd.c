@@ -40,6 +40,7 @@ static struct {
 	struct fence *fence;
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
+	struct evcount *evcount;
 	struct events *events;
 	struct notify *notify;
 	struct site *site;
@@ -109,8 +110,9 @@ static int build(void)
 					st.conf.timeout_sec)) ||
 	    !(st.pubsub = pubsub_create(st.ov, st.agent, lay,
 					st.conf.timeout_sec)) ||
-	    !(st.events = events_create(st.ov, lay)) ||
-	    !(st.notify = notify_create(st.ov, st.agent))) {
+	    !(st.evcount = evcount_create(st.conf.event_cache)) ||
+	    !(st.events = events_create(st.ov, lay, st.evcount)) ||
+	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -125,8 +127,9 @@ static int build(void)
 				    .pubsub = st.pubsub,
 				    .events = st.events,
 				    .notify = st.notify,
+				    .evcount = st.evcount,
 				    .lay = lay};
-	if (!(st.srv = server_create(lay, &deps)))
+	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache)))
 		return -1;
 	if (agent_start(st.agent) < 0 ||
 	    agent_post(st.agent, start_overlay, NULL) < 0) {
@@ -166,10 +169,10 @@ int stepd_prefork(char **env)
 		return SLURM_SUCCESS;
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
-		    "(PMIxevDebug=%u PMIxevTimeout=%u)",
+		    "(PMIxevDebug=%u PMIxevTimeout=%u PMIxevEventCache=%u)",
 		    layout_nlocal(&st.lay), step.ntasks, st.lay.nodeid,
 		    step.nnodes, st.lay.nspace, st.conf.debug,
-		    st.conf.timeout_sec);
+		    st.conf.timeout_sec, st.conf.event_cache);
 	return SLURM_SUCCESS;
 }
 
@@ -233,6 +236,7 @@ void stepd_fini(void)
 	site_destroy(st.site);
 	notify_destroy(st.notify);
 	events_destroy(st.events);
+	evcount_destroy(st.evcount);
 	pubsub_destroy(st.pubsub);
 	dmodex_destroy(st.dmodex);
 	fence_destroy(st.fence);

@@ -361,31 +361,55 @@ static void tool_connected(pmix_info_t *info, size_t ninfo,
 
 struct query_call {
 	bool namespaces; /* PMIX_QUERY_NAMESPACES was asked */
+	bool events;	 /* PMIXEV_QUERY_EVENTS was asked */
 	pmix_info_cbfunc_t cbfunc;
 	void *cbdata;
 };
 
-static void release_info(void *cbdata)
-{
-	pmix_info_t *info = cbdata;
+struct query_answer {
+	pmix_info_t *info;
+	size_t ninfo;
+};
 
-	PMIX_INFO_FREE(info, 1);
+static void release_answer(void *cbdata)
+{
+	struct query_answer *a = cbdata;
+
+	PMIX_INFO_FREE(a->info, a->ninfo);
+	free(a);
 }
 
 static void query_work(void *arg)
 {
 	struct query_call *c = arg;
-	pmix_info_t *info;
+	struct query_answer *a = calloc(1, sizeof(*a));
+	pmix_status_t rc = PMIX_ERR_NOMEM;
 
-	if (!c->namespaces) {
-		c->cbfunc(PMIX_ERR_NOT_FOUND, NULL, 0, c->cbdata, NULL, NULL);
-		free(c);
-		return;
+	if (a)
+		PMIX_INFO_CREATE(a->info, 2);
+	if (!a || !a->info)
+		goto out;
+	if (c->namespaces)
+		PMIX_INFO_LOAD(&a->info[a->ninfo++], PMIX_QUERY_NAMESPACES,
+			       deps.lay->nspace, PMIX_STRING);
+	if (c->events &&
+	    evcount_report(deps.evcount, &a->info[a->ninfo++]) != PMIX_SUCCESS)
+		goto out;
+	if (!a->ninfo) {
+		rc = PMIX_ERR_NOT_FOUND;
+		goto out;
 	}
-	PMIX_INFO_CREATE(info, 1);
-	PMIX_INFO_LOAD(&info[0], PMIX_QUERY_NAMESPACES, deps.lay->nspace,
-		       PMIX_STRING);
-	c->cbfunc(PMIX_SUCCESS, info, 1, c->cbdata, release_info, info);
+	a->ninfo = 2; /* what was allocated */
+	c->cbfunc(PMIX_SUCCESS, a->info, c->namespaces + c->events, c->cbdata,
+		  release_answer, a);
+	free(c);
+	return;
+out:
+	if (a) {
+		a->ninfo = 2;
+		release_answer(a);
+	}
+	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
 	free(c);
 }
 
@@ -398,10 +422,12 @@ static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries,
 	if (!c)
 		return PMIX_ERR_NOMEM;
 	for (size_t q = 0; q < nqueries; q++)
-		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++)
-			if (strcmp(queries[q].keys[k], PMIX_QUERY_NAMESPACES) ==
-			    0)
-				c->namespaces = true;
+		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++) {
+			const char *key = queries[q].keys[k];
+
+			c->namespaces |= !strcmp(key, PMIX_QUERY_NAMESPACES);
+			c->events |= !strcmp(key, PMIXEV_QUERY_EVENTS);
+		}
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(deps.agent, query_work, c) == 0)

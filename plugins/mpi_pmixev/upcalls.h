@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "dmodex.h"
+#include "evcount.h"
 #include "events.h"
 #include "fence.h"
 #include "layout.h"
@@ -26,6 +27,7 @@ struct upcall_deps {
 	struct pubsub *pubsub;
 	struct events *events;
 	struct notify *notify;
+	struct evcount *evcount;
 	const struct layout *lay;
 };
 

@@ -21,6 +21,9 @@ static void test_defaults(void **state)
 	assert_int_equal(c.timeout_sec, 300);
 	assert_int_equal(c.tree_width, 0);
 	assert_int_equal(c.heartbeat_ms, 200);
+	assert_int_equal(c.event_cache, 512);
+	assert_string_equal(pmixev_conf_env(PMIXEV_CONF_EVENT_CACHE),
+			    "SLURM_PMIXEV_EVENT_CACHE");
 	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_DEBUG), "PMIxevDebug");
 	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_HEARTBEAT),
 			    "PMIxevHeartbeat");
