@@ -30,14 +30,19 @@ struct notify {
 /* A relay on its way to the agent thread. */
 struct relay {
 	struct notify *n;
-	uint32_t rank;		/* the sender */
+	pmix_proc_t source;
 	struct pmixev_buf body; /* packed pmixev_notify_msg */
 };
 
-/* How a client's events are counted: "rank@R". */
-static void source_name(char *buf, size_t len, uint32_t rank)
+/* How a sender's events are counted: "rank@R" for the step's processes,
+ * "NSPACE:R" for tools. */
+static void source_name(const struct notify *n, const pmix_proc_t *p, char *buf,
+			size_t len)
 {
-	snprintf(buf, len, "rank@%u", rank);
+	if (PMIX_CHECK_NSPACE(p->nspace, n->lay->nspace))
+		snprintf(buf, len, "rank@%u", p->rank);
+	else
+		snprintf(buf, len, "%s:%u", p->nspace, p->rank);
 }
 
 /* An event handed to the local server, released when PMIx is done. */
@@ -49,10 +54,10 @@ struct injected {
 static void relay_work(void *arg)
 {
 	struct relay *r = arg;
-	char source[32];
+	char source[PMIX_MAX_NSLEN + 16];
 
 	/* The local server cached it before handing it to us. */
-	source_name(source, sizeof(source), r->rank);
+	source_name(r->n, &r->source, source, sizeof(source));
 	evcount_cached(r->n->count, source);
 	overlay_broadcast(r->n->ov, PMIXEV_MSG_NOTIFY, r->body.data,
 			  r->body.len);
@@ -120,7 +125,7 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	m.info = (const uint8_t *)bo.bytes;
 	m.ninfo = bo.size;
 	r->n = n;
-	r->rank = source->rank;
+	r->source = *source;
 	pmixev_buf_init(&r->body);
 	if (pmixev_notify_pack(&r->body, &m) < 0 ||
 	    agent_post(n->agent, relay_work, r) < 0) {
@@ -178,7 +183,7 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	struct pmixev_notify_msg m;
 	struct injected *in = calloc(1, sizeof(*in));
 	const struct layout *lay = n->lay;
-	char name[PMIXEV_NODENAME_MAX + 8];
+	char name[PMIX_MAX_NSLEN + 16];
 	struct pmixev_buf b;
 	pmix_proc_t source;
 	pmix_status_t rc;
@@ -196,7 +201,7 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 		return;
 	}
 	PMIX_LOAD_PROCID(&source, m.nspace, m.rank);
-	source_name(name, sizeof(name), m.rank);
+	source_name(n, &source, name, sizeof(name));
 	rc = PMIx_Notify_event(m.code, &source, m.range, in->info, in->ninfo,
 			       injected_done, in);
 	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {

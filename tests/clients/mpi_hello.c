@@ -2,15 +2,18 @@
  * mpi_hello - minimal Open MPI program: MPI_Init, rank, size and host,
  * MPI_Barrier, MPI_Finalize.
  *
- * usage: mpi_hello [ARG | --wait FILE]
+ * usage: mpi_hello [ARG | --wait FILE | --alive FILE]
  *
  * Prints "mpi_hello: rank R of N on HOST: ok", or with ARG (as given per
  * rank range in a --multi-prog file) "mpi_hello: rank R of N on HOST arg
  * ARG: ok". With --wait, each rank prints "mpi_hello: rank R: ready" after
  * the barrier, waits (up to 40 s) until FILE exists, then does a second
  * barrier before its ok line: the events a test sends meanwhile must not
- * end the process. Exit status 0 only when every call succeeded.
+ * end the process. --alive is the same without the second barrier (some
+ * ranks may be gone by then): the line says "alive" instead of "ok".
+ * Exit status 0 only when every call succeeded.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,15 +36,20 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Get_processor_name(host, &len);
 	rc = MPI_Barrier(MPI_COMM_WORLD);
-	if (argc > 2 && !strcmp(argv[1], "--wait")) {
+	if (argc > 2 &&
+	    (!strcmp(argv[1], "--wait") || !strcmp(argv[1], "--alive"))) {
+		bool barrier = !strcmp(argv[1], "--wait");
+
 		printf(PROG ": rank %d: ready\n", rank);
 		fflush(stdout);
 		for (int i = 0; i < 800 && access(argv[2], F_OK); i++)
 			usleep(50000);
-		if (rc == MPI_SUCCESS)
+		if (rc == MPI_SUCCESS && barrier)
 			rc = MPI_Barrier(MPI_COMM_WORLD);
 		printf(PROG ": rank %d of %d on %s: %s\n", rank, size, host,
-		       rc == MPI_SUCCESS ? "ok" : "FAILED");
+		       rc != MPI_SUCCESS ? "FAILED"
+		       : barrier	 ? "ok"
+					 : "alive");
 	} else if (argc > 1)
 		printf(PROG ": rank %d of %d on %s arg %s: %s\n", rank, size,
 		       host, argv[1], rc == MPI_SUCCESS ? "ok" : "FAILED");

@@ -14,7 +14,7 @@ set_conf "$mpiconf" PMIxevDebug 2
 reconfigure
 run_step --mpi=pmixev -N3 -n3 -t 1 true
 ok $rc "step runs with PMIxevTimeout=42 PMIxevDebug=2 in mpi.conf" || diag "$out"
-wait_log "$(slurmd_log n2)" "mpi/pmixev: step $job\.0 on n2: .*PMIxevDebug=2 PMIxevTimeout=42\)" 5
+wait_log "$(slurmd_log n2)" "mpi/pmixev: step $job\.0 on n2: .*PMIxevDebug=2 PMIxevTimeout=42[ )]" 5
 ok $? "the stepd uses the mpi.conf values"
 wait_log "$(slurmd_log n2)" "mpi/pmixev: step $job\.0 on n2: task [0-9]+ \(local 0 of 1\) starting" 5
 ok $? "PMIxevDebug=2 shows per-task debug lines at info level"
@@ -24,7 +24,7 @@ ok $? "scontrol show config shows PMIxevTimeout = 42" || scontrol show config | 
 # A per-job environment override beats mpi.conf.
 step_env=(SLURM_PMIXEV_TIMEOUT=7)
 run_step --mpi=pmixev -N1 -n1 -t 1 true
-wait_log "$(slurmd_log n1)" "mpi/pmixev: step $job\.0 on n1: .*PMIxevTimeout=7\)" 5
+wait_log "$(slurmd_log n1)" "mpi/pmixev: step $job\.0 on n1: .*PMIxevTimeout=7[ )]" 5
 ok $? "SLURM_PMIXEV_TIMEOUT=7 in the job environment overrides mpi.conf"
 
 # An invalid override is refused by srun with a message naming it.

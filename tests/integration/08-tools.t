@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # PMIx tools (Debian's libpmix-bin) attach to a running step: `pps`, run
 # by the job owner on a node of the step, lists the step's namespace, and
-# `pevent` connects and injects an event.
+# `pevent` connects to n1's stepd and injects an event, which reaches the
+# step's processes on every node, once each.
 . "$(dirname "$0")/lib.sh"
-plan 4
+plan 5
 
-fence=$(client pmix_fence)
+listen=$(client pmix_listen)
+flag=$PMIXEV_CLUSTER_WORKDIR/08-sent
+rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
-start_step "$log" n1 "serving" --mpi=pmixev -N3 -n3 -t 2 "$fence" --barrier 0 8
-sleep 1
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
+	"$listen" -3333 "$flag"
+for _ in $(seq 300); do
+	[ "$(grep -c '^pmix_listen: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
+	sleep 0.1
+done
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
 # the step's server directory is the documented way (README).
@@ -22,11 +29,17 @@ ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out
 # pevent finds the server by the pid of the step's slurmstepd.
 stepd=$(stepd_pid n1)
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	pevent --pid "$stepd" --event -231 --range 3 2>&1)
+	pevent --pid "$stepd" --event -3333 --range 3 2>&1)
 ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"
 [ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
 ok $? "n1's stepd gave both tools an identity of their own" ||
 	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
 
+touch "$flag"
+
 wait "$srun_pid"
+out=$(cat "$log")
+[ "$(lines "^pmix_listen: rank [0-2] on n[1-3]: got 1 event\(s\) from slurm\.pmixev\.$job\.0\.tool\.0\.[0-9]+\$")" -eq 3 ]
+ok $? "the event pevent injected on n1 reached the ranks on n1, n2 and n3 once each" || show
+
 done_testing
