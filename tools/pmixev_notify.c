@@ -30,7 +30,10 @@ static int usage(void)
 	return 1;
 }
 
-/* Send the request to one stepd; 0 on "ok", else -1 (reported). */
+/*
+ * Send the request to one stepd; 0 on "ok", 1 when the socket was left by
+ * a stepd that no longer runs (removed), else -1 (reported).
+ */
 static int send_to(const char *path, const char *step, const char *req)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
@@ -42,9 +45,20 @@ static int send_to(const char *path, const char *step, const char *req)
 		return -1;
 	strcpy(sun.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
-	    (n = read(fd, answer, sizeof(answer) - 1)) <= 0) {
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		if (errno == ECONNREFUSED) {
+			printf("pmixev-notify: step %s: not running (stale "
+			       "socket removed)\n",
+			       step);
+			unlink(path);
+			rc = 1;
+		} else {
+			fprintf(stderr, "pmixev-notify: step %s: %s\n", step,
+				strerror(errno));
+		}
+	} else if (fd < 0 ||
+		   write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
+		   (n = read(fd, answer, sizeof(answer) - 1)) <= 0) {
 		fprintf(stderr, "pmixev-notify: step %s: %s\n", step,
 			n == 0 ? "no answer" : strerror(errno));
 	} else {
@@ -132,10 +146,14 @@ int main(int argc, char **argv)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", PMIXEV_SITE_DIR,
 			 e->d_name);
-		if (send_to(path, step, req) == 0)
+		switch (send_to(path, step, req)) {
+		case 0:
 			sent++;
-		else
+			break;
+		case -1:
 			failed++;
+			break;
+		}
 	}
 	closedir(d);
 	if (!sent && !failed) {

@@ -85,6 +85,16 @@ static int make_dir(const char *path, const struct layout *lay)
 	return chown(path, lay->uid, lay->gid);
 }
 
+/* Best effort; server_destroy checks that the directory is gone. */
+static int rm_entry(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
+{
+	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+
+	(void)rc;
+	return 0;
+}
+
 static int make_dirs(struct server *srv)
 {
 	const struct layout *lay = srv->lay;
@@ -93,6 +103,14 @@ static int make_dirs(struct server *srv)
 		 lay->step.id, lay->step.node);
 	snprintf(srv->tmpdir, sizeof(srv->tmpdir), "%s/job", srv->dir);
 	snprintf(srv->nsdir, sizeof(srv->nsdir), "%s/ns", srv->dir);
+	/* One step runs once per node: an existing directory was left by a
+	 * killed stepd, and its rendezvous files would mislead PMIx tools. */
+	if (access(srv->dir, F_OK) == 0) {
+		PMIXEV_INFO(
+			"removing %s, left by an earlier stepd of this step",
+			srv->dir);
+		nftw(srv->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	}
 	if (make_dir(srv->dir, lay) < 0) {
 		PMIXEV_ERROR("cannot create %s: %m", srv->dir);
 		return -1;
@@ -103,16 +121,6 @@ static int make_dirs(struct server *srv)
 			     srv->dir);
 		return -1;
 	}
-	return 0;
-}
-
-/* Best effort; server_destroy checks that the directory is gone. */
-static int rm_entry(const char *path, const struct stat *st, int type,
-		    struct FTW *ftw)
-{
-	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
-
-	(void)rc;
 	return 0;
 }
 

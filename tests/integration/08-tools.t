@@ -26,10 +26,12 @@ ok $? "pps on n1 exits 0" || diag "$out"
 echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
 ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
 
-# pevent finds the server by the pid of the step's slurmstepd.
+# pevent is given the pid of the step's slurmstepd; like pps, OpenPMIx
+# 4.2's tools only find the server reliably through TMPDIR (directories of
+# stepds that were killed elsewhere on the node would mislead them).
 stepd=$(stepd_pid n1)
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	pevent --pid "$stepd" --event -3333 --range 3 2>&1)
+	env TMPDIR="/tmp/pmixev.$job.0.n1" pevent --pid "$stepd" --event -3333 --range 3 2>&1)
 ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"
 [ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
 ok $? "n1's stepd gave both tools an identity of their own" ||
