@@ -28,6 +28,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_EVENT] = "EVENT",
 	[PMIXEV_MSG_NOTIFY] = "NOTIFY",
 	[PMIXEV_MSG_HEARTBEAT] = "HEARTBEAT",
+	[PMIXEV_MSG_GONE] = "GONE",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

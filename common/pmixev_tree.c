@@ -101,3 +101,57 @@ uint32_t pmixev_tree_depth(const struct pmixev_tree *t, uint32_t id)
 	}
 	return depth;
 }
+
+uint32_t pmixev_tree_hroot(const struct pmixev_tree *t, const bool *gone)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (!gone[i])
+			return i;
+	return PMIXEV_TREE_NONE;
+}
+
+uint32_t pmixev_tree_hparent(const struct pmixev_tree *t, const bool *gone,
+			     uint32_t root, uint32_t id)
+{
+	uint32_t p;
+
+	if (!valid(t, id) || id == root)
+		return PMIXEV_TREE_NONE;
+	for (p = pmixev_tree_parent(t, id); p != PMIXEV_TREE_NONE;
+	     p = pmixev_tree_parent(t, p))
+		if (!gone[p])
+			return p;
+	return root;
+}
+
+bool pmixev_tree_in_hsubtree(const struct pmixev_tree *t, const bool *gone,
+			     uint32_t root, uint32_t id, uint32_t d)
+{
+	if (!valid(t, id) || !valid(t, d) || gone[id] || gone[d])
+		return false;
+	for (; d != PMIXEV_TREE_NONE && d >= id;
+	     d = pmixev_tree_hparent(t, gone, root, d))
+		if (d == id)
+			return true;
+	return false;
+}
+
+uint32_t pmixev_tree_hnext_hop(const struct pmixev_tree *t, const bool *gone,
+			       uint32_t root, uint32_t id, uint32_t d)
+{
+	uint32_t prev = d;
+
+	if (!valid(t, id) || !valid(t, d) || gone[id] || gone[d])
+		return PMIXEV_TREE_NONE;
+	if (d == id)
+		return id;
+	/* Climb from d: reaching id means d is below it, via `prev`. */
+	for (uint32_t u = pmixev_tree_hparent(t, gone, root, d);
+	     u != PMIXEV_TREE_NONE && u >= id;
+	     u = pmixev_tree_hparent(t, gone, root, u)) {
+		if (u == id)
+			return prev;
+		prev = u;
+	}
+	return pmixev_tree_hparent(t, gone, root, id);
+}

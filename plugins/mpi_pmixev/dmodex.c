@@ -226,17 +226,12 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 
 void dmodex_lost(struct dmodex *d, uint32_t node)
 {
-	const struct pmixev_tree *tree = overlay_tree(d->ov);
-	uint32_t self = overlay_self(d->ov);
 	struct request *r, *next;
 
+	/* The tree heals around the node: only requests to it fail. */
 	for (r = d->requests; r; r = next) {
 		next = r->next;
-		/* Unreachable: in the lost child's subtree, or (parent lost)
-		 * outside our own subtree. */
-		if (pmixev_tree_parent(tree, self) == node
-			    ? !pmixev_tree_in_subtree(tree, self, r->node)
-			    : pmixev_tree_in_subtree(tree, node, r->node))
+		if (r->node == node)
 			request_end(r, PMIX_ERR_UNREACH, NULL, 0);
 	}
 }

@@ -207,14 +207,19 @@ static void classify(struct events *ev, uint32_t rank, int status,
 	}
 }
 
-/* An event this node observed: to every node, and here. */
-static void publish(struct events *ev, struct pmixev_event_msg *m)
+/* An event this node observed: here, and (`everywhere`) to every node. */
+static void publish(struct events *ev, struct pmixev_event_msg *m,
+		    bool everywhere)
 {
 	struct pmixev_buf b;
 
 	m->seq = m->flags & PMIXEV_EVENT_SITE ? ++ev->site_seq : ++ev->seq;
 	m->time = (uint64_t)time(NULL);
 	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m->code), m->text);
+	if (!everywhere) {
+		inject(ev, ev->lay->nodeid, m);
+		return;
+	}
 	pmixev_buf_init(&b);
 	if (pmixev_event_pack(&b, m) < 0)
 		PMIXEV_ERROR("events: cannot encode: %s", m->text);
@@ -235,7 +240,7 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 		return;
 	}
 	classify(ev, rank, status, &m);
-	publish(ev, &m);
+	publish(ev, &m, true);
 }
 
 void events_node_lost(struct events *ev, uint32_t node)
@@ -258,7 +263,8 @@ void events_node_lost(struct events *ev, uint32_t node)
 		off += (size_t)snprintf(m.text + off, sizeof(m.text) - off,
 					"%s%u", i ? "," : " ",
 					lay->map.ranks[node][i]);
-	publish(ev, &m);
+	/* Every node learns of the loss (overlay GONE) and says it here. */
+	publish(ev, &m, false);
 }
 
 static void set_state(struct events *ev, uint32_t rank, enum client_state s)
@@ -316,5 +322,5 @@ void events_site(struct events *ev, int code, const char *text)
 					      PMIXEV_EVENT_SITE};
 
 	snprintf(m.text, sizeof(m.text), "%s", text);
-	publish(ev, &m);
+	publish(ev, &m, true);
 }

@@ -46,10 +46,11 @@ void events_client_aborted(struct events *ev, uint32_t rank);
 void events_task_exit(struct events *ev, uint32_t rank, int status);
 
 /*
- * Neighbour `node` was lost (not a normal end): PMIX_EVENT_NODE_DOWN
- * (-231, non-default) to every process, from source {NSPACE.srv, node},
+ * Node `node` was lost (not a normal end), as this node learned from the
+ * overlay (every node does, once): PMIX_EVENT_NODE_DOWN (-231,
+ * non-default) to this node's processes, from source {NSPACE.srv, node},
  * with PMIX_EVENT_AFFECTED_PROCS (the ranks it hosted), PMIX_NODEID and
- * PMIX_HOSTNAME.
+ * PMIX_HOSTNAME; pmixev's source is this node's stepd.
  */
 void events_node_lost(struct events *ev, uint32_t node);
 

@@ -29,10 +29,14 @@ struct tracker {
 	struct fence *f;
 	struct sigstate *ss;
 	uint64_t seq;
-	bool local;    /* this node hosts participants */
-	bool local_in; /* ... and their contribution arrived */
-	bool *exp;     /* [nchildren] child subtree hosts participants */
-	bool *got;     /* [nchildren] child contribution arrived */
+	bool local;	 /* this node hosts participants */
+	bool local_in;	 /* ... and their contribution arrived */
+	bool *nodes;	 /* [nnodes] hosts participants */
+	uint32_t parent; /* the tree when the tracker started */
+	uint32_t *child; /* [nchild] */
+	uint32_t nchild;
+	bool *exp; /* [nchild] child subtree hosts participants */
+	bool *got; /* [nchild] child contribution arrived */
 	bool sent_up;
 	bool collect;
 	struct pmixev_buf data;
@@ -45,10 +49,10 @@ struct tracker {
 struct fence {
 	struct overlay *ov;
 	const struct layout *lay;
-	const struct pmixev_tree *tree;
 	struct event_base *base;
 	unsigned timeout_sec;
-	uint32_t self, nchildren;
+	uint32_t self;
+	uint32_t *scratch; /* [nnodes] */
 	struct sigstate *sigs;
 	struct tracker *trackers;
 };
@@ -134,10 +138,10 @@ static int sig_nodes(const struct fence *f, const char *sig, bool *nodes)
 	}
 }
 
-static uint32_t child_index(const struct fence *f, uint32_t node)
+static uint32_t child_index(const struct tracker *t, uint32_t node)
 {
-	for (uint32_t i = 0; i < f->nchildren; i++)
-		if (pmixev_tree_child(f->tree, f->self, i) == node)
+	for (uint32_t i = 0; i < t->nchild; i++)
+		if (t->child[i] == node)
 			return i;
 	return UINT32_MAX;
 }
@@ -154,6 +158,8 @@ static void tracker_free(struct tracker *t)
 	if (t->timer)
 		event_free(t->timer);
 	pmixev_buf_release(&t->data);
+	free(t->nodes);
+	free(t->child);
 	free(t->exp);
 	free(t->got);
 	free(t);
@@ -186,11 +192,10 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
 static void finish(struct tracker *t, int status, const uint8_t *data,
 		   size_t ndata, uint32_t from)
 {
-	struct fence *f = t->f;
-	uint32_t parent = pmixev_tree_parent(f->tree, f->self);
+	uint32_t parent = overlay_parent(t->f->ov);
 
-	for (uint32_t i = 0; i < f->nchildren; i++) {
-		uint32_t c = pmixev_tree_child(f->tree, f->self, i);
+	for (uint32_t i = 0; i < t->nchild; i++) {
+		uint32_t c = t->child[i];
 
 		if (t->exp[i] && c != from)
 			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, status, data,
@@ -217,14 +222,14 @@ static void fail(struct tracker *t, int status, uint32_t from, const char *why)
 
 static void check_complete(struct tracker *t)
 {
-	struct fence *f = t->f;
+	uint32_t parent = overlay_parent(t->f->ov);
 
 	if (t->sent_up || (t->local && !t->local_in))
 		return;
-	for (uint32_t i = 0; i < f->nchildren; i++)
+	for (uint32_t i = 0; i < t->nchild; i++)
 		if (t->exp[i] && !t->got[i])
 			return;
-	if (f->self == 0) {
+	if (parent == PMIXEV_TREE_NONE) {
 		/* finish() frees t: keep the data alive across the call. */
 		struct pmixev_buf data = t->data;
 
@@ -233,8 +238,8 @@ static void check_complete(struct tracker *t)
 		pmixev_buf_release(&data);
 		return;
 	}
-	send_msg(t, pmixev_tree_parent(f->tree, f->self), PMIXEV_MSG_FENCE_UP,
-		 PMIX_SUCCESS, t->data.data, t->data.len);
+	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIX_SUCCESS, t->data.data,
+		 t->data.len);
 	t->sent_up = true;
 	pmixev_buf_release(&t->data);
 }
@@ -265,37 +270,41 @@ static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
 	struct timeval tv = {
 		(time_t)(timeout_sec ? timeout_sec : f->timeout_sec), 0};
 	struct tracker *t = calloc(1, sizeof(*t));
-	bool *nodes = calloc(f->lay->step.nnodes, sizeof(*nodes));
+	uint32_t nnodes = f->lay->step.nnodes;
 
-	if (!t || !nodes || sig_nodes(f, ss->sig, nodes) < 0)
+	if (!t || !(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
+	    sig_nodes(f, ss->sig, t->nodes) < 0)
 		goto fail;
 	t->f = f;
 	t->ss = ss;
 	t->seq = seq;
 	pmixev_buf_init(&t->data);
-	t->local = nodes[f->self];
-	if (f->nchildren && (!(t->exp = calloc(f->nchildren, sizeof(bool))) ||
-			     !(t->got = calloc(f->nchildren, sizeof(bool)))))
+	t->local = t->nodes[f->self];
+	t->parent = overlay_parent(f->ov);
+	t->nchild = (uint32_t)overlay_children(f->ov, f->scratch);
+	if (t->nchild && (!(t->child = malloc(t->nchild * sizeof(*t->child))) ||
+			  !(t->exp = calloc(t->nchild, sizeof(bool))) ||
+			  !(t->got = calloc(t->nchild, sizeof(bool)))))
 		goto fail;
-	for (uint32_t i = 0; i < f->nchildren; i++) {
-		uint32_t c = pmixev_tree_child(f->tree, f->self, i);
+	for (uint32_t i = 0; i < t->nchild; i++) {
+		uint32_t c = t->child[i] = f->scratch[i];
 
-		for (uint32_t n = c; n < f->lay->step.nnodes && !t->exp[i]; n++)
-			t->exp[i] = nodes[n] &&
-				    pmixev_tree_in_subtree(f->tree, c, n);
+		for (uint32_t n = c; n < nnodes && !t->exp[i]; n++)
+			t->exp[i] =
+				t->nodes[n] && overlay_in_subtree(f->ov, c, n);
 	}
 	t->timer = evtimer_new(f->base, on_timeout, t);
 	if (!t->timer || evtimer_add(t->timer, &tv) < 0)
 		goto fail;
 	t->next = f->trackers;
 	f->trackers = t;
-	free(nodes);
 	return t;
 fail:
-	free(nodes);
 	if (t) {
 		if (t->timer)
 			event_free(t->timer);
+		free(t->nodes);
+		free(t->child);
 		free(t->exp);
 		free(t->got);
 		free(t);
@@ -388,13 +397,13 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	uint32_t ci = child_index(f, src);
 	struct sigstate *ss;
 	struct tracker *t;
+	uint32_t ci;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
-	if (ci == UINT32_MAX || !(ss = sig_get(f, m.sig))) {
+	if (!overlay_is_child(f->ov, src) || !(ss = sig_get(f, m.sig))) {
 		PMIXEV_ERROR("fence %s: contribution from node %u, which is "
 			     "not our child",
 			     m.sig, src);
@@ -413,7 +422,8 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		fail(t, m.status, src, "a peer reported an error");
 		return;
 	}
-	if (!t->exp[ci] || t->got[ci]) {
+	ci = child_index(t, src);
+	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
 		PMIXEV_ERROR("fence %s #%llu: unexpected contribution from "
 			     "node %u",
 			     m.sig, (unsigned long long)m.seq, src);
@@ -436,7 +446,7 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
-	if (src != pmixev_tree_parent(f->tree, f->self)) {
+	if (src != overlay_parent(f->ov)) {
 		PMIXEV_ERROR("fence %s: result from node %u, which is not our "
 			     "parent",
 			     m.sig, src);
@@ -450,14 +460,27 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		finish(t, PMIX_SUCCESS, m.data, m.ndata, src);
 }
 
+/* Is the tree still the one `t` started with (seen from here)? */
+static bool same_tree(struct tracker *t)
+{
+	struct fence *f = t->f;
+	size_t n = overlay_children(f->ov, f->scratch);
+
+	if (t->parent != overlay_parent(f->ov) || n != t->nchild)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (f->scratch[i] != t->child[i])
+			return false;
+	return true;
+}
+
 void fence_lost(struct fence *f, uint32_t node)
 {
-	uint32_t ci = child_index(f, node);
 	struct tracker *t, *next;
 
 	for (t = f->trackers; t; t = next) {
 		next = t->next;
-		if (ci == UINT32_MAX || (t->exp[ci] && !t->got[ci]))
+		if (t->nodes[node] || !same_tree(t))
 			fail(t, PMIX_ERR_UNREACH, node,
 			     "a node of the step became unreachable");
 	}
@@ -470,13 +493,15 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 
 	if (!f)
 		return NULL;
+	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch)))) {
+		free(f);
+		return NULL;
+	}
 	f->ov = ov;
 	f->lay = lay;
-	f->tree = overlay_tree(ov);
 	f->base = base;
 	f->timeout_sec = timeout_sec;
 	f->self = overlay_self(ov);
-	f->nchildren = pmixev_tree_nchildren(f->tree, f->self);
 	overlay_on(ov, PMIXEV_MSG_FENCE_UP, on_up, f);
 	overlay_on(ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
 	return f;
@@ -494,5 +519,6 @@ void fence_destroy(struct fence *f)
 		next = ss->next;
 		free(ss);
 	}
+	free(f->scratch);
 	free(f);
 }

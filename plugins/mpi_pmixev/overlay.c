@@ -34,7 +34,7 @@ const char *overlay_role_name(enum role r)
 	return names[r];
 }
 
-static void link_drop_queue(struct link *l)
+void overlay_link_drop_queue(struct link *l)
 {
 	struct queued *q, *next;
 
@@ -92,7 +92,7 @@ void overlay_link_up(struct link *l)
 	l->last_rx_ms = now_ms();
 	for (q = l->head; q; q = q->next)
 		conn_send(l->conn, q->type, q->src, q->dst, q->data, q->len);
-	link_drop_queue(l);
+	overlay_link_drop_queue(l);
 }
 
 /* --- frames on established links --------------------------------------- */
@@ -103,10 +103,11 @@ static struct link *link_toward(struct overlay *ov, uint32_t dst)
 
 	if (dst == PMIXEV_NODE_SRUN)
 		return &ov->srun;
-	hop = pmixev_tree_next_hop(&ov->tree, ov->cfg.nodeid, dst);
+	hop = pmixev_tree_hnext_hop(&ov->tree, ov->gone, ov->root,
+				    ov->cfg.nodeid, dst);
 	if (hop == PMIXEV_TREE_NONE || hop == ov->cfg.nodeid)
 		return NULL;
-	if (hop == ov->parent.peer && ov->cfg.nodeid != 0)
+	if (hop == ov->parent.peer)
 		return &ov->parent;
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		if (ov->children[i].peer == hop)
@@ -115,16 +116,14 @@ static struct link *link_toward(struct overlay *ov, uint32_t dst)
 }
 
 /*
- * A tree broadcast started by `origin` (dst PMIXEV_NODE_ANY): pass it on
- * away from the origin - up when the origin is in our subtree, down into
- * every child subtree that does not hold it - so each node gets it once.
+ * A broadcast (dst PMIXEV_NODE_ANY) from `origin`: the links form a tree,
+ * so passing it over every link but the one it came in on reaches each
+ * node once, whatever the shape the tree healed into.
  */
-static void flood(struct overlay *ov, uint32_t origin, uint8_t type,
-		  const void *data, size_t len)
+void overlay_flood(struct overlay *ov, const struct link *from, uint32_t origin,
+		   uint8_t type, const void *data, size_t len)
 {
-	uint32_t self = ov->cfg.nodeid;
-
-	if (self != 0 && pmixev_tree_in_subtree(&ov->tree, self, origin) &&
+	if (ov->parent.peer != PMIXEV_TREE_NONE && &ov->parent != from &&
 	    link_send(&ov->parent, type, origin, PMIXEV_NODE_ANY, data, len) <
 		    0)
 		PMIXEV_DEBUG(1,
@@ -134,7 +133,7 @@ static void flood(struct overlay *ov, uint32_t origin, uint8_t type,
 	for (uint32_t i = 0; i < ov->nchildren; i++) {
 		struct link *c = &ov->children[i];
 
-		if (!pmixev_tree_in_subtree(&ov->tree, c->peer, origin) &&
+		if (c != from && !c->dead &&
 		    link_send(c, type, origin, PMIXEV_NODE_ANY, data, len) < 0)
 			PMIXEV_DEBUG(1,
 				     "overlay: %s from node %u not passed "
@@ -156,6 +155,8 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 	}
 	if (hdr->type == PMIXEV_MSG_HEARTBEAT)
 		return 0;
+	if (hdr->type == PMIXEV_MSG_GONE)
+		return overlay_on_gone(l, payload, hdr->len);
 	if (hdr->type <= PMIXEV_MSG_PEER_WELCOME) {
 		PMIXEV_ERROR("overlay: unexpected %s from %s %s",
 			     pmixev_msg_type_name(hdr->type),
@@ -187,7 +188,7 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 				     hdr->src);
 			return -1;
 		}
-		flood(ov, hdr->src, hdr->type, payload, hdr->len);
+		overlay_flood(ov, l, hdr->src, hdr->type, payload, hdr->len);
 	}
 	if (ov->handlers[hdr->type].fn)
 		ov->handlers[hdr->type].fn(ov->handlers[hdr->type].ctx,
@@ -198,32 +199,42 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 	return 0;
 }
 
-static void lost(struct link *l, const char *why)
+/*
+ * Link `l` (to `peer_addr`; `was_up`: past its handshake) broke or went
+ * silent; its connection is already forgotten.
+ */
+static void lost(struct link *l, const char *why, const char *peer_addr,
+		 bool was_up)
 {
 	struct overlay *ov = l->ov;
+	enum gone_kind kind = l->bye		       ? GONE_ENDED
+			      : l->adopting && !was_up ? GONE_UNREACHABLE
+						       : GONE_LOST;
 
 	l->dead = true;
-	link_drop_queue(l);
+	if (l->role != ROLE_PARENT) /* the next parent takes the queue */
+		overlay_link_drop_queue(l);
 	if (l->role == ROLE_SRUN) {
 		PMIXEV_DEBUG(1, "overlay: srun connection closed: %s", why);
 		return;
 	}
-	if (l->bye || !l->up)
+	if (kind == GONE_LOST)
+		PMIXEV_ERROR("overlay: lost %s node %u (%s): %s",
+			     overlay_role_name(l->role), l->peer, peer_addr,
+			     why);
+	else
 		PMIXEV_DEBUG(1, "overlay: %s node %u %s",
 			     overlay_role_name(l->role), l->peer,
-			     l->bye ? "ended its part of the step"
-				    : "went away before the handshake");
-	else
-		PMIXEV_ERROR("overlay: lost %s node %u (%s): %s",
-			     overlay_role_name(l->role), l->peer,
-			     l->conn ? conn_peer(l->conn) : "?", why);
-	if (ov->lost_fn)
-		ov->lost_fn(ov->lost_ctx, l->peer, why, l->bye);
+			     kind == GONE_ENDED ? "ended its part of the step"
+						: "did not answer");
+	overlay_gone(ov, l->peer, kind, why, NULL);
 }
 
 void overlay_on_close(struct conn *c, const char *why, void *ctx)
 {
 	struct link *l = ctx;
+	bool was_up = l->up;
+	char addr[128];
 
 	if (l->role == ROLE_PENDING) {
 		struct overlay *ov = l->ov;
@@ -241,8 +252,9 @@ void overlay_on_close(struct conn *c, const char *why, void *ctx)
 		free(l);
 		return;
 	}
-	lost(l, why);
+	snprintf(addr, sizeof(addr), "%s", conn_peer(c));
 	overlay_link_reset(l);
+	lost(l, why, addr, was_up);
 }
 
 /* --- bootstrap ------------------------------------------------------------ */
@@ -328,6 +340,14 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 	ov->pending[slot] = p;
 }
 
+static void boot_lost(struct link *l)
+{
+	if (l->conn)
+		conn_destroy(l->conn);
+	overlay_link_reset(l);
+	lost(l, "not connected within the timeout", "?", false);
+}
+
 static void on_boot_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct overlay *ov = arg;
@@ -335,12 +355,12 @@ static void on_boot_timeout(evutil_socket_t fd, short what, void *arg)
 	if (!ov->table.nodes)
 		PMIXEV_ERROR("overlay: no address table from srun after %u s",
 			     ov->cfg.timeout_sec);
-	if (ov->cfg.nodeid != 0 && !ov->parent.up && !ov->parent.dead)
-		lost(&ov->parent, "not connected within the timeout");
+	if (ov->parent.peer != PMIXEV_TREE_NONE && !ov->parent.up &&
+	    !ov->parent.dead)
+		boot_lost(&ov->parent);
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		if (!ov->children[i].up && !ov->children[i].dead)
-			lost(&ov->children[i],
-			     "not connected within the timeout");
+			boot_lost(&ov->children[i]);
 }
 
 static int listen_any(struct overlay *ov)
@@ -366,16 +386,17 @@ static int listen_any(struct overlay *ov)
  */
 static void heartbeat_link(struct overlay *ov, struct link *l, uint64_t now)
 {
-	char why[64];
+	char why[64], addr[128];
 
 	if (!l->up || l->dead || !l->conn)
 		return;
 	if (now - l->last_rx_ms > 3ull * ov->cfg.heartbeat_ms) {
 		snprintf(why, sizeof(why), "no heartbeat for %llu ms",
 			 (unsigned long long)(now - l->last_rx_ms));
-		lost(l, why);
+		snprintf(addr, sizeof(addr), "%s", conn_peer(l->conn));
 		conn_destroy(l->conn);
 		overlay_link_reset(l);
+		lost(l, why, addr, true);
 		return;
 	}
 	conn_send(l->conn, PMIXEV_MSG_HEARTBEAT, ov->cfg.nodeid, l->peer, NULL,
@@ -387,7 +408,7 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
 	struct overlay *ov = arg;
 	uint64_t now = now_ms();
 
-	if (ov->cfg.nodeid != 0)
+	if (ov->parent.peer != PMIXEV_TREE_NONE)
 		heartbeat_link(ov, &ov->parent, now);
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		heartbeat_link(ov, &ov->children[i], now);
@@ -451,8 +472,13 @@ struct overlay *overlay_create(struct agent *agent, struct auth *auth,
 		.role = ROLE_PARENT,
 		.peer = pmixev_tree_parent(&ov->tree, cfg->nodeid)};
 	ov->nchildren = pmixev_tree_nchildren(&ov->tree, cfg->nodeid);
-	if (ov->nchildren &&
-	    !(ov->children = calloc(ov->nchildren, sizeof(*ov->children)))) {
+	/* Room for adopted children: any node with a higher id. */
+	ov->cap_children = cfg->nnodes - 1 - cfg->nodeid;
+	if ((ov->cap_children &&
+	     !(ov->children =
+		       calloc(ov->cap_children, sizeof(*ov->children)))) ||
+	    overlay_heal_init(ov) < 0) {
+		free(ov->children);
 		free(ov);
 		return NULL;
 	}
@@ -482,7 +508,7 @@ void overlay_on_lost(struct overlay *ov, overlay_lost_t fn, void *ctx)
 void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
 		       size_t len)
 {
-	flood(ov, ov->cfg.nodeid, type, data, len);
+	overlay_flood(ov, NULL, ov->cfg.nodeid, type, data, len);
 }
 
 int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
@@ -506,18 +532,14 @@ static void say_bye(struct overlay *ov, struct link *l)
 
 void overlay_leave(struct overlay *ov)
 {
-	if (ov->cfg.nodeid != 0)
+	ov->leaving = true;
+	if (ov->parent.peer != PMIXEV_TREE_NONE)
 		say_bye(ov, &ov->parent);
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		say_bye(ov, &ov->children[i]);
 	for (size_t i = 0; i < MAX_PENDING; i++)
 		if (ov->pending[i])
 			say_bye(ov, ov->pending[i]);
-}
-
-const struct pmixev_tree *overlay_tree(const struct overlay *ov)
-{
-	return &ov->tree;
 }
 
 uint32_t overlay_self(const struct overlay *ov)
@@ -528,7 +550,7 @@ uint32_t overlay_self(const struct overlay *ov)
 static void link_close(struct link *l)
 {
 	conn_destroy(l->conn);
-	link_drop_queue(l);
+	overlay_link_drop_queue(l);
 	overlay_link_reset(l);
 }
 
@@ -553,6 +575,8 @@ void overlay_destroy(struct overlay *ov)
 	if (ov->listener)
 		evconnlistener_free(ov->listener);
 	free(ov->children);
+	free(ov->gone);
+	free(ov->reported);
 	free(ov->table.nodes);
 	free(ov);
 }

@@ -15,6 +15,11 @@
  * A peer that fails any check is logged and dropped. Frames for another
  * node are forwarded along the tree; frames queued for a link that is not
  * up yet are sent when it comes up.
+ *
+ * Healing: a node whose neighbour broke off (connection closed, or no
+ * heartbeat for three periods) tells every node (GONE); each one re-forms
+ * the tree without it (overlay_heal.c): orphans join their nearest
+ * ancestor still there, or the lowest node left, which becomes the root.
  */
 #ifndef PMIXEV_OVERLAY_H_
 #define PMIXEV_OVERLAY_H_
@@ -50,10 +55,11 @@ struct overlay_cfg {
 typedef void (*overlay_handler_t)(void *ctx, uint32_t src, const uint8_t *data,
 				  size_t len);
 /*
- * Nodes became unreachable: `node` is the neighbour that went away (its
- * subtree, or for the parent everything outside our subtree, is cut off).
- * Called for lost nodes, and with `ended` for neighbours that said BYE
- * (their part of the step ended normally).
+ * Node `node` left the step's tree, which heals around it: called on every
+ * node once per gone node, with `ended` when it ended normally (said BYE)
+ * or was merely unreachable when we tried to join it, and again without
+ * `ended` if it is later reported lost. A lost node is reported (without
+ * `ended`) once on each node.
  */
 typedef void (*overlay_lost_t)(void *ctx, uint32_t node, const char *why,
 			       bool ended);
@@ -89,8 +95,19 @@ void overlay_leave(struct overlay *ov);
 void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
 		       size_t len);
 
-const struct pmixev_tree *overlay_tree(const struct overlay *ov);
 uint32_t overlay_self(const struct overlay *ov);
+
+/*
+ * The tree as this node sees it now, healed around gone nodes: our parent
+ * (PMIXEV_TREE_NONE at the root), our children (written to `out`, room
+ * for nnodes; returns how many), whether `d` is below `id`, and whether
+ * `node` left the step's tree.
+ */
+uint32_t overlay_parent(const struct overlay *ov);
+size_t overlay_children(const struct overlay *ov, uint32_t *out);
+bool overlay_in_subtree(const struct overlay *ov, uint32_t id, uint32_t d);
+bool overlay_is_child(const struct overlay *ov, uint32_t node);
+bool overlay_is_gone(const struct overlay *ov, uint32_t node);
 
 /* Close everything; no callbacks. On the agent thread (or after it ended). */
 void overlay_destroy(struct overlay *ov);

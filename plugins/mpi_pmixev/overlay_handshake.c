@@ -138,7 +138,7 @@ struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
 	return l->conn;
 }
 
-static int connect_parent(struct overlay *ov)
+int overlay_connect_parent(struct overlay *ov)
 {
 	const struct pmixev_table_entry *e = &ov->table.nodes[ov->parent.peer];
 	struct pmixev_ident id = {.job_id = ov->cfg.job_id,
@@ -190,7 +190,8 @@ int overlay_on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
 	overlay_link_up(
 		&ov->srun); /* frames for srun waited for the handshake */
 	PMIXEV_DEBUG(1, "overlay: address table received (%u nodes)", t.nnodes);
-	if (ov->cfg.nodeid != 0 && connect_parent(ov) < 0)
+	if (ov->parent.peer != PMIXEV_TREE_NONE &&
+	    overlay_connect_parent(ov) < 0)
 		return -1;
 	return 0;
 }
@@ -208,6 +209,7 @@ int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len)
 			     conn_peer(l->conn), id.from);
 		return -1;
 	}
+	l->adopting = false;
 	overlay_link_up(l);
 	PMIXEV_DEBUG(1, "overlay: connected to parent node %u (%s)", l->peer,
 		     conn_peer(l->conn));
@@ -218,20 +220,15 @@ int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
 {
 	struct overlay *ov = p->ov;
 	struct pmixev_ident id, reply;
-	struct link *child = NULL;
+	struct link *child;
 	struct conn *c = p->conn;
+	const char *why = "";
 
 	if (check_ident(ov, c, data, len, &id) < 0)
 		return -1;
-	for (uint32_t i = 0; i < ov->nchildren; i++)
-		if (ov->children[i].peer == id.from)
-			child = &ov->children[i];
-	if (!child || child->conn || child->dead) {
+	if (!(child = overlay_child_slot(ov, id.from, &why))) {
 		PMIXEV_ERROR("overlay: rejecting %s: node %u is %s",
-			     conn_peer(c), id.from,
-			     !child	   ? "not our child"
-			     : child->dead ? "already lost"
-					   : "already connected");
+			     conn_peer(c), id.from, why);
 		return -1;
 	}
 	reply = (struct pmixev_ident){.job_id = ov->cfg.job_id,

@@ -436,11 +436,11 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 
 void pubsub_lost(struct pubsub *ps, uint32_t node)
 {
-	const struct pmixev_tree *tree = overlay_tree(ps->ov);
 	struct pending *p, *next;
 
-	if (pmixev_tree_parent(tree, overlay_self(ps->ov)) != node)
-		return; /* the way to node 0 is intact */
+	/* The tree heals around lost nodes, but the data lives on node 0. */
+	if (node != 0)
+		return;
 	for (p = ps->pending; p; p = next) {
 		next = p->next;
 		pending_end(p, PMIX_ERR_UNREACH, NULL, 0);

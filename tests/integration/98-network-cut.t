@@ -9,8 +9,32 @@
 . "$(dirname "$0")/lib.sh"
 plan 5
 
-# wait_idle: until all three nodes are idle again (the link is back).
-wait_idle() {
+# reachable NETNS ADDR PORT: a TCP connection from NETNS ("" for the host)
+# to ADDR:PORT succeeds.
+reachable() {
+	local -a in=()
+	[ -z "$1" ] || in=(ip netns exec "$1")
+	"${in[@]}" timeout 1 bash -c ": </dev/tcp/$2/$3" 2>/dev/null
+}
+
+# wait_back: once the link is up again, until n3 and the other nodes reach
+# each other (neighbour entries that failed during the cut are flushed)
+# and all three nodes are idle.
+wait_back() {
+	local port n spec ok
+	port=$(sed -n 's/^SlurmdPort=//p' "$SLURM_CONF")
+	for n in $PMIXEV_CLUSTER_NODES; do
+		ip -n "${PMIXEV_CLUSTER_NETNS_PREFIX}$n" neigh flush all 2>/dev/null
+	done
+	for _ in $(seq 100); do
+		ok=1
+		for spec in $PMIXEV_CLUSTER_NODE_ADDRS; do
+			reachable "${PMIXEV_CLUSTER_NETNS_PREFIX}n3" "${spec#*=}" "$port" &&
+				reachable "" "${spec#*=}" "$port" || ok=0
+		done
+		[ "$ok" = 1 ] && break
+		sleep 0.1
+	done
 	for _ in $(seq 600); do
 		[ "$(sinfo -h -t idle -o %D)" = 3 ] && return 0
 		sleep 0.1
@@ -41,7 +65,7 @@ ok $? "the last survivor heard of it ${delay:-?} ms after the cut (limit 1000 ms
 ip link set "$link" up
 scancel "$job" 2>/dev/null
 wait "$srun_pid" 2>/dev/null
-wait_idle
+wait_back
 ok $? "with the link back, n3 rejoins and all three nodes are idle"
 
 if [ ! -x "$PMIXEV_TEST_CLIENTS/mpi_hello" ]; then
@@ -76,6 +100,6 @@ ok $? "the 4 Open MPI ranks on n1 and n2 are still alive 2 s after the node-down
 ip link set "$link" up
 scancel "$job" 2>/dev/null
 wait "$srun_pid" 2>/dev/null
-wait_idle || diag "n3 did not come back"
+wait_back || diag "n3 did not come back"
 
 done_testing

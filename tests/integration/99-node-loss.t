@@ -2,9 +2,12 @@
 # Node loss in a --no-kill step: every process of n3 dies at once (slurmd,
 # slurmstepd, task). The survivors on n1 and n2 get one
 # PMIX_EVENT_NODE_DOWN naming n3 and its rank within 1 s, and then fence
-# among themselves. Runs last: it leaves n3's slurmd dead.
+# among themselves. Then, on a fresh cluster, the same for n1, the root of
+# the stepds' tree: the tree heals (n3 joins n2, the lowest node left)
+# and the survivors on n2 and n3 fence through it. Runs last: it leaves
+# n1's slurmd dead.
 . "$(dirname "$0")/lib.sh"
-plan 3
+plan 6
 
 events=$(client pmix_events)
 log=$PMIXEV_CLUSTER_WORKDIR/99-node-loss.out
@@ -25,5 +28,28 @@ delay=$(last_event_ms "$t0")
 ok $? "the last survivor heard of it ${delay:-?} ms after n3 died (limit 1000 ms)"
 grep -q "step $job\.0 on n1: overlay: lost child node 2" "$(slurmd_log n1)"
 ok $? "n1's stepd logs the lost node"
+
+bash "$CLUSTER" stop >/dev/null 2>&1
+bash "$CLUSTER" start >/dev/null 2>&1
+ok $? "the cluster restarts with all three nodes"
+log=$PMIXEV_CLUSTER_WORKDIR/99-root-loss.out
+start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n3 -t 2 \
+	"$events" 0 nodedown
+sleep 2 # everyone registered and synchronised
+t0=$(date +%s.%N)
+for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
+	kill -9 "$p" 2>/dev/null
+done
+wait "$srun_pid"
+out=$(cat "$log")
+delay=$(last_event_ms "$t0")
+[ "$(lines '^pmix_events: rank [12] of 3 on n[23]: got NODE-DOWN for rank 0 \(exit -1, host n1\) after [0-9]+ ms at [0-9.]+: ok$')" -eq 2 ] &&
+	[ -n "$delay" ] && [ "$delay" -lt 1000 ]
+ok $? "the root n1 dies: both survivors got one node-down naming n1 and rank 0 (${delay:-?} ms), then fenced across n2 and n3" ||
+	show
+grep -q "step $job\.0 on n3: overlay: joining node 1 as its new parent" "$(slurmd_log n3)" &&
+	grep -q "step $job\.0 on n2: overlay: node 1 is now the root of the step's tree" "$(slurmd_log n2)"
+ok $? "the tree healed: n2 became its root and n3 joined it" ||
+	grep -h "step $job\.0 on n[23]: overlay" "$(slurmd_log n2)" "$(slurmd_log n3)" | sed 's/^/#   /' >&2
 
 done_testing

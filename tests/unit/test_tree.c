@@ -247,6 +247,110 @@ static void test_zero_width(void **state)
 	assert_int_equal(pmixev_tree_depth(&t, 3), NONE);
 }
 
+/* Deterministic pseudo-random gone sets. */
+static uint32_t rnd(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return *state >> 8;
+}
+
+static void test_healed_examples(void **state)
+{
+	struct pmixev_tree t = {.n = 10, .width = 2};
+	bool gone[10] = {false};
+	uint32_t root;
+
+	/* No one gone: the static tree. */
+	root = pmixev_tree_hroot(&t, gone);
+	assert_int_equal(root, 0);
+	for (uint32_t i = 0; i < 10; i++)
+		assert_int_equal(pmixev_tree_hparent(&t, gone, root, i),
+				 pmixev_tree_parent(&t, i));
+	/* Inner node 1 gone: its children 3, 4 hang from 0. */
+	gone[1] = true;
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 3), 0);
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 4), 0);
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 7), 3);
+	assert_int_equal(pmixev_tree_hnext_hop(&t, gone, root, 0, 8), 3);
+	assert_int_equal(pmixev_tree_hnext_hop(&t, gone, root, 8, 9), 3);
+	assert_int_equal(pmixev_tree_hnext_hop(&t, gone, root, 0, 1), NONE);
+	/* Root 0 gone too: 2 is the lowest left and adopts 3 and 4. */
+	gone[0] = true;
+	root = pmixev_tree_hroot(&t, gone);
+	assert_int_equal(root, 2);
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 2), NONE);
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 3), 2);
+	assert_int_equal(pmixev_tree_hparent(&t, gone, root, 5), 2);
+	assert_true(pmixev_tree_in_hsubtree(&t, gone, root, 3, 8));
+	assert_false(pmixev_tree_in_hsubtree(&t, gone, root, 3, 5));
+	assert_false(pmixev_tree_in_hsubtree(&t, gone, root, 1, 3));
+	assert_int_equal(pmixev_tree_hnext_hop(&t, gone, root, 7, 6), 3);
+	/* All gone. */
+	memset(gone, 1, sizeof(gone));
+	assert_int_equal(pmixev_tree_hroot(&t, gone), NONE);
+}
+
+static void test_healed_random(void **state)
+{
+	uint32_t seed = 42;
+
+	for (unsigned trial = 0; trial < 300; trial++) {
+		struct pmixev_tree t = {.n = 1 + rnd(&seed) % 40,
+					.width = 1 + rnd(&seed) % 4};
+		bool gone[40];
+		uint32_t root;
+
+		for (uint32_t i = 0; i < t.n; i++)
+			gone[i] = rnd(&seed) % 3 == 0;
+		root = pmixev_tree_hroot(&t, gone);
+		if (root == NONE)
+			continue;
+		for (uint32_t x = 0; x < t.n; x++) {
+			uint32_t p = pmixev_tree_hparent(&t, gone, root, x);
+
+			if (gone[x] || x == root)
+				continue;
+			/* A parent still there, lower, the static one when it
+			 * is there. */
+			assert_int_not_equal(p, NONE);
+			assert_false(gone[p]);
+			assert_true(p < x);
+			if (!gone[pmixev_tree_parent(&t, x)])
+				assert_int_equal(p, pmixev_tree_parent(&t, x));
+			assert_true(
+				pmixev_tree_in_hsubtree(&t, gone, root, p, x));
+			assert_true(pmixev_tree_in_hsubtree(&t, gone, root,
+							    root, x));
+		}
+		/* Routing reaches every node left along healed edges. */
+		for (uint32_t s = 0; s < t.n; s++)
+			for (uint32_t d = 0; d < t.n; d++) {
+				uint32_t cur = s, hops = 0;
+
+				if (gone[s] || gone[d]) {
+					assert_int_equal(
+						pmixev_tree_hnext_hop(
+							&t, gone, root, s, d),
+						NONE);
+					continue;
+				}
+				while (cur != d && hops++ <= t.n) {
+					uint32_t nx = pmixev_tree_hnext_hop(
+						&t, gone, root, cur, d);
+
+					assert_true(pmixev_tree_hparent(
+							    &t, gone, root,
+							    cur) == nx ||
+						    pmixev_tree_hparent(
+							    &t, gone, root,
+							    nx) == cur);
+					cur = nx;
+				}
+				assert_int_equal(cur, d);
+			}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_zero_width),
+		cmocka_unit_test(test_healed_examples),
+		cmocka_unit_test(test_healed_random),
 	};
 
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
