@@ -56,8 +56,8 @@ void evcount_undelivered(struct evcount *c, const char *source, const char *why)
 	uint64_t n = pmixev_evloss_undelivered(c->loss, source);
 
 	if (worth_logging(n))
-		PMIXEV_ERROR("events: an event from %s was not delivered "
-			     "here: %s (%llu from %s so far)",
+		PMIXEV_ERROR("events: an event from %s did not reach all "
+			     "its processes: %s (%llu from %s so far)",
 			     source, why, (unsigned long long)n, source);
 }
 

@@ -17,6 +17,9 @@
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 
+/* Most infos an event may carry across nodes. */
+#define MAX_INFO 4096
+
 /* The PMIx server's own marker on events from clients (src/event/). */
 #define SERVER_INTERNAL_NOTIFY "pmix.srvr.internal.notify"
 
@@ -31,6 +34,7 @@ struct notify {
 struct relay {
 	struct notify *n;
 	pmix_proc_t source;
+	size_t too_many; /* infos, when over MAX_INFO: count, do not relay */
 	struct pmixev_buf body; /* packed pmixev_notify_msg */
 };
 
@@ -59,6 +63,17 @@ static void relay_work(void *arg)
 	/* The local server cached it before handing it to us. */
 	source_name(r->n, &r->source, source, sizeof(source));
 	evcount_cached(r->n->count, source);
+	if (r->too_many) {
+		char why[96];
+
+		snprintf(why, sizeof(why),
+			 "it carries %zu infos, more than %d: not relayed "
+			 "to the other nodes",
+			 r->too_many, MAX_INFO);
+		evcount_undelivered(r->n->count, source, why);
+		free(r);
+		return;
+	}
 	overlay_broadcast(r->n->ov, PMIXEV_MSG_NOTIFY, r->body.data,
 			  r->body.len);
 	pmixev_buf_release(&r->body);
@@ -113,6 +128,14 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	 * is the server): the stepds spread those themselves. */
 	if (PMIX_CHECK_NSPACE(source->nspace, n->lay->srv_nspace))
 		return PMIX_OPERATION_SUCCEEDED;
+	if (ninfo > MAX_INFO && (r = calloc(1, sizeof(*r)))) {
+		r->n = n;
+		r->source = *source;
+		r->too_many = ninfo;
+		if (agent_post(n->agent, relay_work, r) < 0)
+			free(r);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
 	if (!(r = calloc(1, sizeof(*r))) ||
 	    pack_info(info, ninfo, &bo) != PMIX_SUCCESS) {
 		PMIXEV_ERROR("event %s from %s:%u not relayed: out of memory",
@@ -163,7 +186,7 @@ static pmix_status_t unpack_info(const struct pmixev_notify_msg *m,
 	rc = PMIx_Data_load(&buf, &bo);
 	if (rc == PMIX_SUCCESS)
 		rc = PMIx_Data_unpack(NULL, &buf, &n, &cnt, PMIX_INT32);
-	if (rc == PMIX_SUCCESS && (n < 0 || n > 4096))
+	if (rc == PMIX_SUCCESS && (n < 0 || n > MAX_INFO))
 		rc = PMIX_ERR_BAD_PARAM;
 	if (rc == PMIX_SUCCESS && n > 0) {
 		PMIX_INFO_CREATE(in->info, (size_t)n);

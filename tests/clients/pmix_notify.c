@@ -1,7 +1,7 @@
 /*
  * pmix_notify - a client's PMIx_Notify_event reaches exactly its range.
  *
- * usage: pmix_notify SENDER namespace|session|global|custom:R[,R...]
+ * usage: pmix_notify SENDER namespace|session|global|custom:R[,R...] [bad]
  *
  * Every rank registers for code -3001, all synchronise, rank SENDER
  * notifies -3001 with the range (custom: PMIX_EVENT_CUSTOM_RANGE lists the
@@ -10,7 +10,10 @@
  * when the range includes it: the PMIx client library does that locally;
  * no server sends an event back to its source.) It prints
  *   "pmix_notify: rank R of N on HOST: got G, expected E: ok"
- * (or FAILED); exit status 0 only when the count is right.
+ * (or FAILED); exit status 0 only when the count is right. With "bad", the
+ * sender first sends what no process registered for: an unknown code with
+ * no info, and one with 5000 infos (more than pmixev relays); neither may
+ * disturb the step or the real event that follows.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,6 +93,29 @@ static pmix_status_t send_event(const pmix_proc_t *me, const char *range)
 	return rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc;
 }
 
+/* Unknown codes, one with an oversized info array. */
+static void send_bad(const pmix_proc_t *me)
+{
+	pmix_info_t *info;
+	pmix_status_t rc;
+	char key[16];
+
+	rc = PMIx_Notify_event(CODE - 777, me, PMIX_RANGE_NAMESPACE, NULL, 0,
+			       NULL, NULL);
+	if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+		printf(PROG ": unknown code: %s\n", PMIx_Error_string(rc));
+	PMIX_INFO_CREATE(info, 5000);
+	for (uint32_t i = 0; i < 5000; i++) {
+		snprintf(key, sizeof(key), "bad.%u", i);
+		PMIX_INFO_LOAD(&info[i], key, &i, PMIX_UINT32);
+	}
+	rc = PMIx_Notify_event(CODE - 778, me, PMIX_RANGE_NAMESPACE, info, 5000,
+			       NULL, NULL);
+	if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+		printf(PROG ": 5000 infos: %s\n", PMIx_Error_string(rc));
+	PMIX_INFO_FREE(info, 5000);
+}
+
 int main(int argc, char **argv)
 {
 	pmix_status_t code = CODE, rc;
@@ -98,11 +124,13 @@ int main(int argc, char **argv)
 	uint32_t size;
 	long sender;
 
-	if (argc != 3 || client_parse_long(argv[1], 0, 1L << 30, &sender) ||
+	if (argc < 3 || argc > 4 ||
+	    client_parse_long(argv[1], 0, 1L << 30, &sender) ||
 	    (strcmp(argv[2], "namespace") && strcmp(argv[2], "session") &&
-	     strcmp(argv[2], "global") && strncmp(argv[2], "custom:", 7))) {
+	     strcmp(argv[2], "global") && strncmp(argv[2], "custom:", 7)) ||
+	    (argc == 4 && strcmp(argv[3], "bad"))) {
 		fprintf(stderr, "usage: " PROG " SENDER namespace|session|"
-				"global|custom:R[,R...]\n");
+				"global|custom:R[,R...] [bad]\n");
 		return 2;
 	}
 	client_watchdog(PROG, 0);
@@ -116,6 +144,8 @@ int main(int argc, char **argv)
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
 	}
+	if (me.rank == (uint32_t)sender && argc == 4)
+		send_bad(&me);
 	if (me.rank == (uint32_t)sender &&
 	    (rc = send_event(&me, argv[2])) != PMIX_SUCCESS)
 		printf(PROG ": rank %u: PMIx_Notify_event: %s\n", me.rank,
