@@ -40,6 +40,14 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				     "SLURM_PMIXEV_EVENT_CACHE",
 				     offsetof(struct pmixev_conf, event_cache),
 				     1, 65536, 512, " events"},
+	[PMIXEV_CONF_WATCH_INTERVAL] = {"PMIxevWatchInterval",
+					"SLURM_PMIXEV_WATCH_INTERVAL",
+					offsetof(struct pmixev_conf, watch_sec),
+					1, 3600, 5, " seconds"},
+	[PMIXEV_CONF_TIME_WARNING] = {"PMIxevTimeWarning",
+				      "SLURM_PMIXEV_TIME_WARNING",
+				      offsetof(struct pmixev_conf, warn_sec), 0,
+				      604800, 300, " seconds (0: off)"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

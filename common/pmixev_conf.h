@@ -18,6 +18,8 @@ struct pmixev_conf {
 	unsigned tree_width;   /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
 	unsigned heartbeat_ms; /* PMIxevHeartbeat: 0 = off */
 	unsigned event_cache;  /* PMIxevEventCache: events kept per node */
+	unsigned watch_sec;    /* PMIxevWatchInterval: slurmctld polls */
+	unsigned warn_sec;     /* PMIxevTimeWarning: lead time, 0 = none */
 };
 
 /* Options are addressed by index. */
@@ -27,6 +29,8 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_TREE_WIDTH,
 	PMIXEV_CONF_HEARTBEAT,
 	PMIXEV_CONF_EVENT_CACHE,
+	PMIXEV_CONF_WATCH_INTERVAL,
+	PMIXEV_CONF_TIME_WARNING,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -255,6 +255,8 @@ int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 	pmixev_buf_put_u32(b, m->node);
 	pmixev_buf_put_i32(b, m->exit_code);
 	pmixev_buf_put_u8(b, m->flags);
+	pmixev_buf_put_u64(b, (uint64_t)m->value);
+	pmixev_buf_put_u32(b, m->detail);
 	pmixev_buf_put_u64(b, m->seq);
 	pmixev_buf_put_u64(b, m->time);
 	pmixev_buf_put_str(b, m->text);
@@ -264,12 +266,16 @@ int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
 {
 	struct pmixev_event_msg t;
+	uint64_t value = 0;
 
 	pmixev_buf_get_i32(b, &t.code);
 	pmixev_buf_get_u32(b, &t.rank);
 	pmixev_buf_get_u32(b, &t.node);
 	pmixev_buf_get_i32(b, &t.exit_code);
 	pmixev_buf_get_u8(b, &t.flags);
+	pmixev_buf_get_u64(b, &value);
+	t.value = (int64_t)value;
+	pmixev_buf_get_u32(b, &t.detail);
 	pmixev_buf_get_u64(b, &t.seq);
 	pmixev_buf_get_u64(b, &t.time);
 	pmixev_buf_get_str(b, t.text, sizeof(t.text));

@@ -109,7 +109,8 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m);
  */
 #define PMIXEV_EVENT_NON_DEFAULT 0x1 /* not for catch-all handlers */
 #define PMIXEV_EVENT_SITE	 0x2 /* from the site (pmixev-notify) */
-#define PMIXEV_EVENT_FLAGS	 0x3
+#define PMIXEV_EVENT_JOB	 0x4 /* about the job (from slurmctld) */
+#define PMIXEV_EVENT_FLAGS	 0x7
 #define PMIXEV_EVENT_NO_RANK	 UINT32_MAX
 
 struct pmixev_event_msg {
@@ -118,6 +119,8 @@ struct pmixev_event_msg {
 	uint32_t node;	   /* affected node (node events) */
 	int32_t exit_code; /* PMIX_EXIT_CODE: exit status or signal */
 	uint8_t flags;	   /* PMIXEV_EVENT_* */
+	int64_t value;	   /* job events: seconds left */
+	uint32_t detail;   /* job events: what follows (PMIXEV_AFTER_*) */
 	uint64_t seq;	   /* per observing node, from 1 */
 	uint64_t time;	   /* when it was observed, seconds since the epoch */
 	char text[PMIXEV_MSG_TEXT_MAX];

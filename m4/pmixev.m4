@@ -126,6 +126,15 @@ AC_DEFUN([PMIXEV_CHECK_LIBS], [
   AC_CHECK_LIB([munge], [munge_encode], [MUNGE_LIBS=-lmunge],
     [AC_MSG_ERROR([libmunge not found (Debian: apt-get install libmunge-dev)])])
   AC_SUBST([MUNGE_LIBS])
+  dnl The owner helper talks to slurmctld through the public libslurm API.
+  AS_IF([test "x$with_slurm" = x/usr], [SLURM_LDFLAGS=],
+    [SLURM_LDFLAGS="-L$with_slurm/lib"])
+  save_LDFLAGS=$LDFLAGS
+  LDFLAGS="$LDFLAGS $SLURM_LDFLAGS"
+  AC_CHECK_LIB([slurm], [slurm_load_job], [SLURM_LIBS="$SLURM_LDFLAGS -lslurm"],
+    [AC_MSG_ERROR([libslurm not found (Debian: apt-get install libslurm-dev)])])
+  LDFLAGS=$save_LDFLAGS
+  AC_SUBST([SLURM_LIBS])
   AC_PATH_PROG([MPICC], [mpicc], [no])
   AS_IF([test "x$MPICC" = xno],
     [AC_MSG_WARN([mpicc not found: the Open MPI test programs will not be built (Debian: apt-get install libopenmpi-dev)])])

@@ -16,14 +16,11 @@
 
 #include "evcount.h"
 #include "pmixev_buf.h"
+#include "pmixev_events.h"
 #include "pmixev_frame.h"
+#include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
-
-/* pmixev's event metadata keys: not in the PMIx standard, and keys
- * starting with "pmix" are reserved to it. */
-#define PMIXEV_EVENT_SOURCE "slurm.pmixev.evsrc" /* "stepd@NODE" */
-#define PMIXEV_EVENT_SEQ    "slurm.pmixev.evseq" /* uint64, from 1 */
 
 enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 
@@ -33,6 +30,7 @@ struct events {
 	struct evcount *count;
 	uint64_t seq;		  /* events this node's stepd observed */
 	uint64_t site_seq;	  /* site events given to this node */
+	uint64_t job_seq;	  /* job events this node's watcher saw */
 	enum client_state *state; /* [ntasks], for local ranks */
 };
 
@@ -66,6 +64,26 @@ static pmix_data_array_t *node_procs(const struct layout *lay, uint32_t node)
 	return da;
 }
 
+/* What a job event (slurmctld, through the watcher) carries. */
+static size_t job_infos(const struct pmixev_event_msg *m, pmix_info_t *info)
+{
+	uint32_t secs = m->value > UINT32_MAX ? UINT32_MAX : (uint32_t)m->value;
+	bool changed = m->detail != 0;
+	size_t n = 0;
+
+	if (m->value >= 0)
+		PMIX_INFO_LOAD(&info[n++], PMIX_TIME_REMAINING, &secs,
+			       PMIX_UINT32);
+	if (m->code == PMIX_JCTRL_PREEMPT_ALERT)
+		PMIX_INFO_LOAD(&info[n++], PMIXEV_PREEMPT_MODE,
+			       pmixev_preempt_after_name(m->detail),
+			       PMIX_STRING);
+	if (m->code == PMIXEV_EVENT_TIME_LIMIT)
+		PMIX_INFO_LOAD(&info[n++], PMIXEV_TIME_CHANGED, &changed,
+			       PMIX_BOOL);
+	return n;
+}
+
 /* Give the event to this node's PMIx server for its clients. */
 static void inject(struct events *ev, uint32_t src_node,
 		   const struct pmixev_event_msg *m)
@@ -83,7 +101,9 @@ static void inject(struct events *ev, uint32_t src_node,
 	size_t n = 0;
 
 	snprintf(source, sizeof(source), "%s@%s",
-		 m->flags & PMIXEV_EVENT_SITE ? "site" : "stepd",
+		 m->flags & PMIXEV_EVENT_SITE  ? "site"
+		 : m->flags & PMIXEV_EVENT_JOB ? "slurmctld"
+					       : "stepd",
 		 lay->nodes[src_node]);
 	if (in)
 		PMIX_INFO_CREATE(in->info, 9);
@@ -101,14 +121,17 @@ static void inject(struct events *ev, uint32_t src_node,
 			.type = PMIX_PROC, .size = 1, .array = &all};
 		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_CUSTOM_RANGE,
 			       &everyone, PMIX_DATA_ARRAY);
-		if ((procs = node_procs(lay, m->node))) {
+		if (m->flags & PMIXEV_EVENT_JOB)
+			n += job_infos(m, &in->info[n]);
+		else if ((procs = node_procs(lay, m->node))) {
 			PMIX_INFO_LOAD(&in->info[n++],
 				       PMIX_EVENT_AFFECTED_PROCS, procs,
 				       PMIX_DATA_ARRAY);
 			PMIX_DATA_ARRAY_FREE(procs);
 		}
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_NODEID, &m->node,
-			       PMIX_UINT32);
+		if (!(m->flags & PMIXEV_EVENT_JOB))
+			PMIX_INFO_LOAD(&in->info[n++], PMIX_NODEID, &m->node,
+				       PMIX_UINT32);
 	} else {
 		PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
 		/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every
@@ -118,8 +141,9 @@ static void inject(struct events *ev, uint32_t src_node,
 		PMIX_INFO_LOAD(&in->info[n++], PMIX_EXIT_CODE, &exit_code,
 			       PMIX_INT);
 	}
-	PMIX_INFO_LOAD(&in->info[n++], PMIX_HOSTNAME, lay->nodes[host],
-		       PMIX_STRING);
+	if (!(m->flags & PMIXEV_EVENT_JOB))
+		PMIX_INFO_LOAD(&in->info[n++], PMIX_HOSTNAME, lay->nodes[host],
+			       PMIX_STRING);
 	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_TEXT_MESSAGE, m->text,
 		       PMIX_STRING);
 	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_TIMESTAMP, &when, PMIX_TIME);
@@ -213,7 +237,9 @@ static void publish(struct events *ev, struct pmixev_event_msg *m,
 {
 	struct pmixev_buf b;
 
-	m->seq = m->flags & PMIXEV_EVENT_SITE ? ++ev->site_seq : ++ev->seq;
+	m->seq = m->flags & PMIXEV_EVENT_SITE  ? ++ev->site_seq
+		 : m->flags & PMIXEV_EVENT_JOB ? ++ev->job_seq
+					       : ++ev->seq;
 	m->time = (uint64_t)time(NULL);
 	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m->code), m->text);
 	if (!everywhere) {
@@ -320,6 +346,21 @@ void events_site(struct events *ev, int code, const char *text)
 				     .node = ev->lay->nodeid,
 				     .flags = PMIXEV_EVENT_NON_DEFAULT |
 					      PMIXEV_EVENT_SITE};
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	publish(ev, &m, true);
+}
+
+void events_job(struct events *ev, int code, int64_t value, uint32_t detail,
+		const char *text)
+{
+	struct pmixev_event_msg m = {.code = code,
+				     .rank = PMIXEV_EVENT_NO_RANK,
+				     .node = ev->lay->nodeid,
+				     .value = value,
+				     .detail = detail,
+				     .flags = PMIXEV_EVENT_NON_DEFAULT |
+					      PMIXEV_EVENT_JOB};
 
 	snprintf(m.text, sizeof(m.text), "%s", text);
 	publish(ev, &m, true);

@@ -61,6 +61,16 @@ void events_node_lost(struct events *ev, uint32_t node);
  */
 void events_site(struct events *ev, int code, const char *text);
 
+/*
+ * The watcher saw a change of the job in slurmctld: a job event `code`
+ * (include/pmixev_events.h) to every process of the step, with
+ * PMIX_TIME_REMAINING = `value` seconds (when >= 0), `detail` (what
+ * follows a preemption; whether the end time moved), source
+ * "slurmctld@NODE" and its own sequence.
+ */
+void events_job(struct events *ev, int code, int64_t value, uint32_t detail,
+		const char *text);
+
 void events_destroy(struct events *ev);
 
 #endif /* PMIXEV_EVENTS_H_ */

@@ -17,11 +17,13 @@
 #include "notify.h"
 #include "overlay.h"
 #include "pmixev_conf.h"
+#include "pmixev_env.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
 #include "pubsub.h"
 #include "server.h"
 #include "site.h"
+#include "watcher.h"
 
 #define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
 
@@ -44,6 +46,8 @@ static struct {
 	struct events *events;
 	struct notify *notify;
 	struct site *site;
+	struct owner *owner;	 /* first node only */
+	struct watcher *watcher; /* first node only */
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -79,6 +83,27 @@ static void start_overlay(void *arg)
 	if (overlay_start(st.ov) < 0)
 		PMIXEV_ERROR("overlay: bootstrap failed; collectives across "
 			     "nodes will fail");
+}
+
+static void start_watcher(void *arg)
+{
+	watcher_start(st.watcher);
+}
+
+/* One watcher per step, on its first node: it talks to slurmctld. */
+static int build_watcher(char **env)
+{
+	if (st.lay.nodeid != 0)
+		return 0;
+	if (!(st.owner = owner_create(st.agent, &st.lay,
+				      pmixev_env_get(env, "SLURM_CONF"))) ||
+	    !(st.watcher =
+		      watcher_create(st.agent, st.owner, st.events,
+				     st.conf.watch_sec, st.conf.warn_sec))) {
+		PMIXEV_ERROR("cannot create the watcher: out of memory");
+		return -1;
+	}
+	return agent_post(st.agent, start_watcher, NULL);
 }
 
 static int build(void)
@@ -163,7 +188,7 @@ int stepd_prefork(char **env)
 		return SLURM_SUCCESS;
 	}
 	st.active = true;
-	if (build() < 0) {
+	if (build() < 0 || build_watcher(env) < 0) {
 		refuse("", "the PMIx server could not start (see the slurmd "
 			   "log)");
 		return SLURM_SUCCESS;
@@ -233,6 +258,8 @@ void stepd_fini(void)
 		agent_stop(st.agent);
 	}
 	server_destroy(st.srv);
+	watcher_destroy(st.watcher);
+	owner_destroy(st.owner);
 	site_destroy(st.site);
 	notify_destroy(st.notify);
 	events_destroy(st.events);

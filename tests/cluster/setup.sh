@@ -33,14 +33,15 @@ find_sys_plugindir() {
 	die "cannot find Slurm's plugin directory (select_cons_tres.so)"
 }
 
-# Sets PLUGIN_DIR (PluginDir value), SPANK_LINE, MPI_SRC, SPANK_SRC, COPY_PLUGINS.
+# Sets PLUGIN_DIR (PluginDir value), SPANK_LINE, MPI_SRC, SPANK_SRC,
+# OWNER_SRC, COPY_PLUGINS.
 # The built plugins are staged in $DIR/plugins: Slurm names an mpi plugin by
 # the text after "mpi_" in its path, so the build's own directory
 # (.../plugins/mpi_pmixev/.libs) would show up in `srun --mpi=list` as
 # "pmixev/.libs/mpi_pmixev".
 resolve_plugins() {
 	local build_env=${PMIXEV_BUILDDIR:-}/tests/cluster/build.env sysdir
-	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' COPY_PLUGINS=0
+	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' COPY_PLUGINS=0
 	if [[ -n ${PMIXEV_BUILDDIR:-} && -r $build_env ]]; then
 		# shellcheck source=/dev/null
 		. "$build_env"
@@ -48,6 +49,7 @@ resolve_plugins() {
 		SPANK_SRC=${PMIXEV_SPANK_PLUGIN:?build.env must set PMIXEV_SPANK_PLUGIN}
 		[[ -r $MPI_SRC ]] || die "mpi plugin not found: $MPI_SRC"
 		[[ -r $SPANK_SRC ]] || die "spank plugin not found: $SPANK_SRC"
+		OWNER_SRC=${PMIXEV_OWNER_HELPER_BUILT:-}
 	else
 		warn "no \$PMIXEV_BUILDDIR/tests/cluster/build.env: using system plugins only, empty plugstack.conf"
 	fi
@@ -66,6 +68,13 @@ stage_plugins() {
 	[[ -n $MPI_SRC ]] || return 0
 	install -d -m 0755 "$DIR/plugins"
 	local f
+	# The stepds run the owner helper as the job user from here: they
+	# find it through PMIXEV_OWNER_HELPER (passed to the daemons).
+	if [[ -x $OWNER_SRC ]]; then
+		install -m 0755 "$OWNER_SRC" "$DIR/plugins/.pmixev-owner.tmp"
+		mv -f "$DIR/plugins/.pmixev-owner.tmp" "$DIR/plugins/pmixev-owner"
+		export PMIXEV_OWNER_HELPER=$DIR/plugins/pmixev-owner
+	fi
 	for f in "$MPI_SRC" "$SPANK_SRC"; do
 		if ((COPY_PLUGINS)); then
 			# temp name + rename: never rewrite a mapped .so in place
@@ -103,6 +112,8 @@ TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
+PreemptType=preempt/partition_prio
+PreemptMode=CANCEL
 SlurmdParameters=config_overrides
 SlurmdTimeout=6
 MessageTimeout=2
@@ -125,7 +136,11 @@ EOF
 			printf 'NodeName=%s NodeAddr=%s NodeHostname=%s Sockets=1 CoresPerSocket=32 ThreadsPerCore=1 RealMemory=4000 State=UNKNOWN\n' \
 				"$n" "$(node_addr "$n")" "$n"
 		done
-		printf 'PartitionName=debug Nodes=n[1-%d] Default=YES MaxTime=INFINITE State=UP\n' "${#NODES[@]}"
+		# Jobs in "high" preempt jobs in "debug" (cancelled) and "requeue"
+		# (requeued) after a grace time of 20 s.
+		printf 'PartitionName=debug Nodes=n[1-%d] Default=YES MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=20\n' "${#NODES[@]}"
+		printf 'PartitionName=requeue Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=20 PreemptMode=REQUEUE\n' "${#NODES[@]}"
+		printf 'PartitionName=high Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF\n' "${#NODES[@]}"
 		[[ -z ${PMIXEV_SLURM_CONF_EXTRA:-} ]] || printf '%s\n' "$PMIXEV_SLURM_CONF_EXTRA"
 	} >"$out/slurm.conf"
 	printf '%s' "${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"

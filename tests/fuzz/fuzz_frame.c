@@ -2,7 +2,8 @@
  * fuzz_frame.c - libFuzzer target for the frame header and message bodies.
  *
  * The input is decoded as a frame header and, as a whole and from byte 24
- * on (the body of a frame), by every unpack function. Invariants checked:
+ * on (the body of a frame), by every unpack function (and as a whole as
+ * an owner helper message). Invariants checked:
  * a header that decodes re-encodes to the same 24 bytes, and a body that
  * unpacks packs back to the same bytes (the encoding is canonical).
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "pmixev_frame.h"
+#include "pmixev_owner.h"
 #include "pmixev_proto.h"
 
 #define FUZZ_MAX_LEN 4096
@@ -119,8 +121,29 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	}
 }
 
+/* The owner helper's messages (a SOCK_SEQPACKET message each). */
+static void fuzz_owner(const uint8_t *data, size_t len)
+{
+	struct pmixev_owner_req req;
+	struct pmixev_owner_resp resp;
+	struct pmixev_buf r, w;
+
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_owner_req_unpack(&r, &req) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_owner_req_pack(&w, &req), data, len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_owner_resp_unpack(&r, &resp) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_owner_resp_pack(&w, &resp), data,
+				len);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	fuzz_owner(data, size);
 	fuzz_header(data, size);
 	fuzz_ident_cred_table(data, size);
 	fuzz_fence_dmdx_abort(data, size);

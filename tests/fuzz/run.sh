@@ -31,7 +31,7 @@ mkdir "$work/include"
 : >"$work/include/config.h"
 
 # target name, then its sources
-targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c
+targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c,pmixev_owner.c
 fuzz_taskmap:pmixev_taskmap.c"
 
 failed=0

@@ -22,6 +22,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c.tree_width, 0);
 	assert_int_equal(c.heartbeat_ms, 200);
 	assert_int_equal(c.event_cache, 512);
+	assert_int_equal(c.watch_sec, 5);
+	assert_int_equal(c.warn_sec, 300);
 	assert_string_equal(pmixev_conf_env(PMIXEV_CONF_EVENT_CACHE),
 			    "SLURM_PMIXEV_EVENT_CACHE");
 	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_DEBUG), "PMIxevDebug");

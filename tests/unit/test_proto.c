@@ -391,6 +391,8 @@ static void test_event(void **state)
 				      .node = 2,
 				      .exit_code = 9,
 				      .flags = PMIXEV_EVENT_NON_DEFAULT,
+				      .value = -60,
+				      .detail = 3,
 				      .seq = 7,
 				      .time = 1800000000};
 	struct pmixev_event_msg out;
@@ -406,6 +408,8 @@ static void test_event(void **state)
 	assert_int_equal(out.node, 2);
 	assert_int_equal(out.exit_code, 9);
 	assert_int_equal(out.flags, PMIXEV_EVENT_NON_DEFAULT);
+	assert_int_equal(out.value, -60);
+	assert_int_equal(out.detail, 3);
 	assert_int_equal(out.seq, 7);
 	assert_int_equal(out.time, 1800000000);
 	assert_string_equal(out.text, in.text);
@@ -413,14 +417,16 @@ static void test_event(void **state)
 	pmixev_buf_release(&w);
 
 	/* Unknown flags are refused both ways. */
-	in.flags = 0x4;
+	in.flags = 0x8;
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_event_pack(&w, &in), -1);
 	pmixev_buf_put_i32(&w, -402);
 	pmixev_buf_put_u32(&w, 5);
 	pmixev_buf_put_u32(&w, 2);
 	pmixev_buf_put_i32(&w, 9);
-	pmixev_buf_put_u8(&w, 0x4);
+	pmixev_buf_put_u8(&w, 0x8);
+	pmixev_buf_put_u64(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
 	pmixev_buf_put_u64(&w, 7);
 	pmixev_buf_put_u64(&w, 0);
 	pmixev_buf_put_str(&w, "x");

@@ -1,0 +1,39 @@
+/*
+ * pmixev_events.h - the event codes and info keys pmixev adds to the PMIx
+ * standard's, for applications running under srun --mpi=pmixev.
+ *
+ * Standard codes pmixev also uses for Slurm's job events:
+ *   PMIX_JCTRL_PREEMPT_ALERT (-108)  Slurm decided to preempt the job
+ *   PMIX_ERR_JOB_CANCELED    (-180)  the job was cancelled (scancel)
+ *   PMIX_EVENT_JOB_END       (-145)  the job ended otherwise
+ * All job events are non-default (catch-all handlers never see them),
+ * come from the source {NSPACE.srv, node}, and carry
+ * PMIX_EVENT_TEXT_MESSAGE, PMIX_EVENT_TIMESTAMP and pmixev's source and
+ * sequence (PMIXEV_EVENT_SOURCE "slurmctld@NODE", PMIXEV_EVENT_SEQ).
+ */
+#ifndef PMIXEV_EVENTS_H_PUBLIC_
+#define PMIXEV_EVENTS_H_PUBLIC_
+
+/* The job's end time is near (the lead time asked for), or it moved:
+ * PMIX_TIME_REMAINING (uint32_t seconds), PMIXEV_TIME_CHANGED (bool). */
+#define PMIXEV_EVENT_TIME_LIMIT (-3301)
+/* The job was suspended (scontrol suspend, gang scheduling). */
+#define PMIXEV_EVENT_JOB_SUSPENDED (-3302)
+/* The job was resumed. */
+#define PMIXEV_EVENT_JOB_RESUMED (-3303)
+/* The job is being requeued: its processes will be killed and it will
+ * run again later. */
+#define PMIXEV_EVENT_JOB_REQUEUED (-3304)
+
+/* pmixev's metadata on every event it generates. */
+#define PMIXEV_EVENT_SOURCE "slurm.pmixev.evsrc" /* (char*) who observed it */
+#define PMIXEV_EVENT_SEQ    "slurm.pmixev.evseq" /* (uint64_t) per source */
+
+/* PMIX_JCTRL_PREEMPT_ALERT: what Slurm will do when the grace time
+ * (PMIX_TIME_REMAINING) is over: "cancel", "requeue", "suspend" or "". */
+#define PMIXEV_PREEMPT_MODE "slurm.pmixev.preempt.mode"
+/* PMIXEV_EVENT_TIME_LIMIT: true when the end time moved (an operator
+ * extended or reduced the limit), false for the lead-time warning. */
+#define PMIXEV_TIME_CHANGED "slurm.pmixev.time.changed"
+
+#endif /* PMIXEV_EVENTS_H_PUBLIC_ */

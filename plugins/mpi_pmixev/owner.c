@@ -1,0 +1,233 @@
+/*
+ * owner.c - starting the owner helper and talking to it.
+ */
+#include "config.h"
+
+#include "owner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "pmixev_log.h"
+
+#define HELPER_FD  3
+#define MAX_GROUPS 1024
+
+struct owner {
+	struct agent *agent;
+	const struct layout *lay;
+	char path[512];	     /* the helper */
+	char conf_env[600];  /* "SLURM_CONF=..." for the helper, or "" */
+	int fd;		     /* our end, or -1 */
+	pid_t pid;	     /* the helper, or 0 */
+	struct event *ev;    /* readable fd */
+	uint32_t next_id;    /* of the next request */
+	uint32_t pending_id; /* 0: none in flight */
+	owner_job_fn fn;
+	void *arg;
+};
+
+struct owner *owner_create(struct agent *agent, const struct layout *lay,
+			   const char *slurm_conf)
+{
+	struct owner *o = calloc(1, sizeof(*o));
+	const char *path = getenv("PMIXEV_OWNER_HELPER");
+
+	if (!o)
+		return NULL;
+	o->agent = agent;
+	o->lay = lay;
+	o->fd = -1;
+	snprintf(o->path, sizeof(o->path), "%s",
+		 path && *path ? path : PMIXEV_OWNER_HELPER_PATH);
+	if (slurm_conf && *slurm_conf)
+		snprintf(o->conf_env, sizeof(o->conf_env), "SLURM_CONF=%s",
+			 slurm_conf);
+	return o;
+}
+
+static void stop_helper(struct owner *o)
+{
+	if (o->ev) {
+		event_free(o->ev);
+		o->ev = NULL;
+	}
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	/* It exits on EOF; reap it (SIGKILL if it hangs in a Slurm call). */
+	if (o->pid > 0 && waitpid(o->pid, NULL, WNOHANG) == 0) {
+		kill(o->pid, SIGKILL);
+		waitpid(o->pid, NULL, 0);
+	}
+	o->pid = 0;
+}
+
+/* The answer to the request in flight (NULL: there will be none). */
+static void answer(struct owner *o, const struct pmixev_job_state *job)
+{
+	owner_job_fn fn = o->fn;
+
+	o->pending_id = 0;
+	o->fn = NULL;
+	if (fn)
+		fn(o->arg, job);
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct owner *o = arg;
+	uint8_t in[PMIXEV_OWNER_MSG_MAX];
+	struct pmixev_owner_resp resp;
+	struct pmixev_buf b;
+	ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	pmixev_buf_reader(&b, in, n > 0 ? (size_t)n : 0);
+	if (n == 0 && !o->pending_id) {
+		/* Killed with the step's processes at its end, most likely. */
+		PMIXEV_DEBUG(1, "owner helper exited");
+		stop_helper(o);
+		return;
+	}
+	if (n <= 0) {
+		/* Slurm kills it with the step's processes at the end. */
+		PMIXEV_DEBUG(1,
+			     "owner helper: %s; a new one starts with the "
+			     "next request",
+			     n == 0 ? "it exited" : strerror(errno));
+		stop_helper(o);
+		answer(o, NULL);
+		return;
+	}
+	if (pmixev_owner_resp_unpack(&b, &resp) < 0 ||
+	    resp.id != o->pending_id) {
+		PMIXEV_ERROR("owner helper: malformed or unexpected answer; "
+			     "restarting it for the next request");
+		stop_helper(o);
+		answer(o, NULL);
+		return;
+	}
+	answer(o, &resp.job);
+}
+
+/* In the child, between fork and exec: async-signal-safe calls only. */
+static void become_owner(const struct owner *o, int fd, const gid_t *groups,
+			 int ngroups, char *const envp[])
+{
+	const struct layout *lay = o->lay;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(fd, HELPER_FD) < 0)
+		_exit(126);
+	close_range(HELPER_FD + 1, ~0U, 0);
+	if (setgroups((size_t)ngroups, groups) < 0 || setgid(lay->gid) < 0 ||
+	    setuid(lay->uid) < 0)
+		_exit(126);
+	/* For good: root cannot be regained. */
+	if (lay->uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+		_exit(126);
+	execle(o->path, "pmixev-owner", "3", (char *)NULL, envp);
+	_exit(127);
+}
+
+static int owner_groups(const struct layout *lay, gid_t *groups, int *n)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	*n = MAX_GROUPS;
+	if (getpwuid_r(lay->uid, &pw, buf, sizeof(buf), &res) != 0 || !res ||
+	    getgrouplist(pw.pw_name, lay->gid, groups, n) < 0) {
+		/* Unknown user, or too many groups: the primary one only. */
+		groups[0] = lay->gid;
+		*n = 1;
+	}
+	return 0;
+}
+
+static int start_helper(struct owner *o)
+{
+	gid_t *groups = malloc(MAX_GROUPS * sizeof(*groups));
+	char *envp[3] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL};
+	int sv[2] = {-1, -1}, ngroups = 0;
+
+	if (o->conf_env[0])
+		envp[1] = o->conf_env;
+	if (!groups || owner_groups(o->lay, groups, &ngroups) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		goto fail;
+	o->pid = fork();
+	if (o->pid == 0)
+		become_owner(o, sv[1], groups, ngroups, envp);
+	if (o->pid < 0)
+		goto fail;
+	close(sv[1]);
+	sv[1] = -1;
+	o->fd = sv[0];
+	o->ev = event_new(agent_base(o->agent), o->fd, EV_READ | EV_PERSIST,
+			  on_readable, o);
+	if (!o->ev || event_add(o->ev, NULL) < 0)
+		goto fail;
+	free(groups);
+	PMIXEV_DEBUG(1, "owner helper %s started as uid %u (pid %d)", o->path,
+		     (unsigned)o->lay->uid, (int)o->pid);
+	return 0;
+fail:
+	PMIXEV_ERROR("cannot start the owner helper %s: %m", o->path);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (o->fd < 0 && sv[0] >= 0)
+		close(sv[0]);
+	stop_helper(o);
+	free(groups);
+	return -1;
+}
+
+int owner_job_state(struct owner *o, owner_job_fn fn, void *arg)
+{
+	struct pmixev_owner_req req = {.op = PMIXEV_OWNER_JOB_STATE,
+				       .job_id = o->lay->step.job_id};
+	struct pmixev_buf b;
+	int rc = -1;
+
+	if (o->pending_id || (o->fd < 0 && start_helper(o) < 0))
+		return -1;
+	req.id = ++o->next_id ? o->next_id : ++o->next_id;
+	pmixev_buf_init(&b);
+	if (pmixev_owner_req_pack(&b, &req) == 0 &&
+	    send(o->fd, b.data, b.len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+		    (ssize_t)b.len) {
+		o->pending_id = req.id;
+		o->fn = fn;
+		o->arg = arg;
+		rc = 0;
+	} else {
+		PMIXEV_ERROR("owner helper: cannot send a request: %m");
+		stop_helper(o);
+	}
+	pmixev_buf_release(&b);
+	return rc;
+}
+
+void owner_destroy(struct owner *o)
+{
+	if (!o)
+		return;
+	stop_helper(o);
+	free(o);
+}

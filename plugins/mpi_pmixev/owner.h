@@ -1,0 +1,38 @@
+/*
+ * owner.h - the step's owner helper: slurmctld requests made with the job
+ * owner's identity, never root's.
+ *
+ * owner_create forks pmixev-owner (tools/pmixev_owner.c; path from
+ * PMIXEV_OWNER_HELPER in slurmstepd's environment, else the installed
+ * one) with the owner's groups, gid and uid set for good before exec, and
+ * talks to it over a socketpair watched by the agent's event loop. One
+ * request is in flight at a time; its answer comes back through the
+ * callback on the agent thread. If the helper dies, requests fail and the
+ * next one starts a new helper.
+ */
+#ifndef PMIXEV_OWNER_H_PLUGIN_
+#define PMIXEV_OWNER_H_PLUGIN_
+
+#include "agent.h"
+#include "layout.h"
+#include "pmixev_owner.h"
+
+struct owner;
+
+/* The answer to a request (`job` is NULL when the helper failed). */
+typedef void (*owner_job_fn)(void *arg, const struct pmixev_job_state *job);
+
+/* `slurm_conf`: the job's SLURM_CONF for the helper, or NULL. */
+struct owner *owner_create(struct agent *agent, const struct layout *lay,
+			   const char *slurm_conf);
+
+/*
+ * Ask slurmctld for the job's state (agent thread). 0, or -1 when a
+ * request is already in flight or the helper cannot be started (logged).
+ */
+int owner_job_state(struct owner *o, owner_job_fn fn, void *arg);
+
+/* Close the channel (the helper exits) and reap it. */
+void owner_destroy(struct owner *o);
+
+#endif /* PMIXEV_OWNER_H_PLUGIN_ */

@@ -1,0 +1,149 @@
+/*
+ * watcher.c - polling slurmctld for the job's scheduler events.
+ */
+#include "config.h"
+
+#include "watcher.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <pmix_common.h>
+
+#include "pmixev_events.h"
+#include "pmixev_jobwatch.h"
+#include "pmixev_log.h"
+
+#define BACKOFF_MAX_SEC 60
+
+struct watcher {
+	struct agent *agent;
+	struct owner *owner;
+	struct events *ev;
+	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
+	struct event *timer;
+	struct pmixev_jobwatch jw;
+	uint64_t requests;
+	time_t started, outage;	  /* outage: since when, or 0 */
+	unsigned helper_failures; /* in a row */
+};
+
+static const int codes[] = {
+	[PMIXEV_JOBEV_PREEMPT] = PMIX_JCTRL_PREEMPT_ALERT,
+	[PMIXEV_JOBEV_TIME_WARNING] = PMIXEV_EVENT_TIME_LIMIT,
+	[PMIXEV_JOBEV_TIME_CHANGED] = PMIXEV_EVENT_TIME_LIMIT,
+	[PMIXEV_JOBEV_SUSPENDED] = PMIXEV_EVENT_JOB_SUSPENDED,
+	[PMIXEV_JOBEV_RESUMED] = PMIXEV_EVENT_JOB_RESUMED,
+	[PMIXEV_JOBEV_REQUEUED] = PMIXEV_EVENT_JOB_REQUEUED,
+	[PMIXEV_JOBEV_CANCELLED] = PMIX_ERR_JOB_CANCELED,
+	[PMIXEV_JOBEV_ENDED] = PMIX_EVENT_JOB_END,
+};
+
+static void arm(struct watcher *w)
+{
+	struct timeval tv = {(time_t)w->delay_sec, 0};
+
+	evtimer_add(w->timer, &tv);
+}
+
+static void outage(struct watcher *w, int rc)
+{
+	if (!w->outage) {
+		w->outage = time(NULL);
+		PMIXEV_ERROR("watcher: slurmctld does not answer (%s); "
+			     "retrying with backoff up to %d s",
+			     rc < 0 ? "the owner helper failed" : "Slurm error",
+			     BACKOFF_MAX_SEC);
+	}
+	w->delay_sec = w->delay_sec * 2 > BACKOFF_MAX_SEC ? BACKOFF_MAX_SEC
+							  : w->delay_sec * 2;
+}
+
+static void on_state(void *arg, const struct pmixev_job_state *job)
+{
+	struct watcher *w = arg;
+	struct pmixev_jobev out[PMIXEV_JOBEV_MAX];
+	size_t n;
+
+	if (!job || job->rc) {
+		outage(w, job ? job->rc : -1);
+		arm(w);
+		return;
+	}
+	w->helper_failures = 0;
+	if (w->outage) {
+		PMIXEV_INFO("watcher: slurmctld answers again after %lld s; "
+			    "catching up with the job's state",
+			    (long long)(time(NULL) - w->outage));
+		w->outage = 0;
+	}
+	w->delay_sec = w->interval_sec;
+	n = pmixev_jobwatch_update(&w->jw, job, out);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t detail = out[i].kind == PMIXEV_JOBEV_TIME_CHANGED
+					  ? 1
+					  : out[i].detail;
+
+		PMIXEV_INFO("watcher: %s", out[i].text);
+		events_job(w->ev, codes[out[i].kind], out[i].value, detail,
+			   out[i].text);
+	}
+	arm(w);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct watcher *w = arg;
+
+	if (owner_job_state(w->owner, on_state, w) < 0) {
+		outage(w, -1);
+		arm(w);
+		return;
+	}
+	w->requests++;
+}
+
+struct watcher *watcher_create(struct agent *agent, struct owner *owner,
+			       struct events *ev, unsigned interval_sec,
+			       unsigned warn_sec)
+{
+	struct watcher *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->agent = agent;
+	w->owner = owner;
+	w->ev = ev;
+	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
+	pmixev_jobwatch_init(&w->jw, (int64_t)warn_sec);
+	return w;
+}
+
+int watcher_start(struct watcher *w)
+{
+	struct timeval now = {0, 0};
+
+	w->timer = evtimer_new(agent_base(w->agent), on_timer, w);
+	if (!w->timer || evtimer_add(w->timer, &now) < 0) {
+		PMIXEV_ERROR("watcher: cannot start its timer");
+		return -1;
+	}
+	w->started = time(NULL);
+	PMIXEV_DEBUG(1, "watcher: asking slurmctld every %u s",
+		     w->interval_sec);
+	return 0;
+}
+
+void watcher_destroy(struct watcher *w)
+{
+	if (!w)
+		return;
+	if (w->started)
+		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s",
+			    (unsigned long long)w->requests,
+			    (long long)(time(NULL) - w->started));
+	if (w->timer)
+		event_free(w->timer);
+	free(w);
+}

@@ -1,0 +1,36 @@
+/*
+ * watcher.h - the step's eye on slurmctld: preemption, time limit,
+ * suspend/resume, requeue, cancel and end of the job become PMIx events
+ * on every node.
+ *
+ * Slurm pushes none of these to slurmstepd, so the first node's stepd
+ * asks slurmctld for the job's state every PMIxevWatchInterval seconds,
+ * through the owner helper (one slurm_load_job RPC with the job owner's
+ * identity, whatever the number of nodes), and turns what changed
+ * (common/pmixev_jobwatch.h) into job events (events_job). While
+ * slurmctld does not answer it backs off (doubling, up to 60 s), logs the
+ * outage once, and on recovery compares with the last state it saw, so
+ * nothing that changed meanwhile is missed. Agent thread only.
+ */
+#ifndef PMIXEV_WATCHER_H_
+#define PMIXEV_WATCHER_H_
+
+#include "agent.h"
+#include "events.h"
+#include "layout.h"
+#include "owner.h"
+
+struct watcher;
+
+/* Poll every `interval_sec`; warn `warn_sec` before the end (0: never). */
+struct watcher *watcher_create(struct agent *agent, struct owner *owner,
+			       struct events *ev, unsigned interval_sec,
+			       unsigned warn_sec);
+
+/* Start polling (agent thread). 0, or -1 (logged). */
+int watcher_start(struct watcher *w);
+
+/* Log what it cost (requests to slurmctld) and free. */
+void watcher_destroy(struct watcher *w);
+
+#endif /* PMIXEV_WATCHER_H_ */

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Scheduler events: the first node's stepd watches the job in slurmctld
+# (through its owner helper, as the job's user) and every process of the
+# step gets, as PMIx events: the time-limit warning at the lead time the
+# job asked for, a new-remaining-time event when an operator extends the
+# limit, suspend and resume, and the cancel. slurmctld counts the
+# watcher's requests against the job's user, never root.
+. "$(dirname "$0")/lib.sh"
+plan 8
+
+jobev=$(client pmix_jobev)
+# user_rpcs: slurmctld's RPC count for the test user (sdiag).
+user_rpcs() {
+	sdiag | sed -n "s/^[[:space:]]*$PMIXEV_TEST_USER[[:space:]]*([[:space:]]*[0-9]*) count:\([0-9]*\).*/\1/p"
+}
+# seen REGEX [SECONDS]: until all 3 ranks printed a line matching REGEX.
+seen() {
+	local i
+	for ((i = 0; i < ${2:-15} * 10; i++)); do
+		[ "$(grep -Ec "^pmix_jobev: rank [0-2] on n[1-3]: $1" "$log")" -ge 3 ] && return 0
+		sleep 0.1
+	done
+	diag "not every rank got /$1/:"
+	grep '^pmix_jobev' "$log" | sed 's/^/#   /' >&2
+	return 1
+}
+
+rpcs0=$(user_rpcs)
+log=$PMIXEV_CLUSTER_WORKDIR/15-job-events.out
+step_env=(SLURM_PMIXEV_TIME_WARNING=50 SLURM_PMIXEV_WATCH_INTERVAL=1)
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 "$jobev" 120
+step_env=()
+for _ in $(seq 300); do
+	[ "$(grep -c '^pmix_jobev: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
+	sleep 0.1
+done
+
+seen 'TIME_LIMIT left=(4[6-9]|50) changed=0 mode=- src=slurmctld@n1 ' 20
+ok $? "50 s before the 1-minute limit every rank got the time-limit warning (PMIX_TIME_REMAINING ~50)"
+
+scontrol update jobid="$job" timelimit=3
+seen 'TIME_LIMIT left=1[0-7][0-9] changed=1 ' 10
+ok $? "an operator extends the limit to 3 minutes: every rank gets the new remaining time, marked changed"
+
+scontrol suspend "$job"
+sleep 3
+scontrol resume "$job"
+seen 'SUSPENDED ' 15 && seen 'RESUMED ' 15
+ok $? "scontrol suspend / resume: every rank got SUSPENDED, then RESUMED"
+
+owners=$(ps -o user= -C pmixev-owner)
+[ -n "$owners" ] && [ -z "$(printf '%s\n' "$owners" | grep -vx "$PMIXEV_TEST_USER")" ]
+ok $? "the owner helper runs as the job's user ($(echo $owners)), never root"
+
+scancel "$job"
+seen 'CANCELED .*the job was cancelled' 10
+ok $? "scancel: every rank got the cancel (it ignores SIGTERM, as an application saving its state would)"
+wait "$srun_pid"
+
+[ "$(grep -c "step $job\.0 on n1: watcher: asking slurmctld" "$(slurmd_log n1)")" -eq 1 ] &&
+	! grep -q "step $job\.0 on n[23]: watcher" "$(slurmd_log n2)" "$(slurmd_log n3)"
+ok $? "one watcher for the 3-node step, on its first node only"
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: [0-9]+ request\(s\) to slurmctld in [0-9]+ s"
+ok $? "n1's slurmd log says how many requests the watcher made"
+requests=$(sed -n "s/.*step $job\.0 on n1: watcher: \([0-9]*\) request(s).*/\1/p" "$(slurmd_log n1)" | tail -n1)
+rpcs1=$(user_rpcs)
+[ -n "$requests" ] && [ "$requests" -gt 10 ] && [ $((rpcs1 - rpcs0)) -ge "$requests" ]
+ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_TEST_USER (its RPCs grew by $((${rpcs1:-0} - ${rpcs0:-0})))"
+
+done_testing

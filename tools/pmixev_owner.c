@@ -1,0 +1,168 @@
+/*
+ * pmixev-owner - a step's go-between to slurmctld, running as the job
+ * owner.
+ *
+ * usage (slurmstepd only): pmixev-owner FD
+ *
+ * slurmstepd runs as root; every RPC it sent would carry uid 0 and pass
+ * every permission check in slurmctld. So the mpi plugin forks this
+ * helper with the job owner's uid, gid and groups already set for good,
+ * and asks it over FD (a SOCK_SEQPACKET socket, common/pmixev_owner.h).
+ * The helper reads the cluster's PreemptMode and the job partition's once,
+ * then answers each request with one public libslurm call. It ignores the
+ * signals Slurm sends to the step (it must keep answering during a preemption's
+ * grace time) and exits when the stepd closes FD.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "pmixev_owner.h"
+
+#define PROG "pmixev-owner"
+
+static uint16_t preempt_mode;	   /* the cluster's */
+static uint16_t part_preempt_mode; /* the job's partition's, once known */
+static int part_known;
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: " PROG " FD (started by slurmstepd)\n");
+	return 2;
+}
+
+/* Slurm's job state and reason, as pmixev watches them. */
+static void fill_state(struct pmixev_job_state *j, const job_info_t *job)
+{
+	j->state = job->job_state;
+	j->restarts = job->restart_cnt;
+	j->time_limit = job->time_limit;
+	j->end_time = (int64_t)job->end_time;
+	j->preempt_time = (int64_t)job->preempt_time;
+	snprintf(j->reason, sizeof(j->reason), "%s",
+		 job->state_desc ? job->state_desc : "");
+	snprintf(j->nodes, sizeof(j->nodes), "%s",
+		 job->nodes ? job->nodes : "");
+}
+
+/* The PreemptMode of partition `name`, if it sets one (one RPC, once). */
+static void learn_partition(const char *name)
+{
+	partition_info_msg_t *parts = NULL;
+
+	part_known = 1;
+	if (!name ||
+	    slurm_load_partitions((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < parts->record_count; i++) {
+		const partition_info_t *p = &parts->partition_array[i];
+
+		if (p->name && !strcmp(p->name, name) &&
+		    p->preempt_mode != NO_VAL16)
+			part_preempt_mode = p->preempt_mode;
+	}
+	slurm_free_partition_info_msg(parts);
+}
+
+static void job_state(uint32_t job_id, struct pmixev_job_state *j)
+{
+	job_info_msg_t *resp = NULL;
+
+	j->now = (int64_t)time(NULL);
+	j->preempt_mode = preempt_mode;
+	/* SHOW_LOCAL: one RPC, no federation lookup first. */
+	if (slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
+		j->rc = slurm_get_errno();
+		return;
+	}
+	if (resp->record_count < 1) {
+		j->rc = ESLURM_INVALID_JOB_ID;
+	} else {
+		if (!part_known)
+			learn_partition(resp->job_array[0].partition);
+		if (part_preempt_mode)
+			j->preempt_mode = part_preempt_mode;
+		fill_state(j, &resp->job_array[0]);
+	}
+	slurm_free_job_info_msg(resp);
+}
+
+static int serve(int fd)
+{
+	uint8_t in[PMIXEV_OWNER_MSG_MAX];
+
+	for (;;) {
+		struct pmixev_owner_req req;
+		struct pmixev_owner_resp resp = {0};
+		struct pmixev_buf b;
+		ssize_t n = recv(fd, in, sizeof(in), 0);
+
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": recv: %s\n", strerror(errno));
+			return 1;
+		}
+		pmixev_buf_reader(&b, in, (size_t)n);
+		if (pmixev_owner_req_unpack(&b, &req) < 0) {
+			fprintf(stderr, PROG ": malformed request\n");
+			return 1;
+		}
+		resp.op = req.op;
+		resp.id = req.id;
+		job_state(req.job_id, &resp.job);
+		pmixev_buf_init(&b);
+		if (pmixev_owner_resp_pack(&b, &resp) < 0 ||
+		    send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len) {
+			pmixev_buf_release(&b);
+			return 1;
+		}
+		pmixev_buf_release(&b);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	slurm_conf_t *conf = NULL;
+	char *end = NULL;
+	long fd;
+	int rc;
+
+	if (argc != 2)
+		return usage();
+	fd = strtol(argv[1], &end, 10);
+	if (*end || fd < 0 || fd > 1024)
+		return usage();
+	/* The identity must be one, for good: real = effective. */
+	if (getuid() != geteuid() || getgid() != getegid()) {
+		fprintf(stderr, PROG ": refusing to run set-id\n");
+		return 2;
+	}
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	slurm_init(NULL);
+	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS) {
+		preempt_mode = conf->preempt_mode;
+		slurm_free_ctl_conf(conf);
+	}
+	rc = serve((int)fd);
+	slurm_fini();
+	return rc;
+}
