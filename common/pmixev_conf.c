@@ -44,10 +44,18 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 					"SLURM_PMIXEV_WATCH_INTERVAL",
 					offsetof(struct pmixev_conf, watch_sec),
 					1, 3600, 5, " seconds"},
+	[PMIXEV_CONF_WATCH_MIN] = {"PMIxevWatchIntervalMin",
+				   "SLURM_PMIXEV_WATCH_INTERVAL_MIN",
+				   offsetof(struct pmixev_conf, watch_min), 1,
+				   3600, 1, " seconds (site only)"},
 	[PMIXEV_CONF_TIME_WARNING] = {"PMIxevTimeWarning",
 				      "SLURM_PMIXEV_TIME_WARNING",
 				      offsetof(struct pmixev_conf, warn_sec), 0,
 				      604800, 300, " seconds (0: off)"},
+	[PMIXEV_CONF_SCHED_EVENTS] =
+		{"PMIxevSchedEvents", "SLURM_PMIXEV_SCHED_EVENTS",
+		 offsetof(struct pmixev_conf, sched_events), 0, 255, 255,
+		 " (a mask of scheduler events)"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

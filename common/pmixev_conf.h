@@ -19,7 +19,9 @@ struct pmixev_conf {
 	unsigned heartbeat_ms; /* PMIxevHeartbeat: 0 = off */
 	unsigned event_cache;  /* PMIxevEventCache: events kept per node */
 	unsigned watch_sec;    /* PMIxevWatchInterval: slurmctld polls */
+	unsigned watch_min;    /* PMIxevWatchIntervalMin: site bound */
 	unsigned warn_sec;     /* PMIxevTimeWarning: lead time, 0 = none */
+	unsigned sched_events; /* PMIxevSchedEvents: mask of wanted kinds */
 };
 
 /* Options are addressed by index. */
@@ -30,7 +32,9 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_HEARTBEAT,
 	PMIXEV_CONF_EVENT_CACHE,
 	PMIXEV_CONF_WATCH_INTERVAL,
+	PMIXEV_CONF_WATCH_MIN,
 	PMIXEV_CONF_TIME_WARNING,
+	PMIXEV_CONF_SCHED_EVENTS,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -10,6 +10,56 @@
 
 #include <slurm/slurm.h>
 
+static const struct {
+	const char *name;
+	unsigned bits;
+} groups[] = {
+	{"preempt", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_PREEMPT)},
+	{"time", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_TIME_WARNING) |
+			 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_TIME_CHANGED)},
+	{"suspend", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_SUSPENDED) |
+			    PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_RESUMED)},
+	{"requeue", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_REQUEUED)},
+	{"cancel", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_CANCELLED)},
+	{"end", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_ENDED)},
+};
+
+int pmixev_jobev_parse(const char *list, unsigned *mask, char *err,
+		       size_t errlen)
+{
+	unsigned m = 0;
+	const char *p = list;
+
+	if (!list || !*list)
+		goto bad;
+	if (!strcmp(list, "all") || !strcmp(list, "none")) {
+		*mask = !strcmp(list, "all") ? PMIXEV_JOBEV_ALL : 0;
+		return 0;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+
+		for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+			if (strlen(groups[i].name) == len &&
+			    !strncmp(p, groups[i].name, len))
+				break;
+		if (i == sizeof(groups) / sizeof(groups[0]))
+			goto bad;
+		m |= groups[i].bits;
+		p += len;
+		if (*p == ',' && !*++p)
+			goto bad;
+	}
+	*mask = m;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "expected all, none, or a comma list of preempt, time, "
+		 "suspend, requeue, cancel, end");
+	return -1;
+}
+
 void pmixev_jobwatch_init(struct pmixev_jobwatch *w, int64_t lead)
 {
 	memset(w, 0, sizeof(*w));
@@ -63,12 +113,17 @@ static bool moved(const struct pmixev_jobwatch *w,
 {
 	int64_t expect = left(&w->last), d;
 
+	int64_t slack = 2;
+
 	if (!w->seen || s->end_time == w->last.end_time || s->end_time <= 0)
 		return false;
 	if ((w->last.state & JOB_STATE_BASE) != JOB_SUSPENDED)
 		expect -= s->now - w->last.now;
+	/* Suspended and resumed in between: up to all of it was a pause. */
+	if (s->suspend_time != w->last.suspend_time)
+		slack += s->now - w->last.now;
 	d = left(s) - expect;
-	return d > 2 || d < -2;
+	return d > slack || d < -2;
 }
 
 static void time_events(struct pmixev_jobwatch *w,
@@ -160,6 +215,14 @@ static void state_events(struct pmixev_jobwatch *w,
 		e = add(out, n, PMIXEV_JOBEV_SUSPENDED, -1);
 		snprintf(e->text, sizeof(e->text), "the job was suspended%s%s",
 			 s->reason[0] ? ": " : "", s->reason);
+	}
+	if (w->seen && base == JOB_RUNNING && was == JOB_RUNNING &&
+	    s->suspend_time != w->last.suspend_time) {
+		/* Both happened between two looks. */
+		e = add(out, n, PMIXEV_JOBEV_SUSPENDED, -1);
+		snprintf(e->text, sizeof(e->text),
+			 "the job was suspended (and resumed since)");
+		was = JOB_SUSPENDED;
 	}
 	if (w->seen && base == JOB_RUNNING && was == JOB_SUSPENDED) {
 		e = add(out, n, PMIXEV_JOBEV_RESUMED, -1);

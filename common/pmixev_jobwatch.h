@@ -46,7 +46,7 @@ struct pmixev_jobev {
 	char text[320];
 };
 
-#define PMIXEV_JOBEV_MAX 4 /* most events one look can give */
+#define PMIXEV_JOBEV_MAX 5 /* most events one look can give */
 
 struct pmixev_jobwatch {
 	int64_t lead; /* warn this many seconds before the end; 0: never */
@@ -61,6 +61,18 @@ void pmixev_jobwatch_init(struct pmixev_jobwatch *w, int64_t lead);
 size_t pmixev_jobwatch_update(struct pmixev_jobwatch *w,
 			      const struct pmixev_job_state *s,
 			      struct pmixev_jobev out[PMIXEV_JOBEV_MAX]);
+
+/* Bit of kind k in a mask of wanted events (PMIxevSchedEvents). */
+#define PMIXEV_JOBEV_BIT(k) (1u << (k))
+#define PMIXEV_JOBEV_ALL    0xffu
+
+/*
+ * Parse a user's list of scheduler events: "all", "none", or a comma list
+ * of preempt, time, suspend (with resume), requeue, cancel, end. 0 with
+ * the mask, or -1 with the reason in `err`.
+ */
+int pmixev_jobev_parse(const char *list, unsigned *mask, char *err,
+		       size_t errlen);
 
 /* "cancel", "requeue", "suspend" or "". */
 const char *pmixev_preempt_after_name(uint32_t after);

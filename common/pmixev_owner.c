@@ -68,6 +68,7 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u16(b, j->preempt_mode);
 	pmixev_buf_put_u64(b, (uint64_t)j->end_time);
 	pmixev_buf_put_u64(b, (uint64_t)j->preempt_time);
+	pmixev_buf_put_u64(b, (uint64_t)j->suspend_time);
 	pmixev_buf_put_u64(b, (uint64_t)j->now);
 	pmixev_buf_put_str(b, j->reason);
 	pmixev_buf_put_str(b, j->nodes);
@@ -78,7 +79,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 {
 	struct pmixev_owner_resp t;
 	struct pmixev_job_state *j = &t.job;
-	uint64_t end = 0, preempt = 0, now = 0;
+	uint64_t end = 0, preempt = 0, suspend = 0, now = 0;
 
 	pmixev_buf_get_u8(b, &t.op);
 	pmixev_buf_get_u32(b, &t.id);
@@ -89,6 +90,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 	pmixev_buf_get_u16(b, &j->preempt_mode);
 	pmixev_buf_get_u64(b, &end);
 	pmixev_buf_get_u64(b, &preempt);
+	pmixev_buf_get_u64(b, &suspend);
 	pmixev_buf_get_u64(b, &now);
 	pmixev_buf_get_str(b, j->reason, sizeof(j->reason));
 	pmixev_buf_get_str(b, j->nodes, sizeof(j->nodes));
@@ -96,6 +98,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 		return -1;
 	j->end_time = (int64_t)end;
 	j->preempt_time = (int64_t)preempt;
+	j->suspend_time = (int64_t)suspend;
 	j->now = (int64_t)now;
 	*m = t;
 	return 0;

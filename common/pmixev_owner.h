@@ -40,6 +40,7 @@ struct pmixev_job_state {
 	uint16_t preempt_mode; /* the cluster's PreemptMode */
 	int64_t end_time;      /* seconds since the epoch, 0 if none */
 	int64_t preempt_time;  /* 0 unless preemption is under way */
+	int64_t suspend_time;  /* last suspend or resume, 0 if none */
 	int64_t now;	       /* the helper's clock when it asked */
 	char reason[PMIXEV_OWNER_TEXT]; /* Slurm's state_desc, or "" */
 	char nodes[PMIXEV_OWNER_TEXT];	/* the job's nodes, as Slurm lists them

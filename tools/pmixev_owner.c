@@ -49,6 +49,7 @@ static void fill_state(struct pmixev_job_state *j, const job_info_t *job)
 	j->time_limit = job->time_limit;
 	j->end_time = (int64_t)job->end_time;
 	j->preempt_time = (int64_t)job->preempt_time;
+	j->suspend_time = (int64_t)job->suspend_time;
 	snprintf(j->reason, sizeof(j->reason), "%s",
 		 job->state_desc ? job->state_desc : "");
 	snprintf(j->nodes, sizeof(j->nodes), "%s",

@@ -97,9 +97,9 @@ static int build_watcher(char **env)
 		return 0;
 	if (!(st.owner = owner_create(st.agent, &st.lay,
 				      pmixev_env_get(env, "SLURM_CONF"))) ||
-	    !(st.watcher =
-		      watcher_create(st.agent, st.owner, st.events,
-				     st.conf.watch_sec, st.conf.warn_sec))) {
+	    !(st.watcher = watcher_create(st.agent, st.owner, st.events,
+					  st.conf.watch_sec, st.conf.warn_sec,
+					  st.conf.sched_events))) {
 		PMIXEV_ERROR("cannot create the watcher: out of memory");
 		return -1;
 	}
@@ -167,6 +167,7 @@ static int build(void)
 int stepd_prefork(char **env)
 {
 	struct pmixev_step step;
+	unsigned site_watch;
 	char err[512];
 
 	if (pmixev_step_from_env(&step, env, err, sizeof(err)) < 0) {
@@ -178,9 +179,17 @@ int stepd_prefork(char **env)
 		refuse("invalid mpi.conf entry ", err);
 		return SLURM_SUCCESS;
 	}
+	site_watch = st.conf.watch_min; /* the job may not change it */
 	if (pmixev_conf_apply_env(&st.conf, env, err, sizeof(err)) < 0) {
 		refuse("invalid job environment ", err);
 		return SLURM_SUCCESS;
+	}
+	st.conf.watch_min = site_watch;
+	if (st.conf.watch_sec < site_watch) {
+		PMIXEV_INFO("the job asked to watch slurmctld every %u s; the "
+			    "site's minimum is PMIxevWatchIntervalMin=%u",
+			    st.conf.watch_sec, site_watch);
+		st.conf.watch_sec = site_watch;
 	}
 	pmixev_log_set_debug(st.conf.debug);
 	if (layout_from_env(&st.lay, env, err, sizeof(err)) < 0) {

@@ -22,6 +22,7 @@ struct watcher {
 	struct owner *owner;
 	struct events *ev;
 	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
+	unsigned mask;			  /* kinds announced */
 	struct event *timer;
 	struct pmixev_jobwatch jw;
 	uint64_t requests;
@@ -85,9 +86,13 @@ static void on_state(void *arg, const struct pmixev_job_state *job)
 					  ? 1
 					  : out[i].detail;
 
-		PMIXEV_INFO("watcher: %s", out[i].text);
-		events_job(w->ev, codes[out[i].kind], out[i].value, detail,
-			   out[i].text);
+		PMIXEV_INFO("watcher: %s%s", out[i].text,
+			    w->mask & PMIXEV_JOBEV_BIT(out[i].kind)
+				    ? ""
+				    : " (not announced: the job did not ask)");
+		if (w->mask & PMIXEV_JOBEV_BIT(out[i].kind))
+			events_job(w->ev, codes[out[i].kind], out[i].value,
+				   detail, out[i].text);
 	}
 	arm(w);
 }
@@ -106,7 +111,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 struct watcher *watcher_create(struct agent *agent, struct owner *owner,
 			       struct events *ev, unsigned interval_sec,
-			       unsigned warn_sec)
+			       unsigned warn_sec, unsigned mask)
 {
 	struct watcher *w = calloc(1, sizeof(*w));
 
@@ -116,6 +121,7 @@ struct watcher *watcher_create(struct agent *agent, struct owner *owner,
 	w->owner = owner;
 	w->ev = ev;
 	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
+	w->mask = mask;
 	pmixev_jobwatch_init(&w->jw, (int64_t)warn_sec);
 	return w;
 }
@@ -130,8 +136,10 @@ int watcher_start(struct watcher *w)
 		return -1;
 	}
 	w->started = time(NULL);
-	PMIXEV_DEBUG(1, "watcher: asking slurmctld every %u s",
-		     w->interval_sec);
+	PMIXEV_DEBUG(1,
+		     "watcher: asking slurmctld every %u s (time-limit "
+		     "warning %lld s before the end, events 0x%02x)",
+		     w->interval_sec, (long long)w->jw.lead, w->mask);
 	return 0;
 }
 

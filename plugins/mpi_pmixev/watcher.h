@@ -22,10 +22,13 @@
 
 struct watcher;
 
-/* Poll every `interval_sec`; warn `warn_sec` before the end (0: never). */
+/*
+ * Poll every `interval_sec`; warn `warn_sec` before the end (0: never);
+ * announce the kinds in `mask` (PMIXEV_JOBEV_BIT) only.
+ */
 struct watcher *watcher_create(struct agent *agent, struct owner *owner,
 			       struct events *ev, unsigned interval_sec,
-			       unsigned warn_sec);
+			       unsigned warn_sec, unsigned mask);
 
 /* Start polling (agent thread). 0, or -1 (logged). */
 int watcher_start(struct watcher *w);

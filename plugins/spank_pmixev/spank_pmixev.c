@@ -8,6 +8,7 @@
 #include <slurm/spank.h>
 
 #include "pmixev_log.h"
+#include "spank_options.h"
 #include "spank_srun.h"
 #include "spank_stepd.h"
 
@@ -20,7 +21,11 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
+	int rc;
+
 	pmixev_log_init("spank/pmixev");
+	if ((rc = spank_options_register(sp)) != ESPANK_SUCCESS)
+		return rc;
 	if (spank_context() == S_CTX_REMOTE)
 		return spank_stepd_init(sp);
 	return ESPANK_SUCCESS;

@@ -137,9 +137,11 @@ EOF
 				"$n" "$(node_addr "$n")" "$n"
 		done
 		# Jobs in "high" preempt jobs in "debug" (cancelled) and "requeue"
-		# (requeued) after a grace time of 20 s.
-		printf 'PartitionName=debug Nodes=n[1-%d] Default=YES MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=20\n' "${#NODES[@]}"
-		printf 'PartitionName=requeue Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=20 PreemptMode=REQUEUE\n' "${#NODES[@]}"
+		# (requeued) after a grace time of 20 s (PMIXEV_GRACE_TIME).
+		printf 'PartitionName=debug Nodes=n[1-%d] Default=YES MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=%d\n' \
+			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-20}"
+		printf 'PartitionName=requeue Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=%d PreemptMode=REQUEUE\n' \
+			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-20}"
 		printf 'PartitionName=high Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF\n' "${#NODES[@]}"
 		[[ -z ${PMIXEV_SLURM_CONF_EXTRA:-} ]] || printf '%s\n' "$PMIXEV_SLURM_CONF_EXTRA"
 	} >"$out/slurm.conf"

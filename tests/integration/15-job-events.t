@@ -4,9 +4,11 @@
 # step gets, as PMIx events: the time-limit warning at the lead time the
 # job asked for, a new-remaining-time event when an operator extends the
 # limit, suspend and resume, and the cancel. slurmctld counts the
-# watcher's requests against the job's user, never root.
+# watcher's requests against the job's user, never root. The SPANK
+# options set the lead time, the interval and the events wanted, and bad
+# values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 12
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -66,5 +68,32 @@ requests=$(sed -n "s/.*step $job\.0 on n1: watcher: \([0-9]*\) request(s).*/\1/p
 rpcs1=$(user_rpcs)
 [ -n "$requests" ] && [ "$requests" -gt 10 ] && [ $((rpcs1 - rpcs0)) -ge "$requests" ]
 ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_TEST_USER (its RPCs grew by $((${rpcs1:-0} - ${rpcs0:-0})))"
+
+# The user's controls: SPANK options, checked at submission.
+out=$(as_user srun --help 2>&1)
+for o in pmixev-time-warning pmixev-watch-interval pmixev-sched-events; do
+	echo "$out" | grep -q -- "--$o=" || { diag "srun --help lacks --$o"; false; }
+done
+ok $? "srun --help shows --pmixev-time-warning, --pmixev-watch-interval and --pmixev-sched-events"
+out=$(as_user srun --pmixev-time-warning=soon --mpi=pmixev -N1 true 2>&1)
+rc=$?
+[ "$rc" -ne 0 ] && echo "$out" | grep -q "spank/pmixev: invalid --pmixev-time-warning=soon: expected an integer in 0..604800 seconds"
+ok $? "an invalid --pmixev-time-warning is refused at submission with a clear message" || diag "$out"
+out=$(as_user sbatch --pmixev-sched-events=preempt,bogus --wrap=true 2>&1)
+rc=$?
+[ "$rc" -ne 0 ] && echo "$out" | grep -q "invalid --pmixev-sched-events=preempt,bogus: expected all, none, or a comma list"
+ok $? "sbatch refuses an unknown scheduler event name the same way" || diag "$out"
+
+log=$PMIXEV_CLUSTER_WORKDIR/15-options.out
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 \
+	--pmixev-time-warning=55 --pmixev-watch-interval=1 \
+	--pmixev-sched-events=suspend,cancel "$jobev" 60
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: the job reaches its time limit in [0-9]+ s \(not announced: the job did not ask\)" 20
+sleep 1
+scancel "$job"
+seen 'CANCELED ' 10 && ! grep -q TIME_LIMIT "$log" &&
+	grep -q "step $job\.0 on n1: watcher: asking slurmctld every 1 s (time-limit warning 55 s before the end, events 0x58)" "$(slurmd_log n1)"
+ok $? "srun --pmixev-sched-events=suspend,cancel --pmixev-time-warning=55 --pmixev-watch-interval=1: the stepd uses them; the warning is not sent, the cancel is"
+wait "$srun_pid"
 
 done_testing

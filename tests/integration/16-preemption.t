@@ -9,7 +9,6 @@
 plan 7
 
 jobev=$(client pmix_jobev)
-as_user cp "$jobev" "$PMIXEV_CLUSTER_WORKDIR/pmix_jobev"
 # seen FILE REGEX [SECONDS]: until all 3 ranks printed a line matching REGEX.
 seen() {
 	local i

@@ -92,6 +92,29 @@ static void test_resume_and_end_move_no_limit(void **state)
 	assert_int_equal(out[0].kind, PMIXEV_JOBEV_CANCELLED);
 }
 
+static void test_suspend_between_looks(void **state)
+{
+	struct pmixev_jobwatch w;
+	struct pmixev_jobev out[PMIXEV_JOBEV_MAX];
+	struct pmixev_job_state s = running(1000, 2000);
+
+	pmixev_jobwatch_init(&w, 60);
+	assert_int_equal(look(&w, s, out), 0);
+	/* Suspended at 1001 for 3 s, resumed at 1004: the end moved by 3 s. */
+	s.now = 1005;
+	s.suspend_time = 1004;
+	s.end_time = 2003;
+	assert_int_equal(look(&w, s, out), 2);
+	assert_int_equal(out[0].kind, PMIXEV_JOBEV_SUSPENDED);
+	assert_int_equal(out[1].kind, PMIXEV_JOBEV_RESUMED);
+	/* But a real extension in the same window still shows. */
+	s.now = 1010;
+	s.suspend_time = 1008;
+	s.end_time = 2600;
+	assert_int_equal(look(&w, s, out), 3);
+	assert_int_equal(out[0].kind, PMIXEV_JOBEV_TIME_CHANGED);
+}
+
 static void test_preemption(void **state)
 {
 	struct pmixev_jobwatch w;
@@ -174,15 +197,52 @@ static void test_errors_change_nothing(void **state)
 	assert_int_equal(out[0].kind, PMIXEV_JOBEV_ENDED);
 }
 
+static void test_parse_lists(void **state)
+{
+	unsigned m = 7;
+	char err[160];
+
+	assert_int_equal(pmixev_jobev_parse("all", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, PMIXEV_JOBEV_ALL);
+	assert_int_equal(pmixev_jobev_parse("none", &m, err, sizeof(err)), 0);
+	assert_int_equal(m, 0);
+	assert_int_equal(
+		pmixev_jobev_parse("preempt,time", &m, err, sizeof(err)), 0);
+	assert_int_equal(m,
+			 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_PREEMPT) |
+				 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_TIME_WARNING) |
+				 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_TIME_CHANGED));
+	assert_int_equal(pmixev_jobev_parse("suspend", &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m, PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_SUSPENDED) |
+				    PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_RESUMED));
+	/* Refused, the mask untouched. */
+	m = 7;
+	assert_int_equal(pmixev_jobev_parse("", &m, err, sizeof(err)), -1);
+	assert_int_equal(pmixev_jobev_parse("preempt,", &m, err, sizeof(err)),
+			 -1);
+	assert_int_equal(
+		pmixev_jobev_parse("preempt,,time", &m, err, sizeof(err)), -1);
+	assert_int_equal(pmixev_jobev_parse("PREEMPT", &m, err, sizeof(err)),
+			 -1);
+	assert_int_equal(pmixev_jobev_parse("all,time", &m, err, sizeof(err)),
+			 -1);
+	assert_int_equal(pmixev_jobev_parse(NULL, &m, err, sizeof(err)), -1);
+	assert_int_equal(m, 7);
+	assert_non_null(strstr(err, "comma list"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time_warning_once),
 		cmocka_unit_test(test_first_look_near_end),
 		cmocka_unit_test(test_resume_and_end_move_no_limit),
+		cmocka_unit_test(test_suspend_between_looks),
 		cmocka_unit_test(test_preemption),
 		cmocka_unit_test(test_suspend_resume_requeue_cancel),
 		cmocka_unit_test(test_errors_change_nothing),
+		cmocka_unit_test(test_parse_lists),
 	};
 
 	return cmocka_run_group_tests_name("jobwatch", tests, NULL, NULL);
