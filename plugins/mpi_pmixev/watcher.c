@@ -48,13 +48,20 @@ static void arm(struct watcher *w)
 	evtimer_add(w->timer, &tv);
 }
 
+/*
+ * No answer: Slurm error `rc`, or (rc < 0) the helper died, which Slurm
+ * does to it at the step's end: only the third time in a row is news.
+ */
 static void outage(struct watcher *w, int rc)
 {
+	if (rc < 0 && ++w->helper_failures < 3)
+		return;
 	if (!w->outage) {
 		w->outage = time(NULL);
-		PMIXEV_ERROR("watcher: slurmctld does not answer (%s); "
+		PMIXEV_ERROR("watcher: no answer from slurmctld (%s %d); "
 			     "retrying with backoff up to %d s",
-			     rc < 0 ? "the owner helper failed" : "Slurm error",
+			     rc < 0 ? "owner helper failures:" : "Slurm error",
+			     rc < 0 ? (int)w->helper_failures : rc,
 			     BACKOFF_MAX_SEC);
 	}
 	w->delay_sec = w->delay_sec * 2 > BACKOFF_MAX_SEC ? BACKOFF_MAX_SEC

@@ -53,7 +53,7 @@ die() { printf '%s: error: %s\n' "$SCRIPT_NAME" "$*" >&2; exit 1; }
 
 usage() {
 	cat <<EOF
-usage: $SCRIPT_NAME start|stop|status|logs [LINES]|env|reconfigure
+usage: $SCRIPT_NAME start|stop|status|logs [LINES]|env|reconfigure|ctld stop|start
 
   start        start munged, slurmctld and slurmd n1..n3 (idempotent)
   stop         stop everything this harness started (idempotent)
@@ -61,6 +61,7 @@ usage: $SCRIPT_NAME start|stop|status|logs [LINES]|env|reconfigure
   logs [N]     print the last N (default 40) lines of every daemon log
   env          print export lines for eval: SLURM_CONF, PMIXEV_CLUSTER_* ...
   reconfigure  scontrol reconfigure, then wait until all nodes are idle
+  ctld stop|start  stop or start slurmctld alone (an outage; jobs run on)
 
 environment:
   PMIXEV_CLUSTER_ID    0..9: run several clusters side by side (default 0)
@@ -407,6 +408,25 @@ cmd_stop() {
 
 # ---------------------------------------------------------------- others
 
+# ctld stop|start: a slurmctld outage while the nodes and jobs run on.
+cmd_ctld() {
+	local pid
+	case ${1:-} in
+	stop)
+		read -r pid 2>/dev/null <"$PIDDIR/slurmctld.pid" || die "no slurmctld pid file"
+		term_and_wait "$pid"
+		say "slurmctld stopped"
+		;;
+	start)
+		mapfile -t DAEMON_ENV < <(daemon_env)
+		launch slurmctld "$LOGDIR/slurmctld.out" "${DAEMON_ENV[@]}" "$(command -v slurmctld)" -D -f "$CONF"
+		wait_until 20 "slurmctld (scontrol ping)" ctld_ready
+		say "slurmctld started"
+		;;
+	*) usage >&2; exit 2 ;;
+	esac
+}
+
 cmd_status() {
 	local rc=0 name needle pid n
 	for name in munged slurmctld "${NODES[@]/#/slurmd-}"; do
@@ -475,7 +495,7 @@ lock() {
 main() {
 	local cmd=${1:-}
 	(($# > 0)) && shift
-	case $cmd in start | stop | reconfigure) lock ;; esac
+	case $cmd in start | stop | reconfigure | ctld) lock ;; esac
 	case $cmd in
 	start) cmd_start ;;
 	stop) cmd_stop ;;
@@ -483,6 +503,7 @@ main() {
 	logs) print_logs "${1:-40}" ;;
 	env) cmd_env ;;
 	reconfigure) cmd_reconfigure ;;
+	ctld) cmd_ctld "$@" ;;
 	-h | --help | help) usage ;;
 	*) usage >&2; exit 2 ;;
 	esac

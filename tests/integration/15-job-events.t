@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 14
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -94,6 +94,29 @@ scancel "$job"
 seen 'CANCELED ' 10 && ! grep -q TIME_LIMIT "$log" &&
 	grep -q "step $job\.0 on n1: watcher: asking slurmctld every 1 s (time-limit warning 55 s before the end, events 0x58)" "$(slurmd_log n1)"
 ok $? "srun --pmixev-sched-events=suspend,cancel --pmixev-time-warning=55 --pmixev-watch-interval=1: the stepd uses them; the warning is not sent, the cancel is"
+wait "$srun_pid"
+
+# slurmctld away and back: the watcher backs off, logs the outage once,
+# and catches up. The limit is changed right after the restart, while the
+# watcher still backs off: the change is announced all the same.
+log=$PMIXEV_CLUSTER_WORKDIR/15-outage.out
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
+	--pmixev-watch-interval=1 "$jobev" 90
+for _ in $(seq 300); do
+	[ "$(grep -c '^pmix_jobev: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
+	sleep 0.1
+done
+bash "$CLUSTER" ctld stop >/dev/null
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: no answer from slurmctld" 20
+ok $? "slurmctld stops: the watcher logs the outage"
+sleep 3
+bash "$CLUSTER" ctld start >/dev/null
+scontrol update jobid="$job" timelimit=9
+seen 'TIME_LIMIT left=5[0-9][0-9] changed=1 ' 90 &&
+	[ "$(grep -c "step $job\.0 on n1: watcher: no answer from slurmctld" "$(slurmd_log n1)")" -eq 1 ] &&
+	grep -Eq "step $job\.0 on n1: watcher: slurmctld answers again after [0-9]+ s" "$(slurmd_log n1)"
+ok $? "slurmctld back: the limit changed meanwhile reaches every rank; the outage was logged once, the recovery too"
+scancel "$job"
 wait "$srun_pid"
 
 done_testing
