@@ -46,8 +46,9 @@ static struct {
 	struct events *events;
 	struct notify *notify;
 	struct site *site;
-	struct owner *owner;	 /* first node only */
-	struct watcher *watcher; /* first node only */
+	struct owner *owner;	 /* the tree's root only */
+	struct watcher *watcher; /* the tree's root only */
+	char slurm_conf[512];	 /* the job's SLURM_CONF, for the helper */
 	struct server *srv;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -64,6 +65,8 @@ static void refuse(const char *what, const char *detail)
 	PMIXEV_ERROR("step refused: %s", st.refusal);
 }
 
+static void take_over_watcher(uint32_t lost);
+
 static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 {
 	if (!ended)
@@ -71,6 +74,8 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 	fence_lost(st.fence, node);
 	dmodex_lost(st.dmodex, node);
 	pubsub_lost(st.pubsub, node);
+	if (!ended)
+		take_over_watcher(node);
 }
 
 static void leave(void *arg)
@@ -91,19 +96,38 @@ static void start_watcher(void *arg)
 }
 
 /* One watcher per step, on its first node: it talks to slurmctld. */
-static int build_watcher(char **env)
+static int make_watcher(void)
 {
-	if (st.lay.nodeid != 0)
-		return 0;
-	if (!(st.owner = owner_create(st.agent, &st.lay,
-				      pmixev_env_get(env, "SLURM_CONF"))) ||
+	if (!(st.owner = owner_create(st.agent, &st.lay, st.slurm_conf)) ||
 	    !(st.watcher = watcher_create(st.agent, st.owner, st.events,
 					  st.conf.watch_sec, st.conf.warn_sec,
 					  st.conf.sched_events))) {
 		PMIXEV_ERROR("cannot create the watcher: out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+static int build_watcher(char **env)
+{
+	const char *conf = pmixev_env_get(env, "SLURM_CONF");
+
+	snprintf(st.slurm_conf, sizeof(st.slurm_conf), "%s", conf ? conf : "");
+	if (st.lay.nodeid != 0)
+		return 0;
+	if (make_watcher() < 0)
+		return -1;
 	return agent_post(st.agent, start_watcher, NULL);
+}
+
+/* The watcher's node was lost and the healed tree's root is here now. */
+static void take_over_watcher(uint32_t lost)
+{
+	if (st.watcher || overlay_parent(st.ov) != PMIXEV_TREE_NONE)
+		return;
+	PMIXEV_INFO("watcher: taking over from lost node %u", lost);
+	if (make_watcher() == 0)
+		watcher_start(st.watcher);
 }
 
 static int build(void)

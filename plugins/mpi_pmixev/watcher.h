@@ -4,13 +4,13 @@
  * on every node.
  *
  * Slurm pushes none of these to slurmstepd, so the first node's stepd
- * asks slurmctld for the job's state every PMIxevWatchInterval seconds,
- * through the owner helper (one slurm_load_job RPC with the job owner's
- * identity, whatever the number of nodes), and turns what changed
- * (common/pmixev_jobwatch.h) into job events (events_job). While
- * slurmctld does not answer it backs off (doubling, up to 60 s), logs the
- * outage once, and on recovery compares with the last state it saw, so
- * nothing that changed meanwhile is missed. Agent thread only.
+ * (after its loss, the healed tree's new root) asks slurmctld for the job's
+ * state every PMIxevWatchInterval seconds, through the owner helper (one
+ * slurm_load_job RPC with the job owner's identity, whatever the number of
+ * nodes), and turns what changed (common/pmixev_jobwatch.h) into job events
+ * (events_job). While slurmctld does not answer it backs off (doubling, up to
+ * 60 s), logs the outage once, and on recovery compares with the last state it
+ * saw, so nothing that changed meanwhile is missed. Agent thread only.
  */
 #ifndef PMIXEV_WATCHER_H_
 #define PMIXEV_WATCHER_H_

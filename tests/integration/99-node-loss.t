@@ -4,10 +4,11 @@
 # PMIX_EVENT_NODE_DOWN naming n3 and its rank within 1 s, and then fence
 # among themselves. Then, on a fresh cluster, the same for n1, the root of
 # the stepds' tree: the tree heals (n3 joins n2, the lowest node left)
-# and the survivors on n2 and n3 fence through it. Runs last: it leaves
+# and the survivors on n2 and n3 fence through it; n2 takes over the
+# scheduler-event watcher. Runs last: it leaves
 # n1's slurmd dead.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 events=$(client pmix_events)
 log=$PMIXEV_CLUSTER_WORKDIR/99-node-loss.out
@@ -51,5 +52,7 @@ grep -q "step $job\.0 on n3: overlay: joining node 1 as its new parent" "$(slurm
 	grep -q "step $job\.0 on n2: overlay: node 1 is now the root of the step's tree" "$(slurmd_log n2)"
 ok $? "the tree healed: n2 became its root and n3 joined it" ||
 	grep -h "step $job\.0 on n[23]: overlay" "$(slurmd_log n2)" "$(slurmd_log n3)" | sed 's/^/#   /' >&2
+grep -q "step $job\.0 on n2: watcher: taking over from lost node 0" "$(slurmd_log n2)"
+ok $? "n2, the new root, took over watching slurmctld for the step"
 
 done_testing
