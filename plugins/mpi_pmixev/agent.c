@@ -117,6 +117,7 @@ int agent_start(struct agent *a)
 int agent_post(struct agent *a, agent_fn_t fn, void *arg)
 {
 	struct work *w = malloc(sizeof(*w));
+	bool was_empty = false;
 	int rc = -1;
 
 	if (!w)
@@ -126,6 +127,7 @@ int agent_post(struct agent *a, agent_fn_t fn, void *arg)
 	w->next = NULL;
 	pthread_mutex_lock(&a->lock);
 	if (!a->stopping) {
+		was_empty = !a->head;
 		if (a->tail)
 			a->tail->next = w;
 		else
@@ -136,7 +138,9 @@ int agent_post(struct agent *a, agent_fn_t fn, void *arg)
 	}
 	pthread_mutex_unlock(&a->lock);
 	free(w);
-	if (rc == 0)
+	/* The loop takes the whole queue once woken: one wake-up per batch
+	 * (a busy agent gets no system call per posted item). */
+	if (was_empty)
 		wake(a);
 	return rc;
 }
