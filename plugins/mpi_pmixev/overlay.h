@@ -101,13 +101,12 @@ uint32_t overlay_self(const struct overlay *ov);
  * The tree as this node sees it now, healed around gone nodes: our parent
  * (PMIXEV_TREE_NONE at the root), our children (written to `out`, room
  * for nnodes; returns how many), whether `d` is below `id`, and whether
- * `node` left the step's tree.
+ * `node` is one of our children.
  */
 uint32_t overlay_parent(const struct overlay *ov);
 size_t overlay_children(const struct overlay *ov, uint32_t *out);
 bool overlay_in_subtree(const struct overlay *ov, uint32_t id, uint32_t d);
 bool overlay_is_child(const struct overlay *ov, uint32_t node);
-bool overlay_is_gone(const struct overlay *ov, uint32_t node);
 
 /* Close everything; no callbacks. On the agent thread (or after it ended). */
 void overlay_destroy(struct overlay *ov);

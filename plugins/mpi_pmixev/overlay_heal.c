@@ -152,7 +152,10 @@ struct link *overlay_child_slot(struct overlay *ov, uint32_t from,
 	/* Adoption: parents have lower ids than their children. */
 	if (from <= ov->cfg.nodeid || from >= ov->cfg.nnodes ||
 	    ov->gone[from] || ov->nchildren == ov->cap_children) {
-		*why = ov->gone[from] ? "already gone" : "not below us";
+		*why = from <= ov->cfg.nodeid || from >= ov->cfg.nnodes
+			       ? "not below us"
+		       : ov->gone[from] ? "already gone"
+					: "one too many";
 		return NULL;
 	}
 	c = &ov->children[ov->nchildren++];
@@ -188,9 +191,4 @@ bool overlay_is_child(const struct overlay *ov, uint32_t node)
 	return node < ov->cfg.nnodes && !ov->gone[node] &&
 	       pmixev_tree_hparent(&ov->tree, ov->gone, ov->root, node) ==
 		       ov->cfg.nodeid;
-}
-
-bool overlay_is_gone(const struct overlay *ov, uint32_t node)
-{
-	return node < ov->cfg.nnodes && ov->gone[node];
 }

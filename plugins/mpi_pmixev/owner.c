@@ -145,7 +145,7 @@ static void become_owner(const struct owner *o, int fd, const gid_t *groups,
 	_exit(127);
 }
 
-static int owner_groups(const struct layout *lay, gid_t *groups, int *n)
+static void owner_groups(const struct layout *lay, gid_t *groups, int *n)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
@@ -157,7 +157,6 @@ static int owner_groups(const struct layout *lay, gid_t *groups, int *n)
 		groups[0] = lay->gid;
 		*n = 1;
 	}
-	return 0;
 }
 
 static int start_helper(struct owner *o)
@@ -168,8 +167,10 @@ static int start_helper(struct owner *o)
 
 	if (o->conf_env[0])
 		envp[1] = o->conf_env;
-	if (!groups || owner_groups(o->lay, groups, &ngroups) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (!groups)
+		goto fail;
+	owner_groups(o->lay, groups, &ngroups);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		goto fail;
 	o->pid = fork();
 	if (o->pid == 0)
