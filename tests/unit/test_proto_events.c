@@ -1,0 +1,186 @@
+/*
+ * Unit tests for the event messages of common/pmixev_proto.c (EVENT,
+ * NOTIFY) and for common/pmixev_owner.c (the owner helper's messages):
+ * round trips and strict rejection of truncated or trailing bodies.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmixev_owner.h"
+#include "pmixev_proto.h"
+#include "proto_strict.h"
+
+static int unpack_event(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_event_msg m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_event_unpack(&r, &m);
+}
+
+static void test_event(void **state)
+{
+	struct pmixev_event_msg in = {.code = -402,
+				      .rank = 5,
+				      .node = 2,
+				      .exit_code = 9,
+				      .flags = PMIXEV_EVENT_NON_DEFAULT,
+				      .value = -60,
+				      .detail = 3,
+				      .seq = 7,
+				      .time = 1800000000};
+	struct pmixev_event_msg out;
+	struct pmixev_buf w, r;
+
+	snprintf(in.text, sizeof(in.text), "rank 5 killed by signal 9");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_event_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_event_unpack(&r, &out), 0);
+	assert_int_equal(out.code, -402);
+	assert_int_equal(out.rank, 5);
+	assert_int_equal(out.node, 2);
+	assert_int_equal(out.exit_code, 9);
+	assert_int_equal(out.flags, PMIXEV_EVENT_NON_DEFAULT);
+	assert_int_equal(out.value, -60);
+	assert_int_equal(out.detail, 3);
+	assert_int_equal(out.seq, 7);
+	assert_int_equal(out.time, 1800000000);
+	assert_string_equal(out.text, in.text);
+	assert_strict(&w, unpack_event);
+	pmixev_buf_release(&w);
+
+	/* Unknown flags are refused both ways. */
+	in.flags = 0x8;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_event_pack(&w, &in), -1);
+	pmixev_buf_put_i32(&w, -402);
+	pmixev_buf_put_u32(&w, 5);
+	pmixev_buf_put_u32(&w, 2);
+	pmixev_buf_put_i32(&w, 9);
+	pmixev_buf_put_u8(&w, 0x8);
+	pmixev_buf_put_u64(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u64(&w, 7);
+	pmixev_buf_put_u64(&w, 0);
+	pmixev_buf_put_str(&w, "x");
+	assert_int_equal(unpack_event(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+static int unpack_notify(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_notify_msg m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_notify_unpack(&r, &m);
+}
+
+static void test_notify(void **state)
+{
+	static const uint8_t packed[] = {1, 2, 3, 0, 5};
+	struct pmixev_notify_msg in = {.nspace = "slurm.pmixev.7.0",
+				       .rank = 4,
+				       .code = -3001,
+				       .range = 6,
+				       .info = packed,
+				       .ninfo = sizeof(packed)};
+	struct pmixev_notify_msg out;
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_notify_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_notify_unpack(&r, &out), 0);
+	assert_string_equal(out.nspace, "slurm.pmixev.7.0");
+	assert_int_equal(out.rank, 4);
+	assert_int_equal(out.code, -3001);
+	assert_int_equal(out.range, 6);
+	assert_int_equal(out.ninfo, sizeof(packed));
+	assert_memory_equal(out.info, packed, sizeof(packed));
+	assert_strict(&w, unpack_notify);
+	pmixev_buf_release(&w);
+}
+
+/* Bodies whose only fault is in a text field. */
+static int unpack_owner_req(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_owner_req m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_owner_req_unpack(&r, &m);
+}
+
+static int unpack_owner_resp(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_owner_resp m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_owner_resp_unpack(&r, &m);
+}
+
+static void test_owner(void **state)
+{
+	struct pmixev_owner_req req = {.op = PMIXEV_OWNER_JOB_STATE,
+				       .id = 7,
+				       .job_id = 42},
+				rq;
+	struct pmixev_owner_resp in = {.op = PMIXEV_OWNER_JOB_STATE, .id = 7},
+				 out;
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_req_unpack(&r, &rq), 0);
+	assert_int_equal(rq.job_id, 42);
+	assert_int_equal(rq.id, 7);
+	assert_strict(&w, unpack_owner_req);
+
+	in.job.state = 1;
+	in.job.end_time = 1800000600;
+	in.job.preempt_time = 1800000000;
+	in.job.suspend_time = 1799999000;
+	in.job.now = 1800000010;
+	in.job.preempt_mode = 2;
+	snprintf(in.job.reason, sizeof(in.job.reason), "ECC errors");
+	snprintf(in.job.nodes, sizeof(in.job.nodes), "n[1-3]");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.job.end_time, 1800000600);
+	assert_int_equal(out.job.preempt_time, 1800000000);
+	assert_int_equal(out.job.suspend_time, 1799999000);
+	assert_int_equal(out.job.preempt_mode, 2);
+	assert_string_equal(out.job.reason, "ECC errors");
+	assert_string_equal(out.job.nodes, "n[1-3]");
+	assert_strict(&w, unpack_owner_resp);
+
+	/* An unknown operation is refused. */
+	req.op = 99;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_event),
+		cmocka_unit_test(test_notify),
+		cmocka_unit_test(test_owner),
+	};
+
+	return cmocka_run_group_tests_name("proto_events", tests, NULL, NULL);
+}
