@@ -22,16 +22,14 @@ crash=() cut=() failed=0
 
 # trial KIND: one step, n3 lost by KIND; prints the delay in ms or nothing.
 trial() {
-	local kind=$1 log=$PMIXEV_CLUSTER_WORKDIR/nodeloss.out t0 p
+	local kind=$1 log=$PMIXEV_CLUSTER_WORKDIR/nodeloss.out t0
 	events=$(client pmix_events)
 	start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev \
 		-N3 -n6 -t 2 "$events" 5 nodedown >&2 || return 0
 	sleep 2 # everyone registered and synchronised
 	t0=$(date +%s.%N)
 	if [ "$kind" = crash ]; then
-		for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n3"); do
-			kill -9 "$p" 2>/dev/null || true
-		done
+		crash_node n3
 	else
 		ip link set "$link" down
 	fi

@@ -16,9 +16,7 @@ start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n6 -t 2 \
 	"$events" 5 nodedown
 sleep 2 # everyone registered and synchronised
 t0=$(date +%s.%N)
-for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n3"); do
-	kill -9 "$p" 2>/dev/null
-done
+crash_node n3
 wait "$srun_pid"
 rc=$?
 out=$(cat "$log")
@@ -38,9 +36,7 @@ start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n3 -t 2 \
 	"$events" 0 nodedown
 sleep 2 # everyone registered and synchronised
 t0=$(date +%s.%N)
-for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
-	kill -9 "$p" 2>/dev/null
-done
+crash_node n1
 wait "$srun_pid"
 out=$(cat "$log")
 delay=$(last_event_ms "$t0")

@@ -135,6 +135,16 @@ stepd_pid() {
 	done
 }
 
+# crash_node NODE: SIGKILL every process of NODE at once (slurmd,
+# slurmstepd, tasks), as a node crash would end them.
+crash_node() {
+	local p
+	for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$1"); do
+		kill -9 "$p" 2>/dev/null
+	done
+	return 0
+}
+
 # ---- reading the output ($out, $rc, $job) of the last run_step ----
 
 # lines REGEX: how many lines of $out match the extended REGEX.
