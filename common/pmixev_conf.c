@@ -54,8 +54,12 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				      604800, 300, " seconds (0: off)"},
 	[PMIXEV_CONF_SCHED_EVENTS] =
 		{"PMIxevSchedEvents", "SLURM_PMIXEV_SCHED_EVENTS",
-		 offsetof(struct pmixev_conf, sched_events), 0, 255, 255,
+		 offsetof(struct pmixev_conf, sched_events), 0, 511, 511,
 		 " (a mask of scheduler events)"},
+	[PMIXEV_CONF_NODE_INTERVAL] = {"PMIxevNodeInterval",
+				       "SLURM_PMIXEV_NODE_INTERVAL",
+				       offsetof(struct pmixev_conf, node_sec),
+				       0, 86400, 60, " seconds (0: off)"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

@@ -22,6 +22,7 @@ struct pmixev_conf {
 	unsigned watch_min;    /* PMIxevWatchIntervalMin: site bound */
 	unsigned warn_sec;     /* PMIxevTimeWarning: lead time, 0 = none */
 	unsigned sched_events; /* PMIxevSchedEvents: mask of wanted kinds */
+	unsigned node_sec;     /* PMIxevNodeInterval: node looks, 0 = none */
 };
 
 /* Options are addressed by index. */
@@ -35,6 +36,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_WATCH_MIN,
 	PMIXEV_CONF_TIME_WARNING,
 	PMIXEV_CONF_SCHED_EVENTS,
+	PMIXEV_CONF_NODE_INTERVAL,
 	PMIXEV_CONF_NKEYS
 };
 

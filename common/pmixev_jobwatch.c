@@ -22,6 +22,7 @@ static const struct {
 	{"requeue", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_REQUEUED)},
 	{"cancel", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_CANCELLED)},
 	{"end", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_ENDED)},
+	{"node", PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE)},
 };
 
 int pmixev_jobev_parse(const char *list, unsigned *mask, char *err,
@@ -56,7 +57,7 @@ int pmixev_jobev_parse(const char *list, unsigned *mask, char *err,
 bad:
 	snprintf(err, errlen,
 		 "expected all, none, or a comma list of preempt, time, "
-		 "suspend, requeue, cancel, end");
+		 "suspend, requeue, cancel, end, node");
 	return -1;
 }
 

@@ -30,6 +30,9 @@ enum pmixev_jobev_kind {
 	PMIXEV_JOBEV_REQUEUED,
 	PMIXEV_JOBEV_CANCELLED,
 	PMIXEV_JOBEV_ENDED,
+	/* Not from job states: a node of the job out of service (the
+	 * watcher's node looks, pmixev_nodewatch.h); here for the mask. */
+	PMIXEV_JOBEV_NODE_OFFLINE,
 };
 
 enum pmixev_preempt_after {
@@ -64,11 +67,12 @@ size_t pmixev_jobwatch_update(struct pmixev_jobwatch *w,
 
 /* Bit of kind k in a mask of wanted events (PMIxevSchedEvents). */
 #define PMIXEV_JOBEV_BIT(k) (1u << (k))
-#define PMIXEV_JOBEV_ALL    0xffu
+#define PMIXEV_JOBEV_ALL    0x1ffu
 
 /*
  * Parse a user's list of scheduler events: "all", "none", or a comma list
- * of preempt, time, suspend (with resume), requeue, cancel, end. 0 with
+ * of preempt, time, suspend (with resume), requeue, cancel, end, node.
+ * 0 with
  * the mask, or -1 with the reason in `err`.
  */
 int pmixev_jobev_parse(const char *list, unsigned *mask, char *err,

@@ -248,6 +248,8 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m)
 int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 {
 	if (!text_ok(m->text, sizeof(m->text)) ||
+	    !text_ok(m->host, sizeof(m->host)) ||
+	    !text_ok(m->reason, sizeof(m->reason)) ||
 	    (m->flags & ~PMIXEV_EVENT_FLAGS))
 		return invalid();
 	pmixev_buf_put_i32(b, m->code);
@@ -260,6 +262,8 @@ int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m)
 	pmixev_buf_put_u64(b, m->seq);
 	pmixev_buf_put_u64(b, m->time);
 	pmixev_buf_put_str(b, m->text);
+	pmixev_buf_put_str(b, m->host);
+	pmixev_buf_put_str(b, m->reason);
 	return pack_done(b);
 }
 
@@ -279,6 +283,8 @@ int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m)
 	pmixev_buf_get_u64(b, &t.seq);
 	pmixev_buf_get_u64(b, &t.time);
 	pmixev_buf_get_str(b, t.text, sizeof(t.text));
+	pmixev_buf_get_str(b, t.host, sizeof(t.host));
+	pmixev_buf_get_str(b, t.reason, sizeof(t.reason));
 	if (unpack_done(b) < 0 || (t.flags & ~PMIXEV_EVENT_FLAGS))
 		return -1;
 	*m = t;

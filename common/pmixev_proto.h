@@ -112,6 +112,8 @@ int pmixev_abort_unpack(struct pmixev_buf *b, struct pmixev_abort_msg *m);
 #define PMIXEV_EVENT_JOB	 0x4 /* about the job (from slurmctld) */
 #define PMIXEV_EVENT_FLAGS	 0x7
 #define PMIXEV_EVENT_NO_RANK	 UINT32_MAX
+#define PMIXEV_EVENT_HOST_MAX	 64  /* incl. NUL */
+#define PMIXEV_EVENT_REASON_MAX	 256 /* incl. NUL */
 
 struct pmixev_event_msg {
 	int32_t code;	   /* PMIx status code of the event */
@@ -120,10 +122,13 @@ struct pmixev_event_msg {
 	int32_t exit_code; /* PMIX_EXIT_CODE: exit status or signal */
 	uint8_t flags;	   /* PMIXEV_EVENT_* */
 	int64_t value;	   /* job events: seconds left */
-	uint32_t detail;   /* job events: what follows (PMIXEV_AFTER_*) */
+	uint32_t detail;   /* job events: what follows (PMIXEV_AFTER_*);
+			      node offline: enum pmixev_node_avail */
 	uint64_t seq;	   /* per observing node, from 1 */
 	uint64_t time;	   /* when it was observed, seconds since the epoch */
 	char text[PMIXEV_MSG_TEXT_MAX];
+	char host[PMIXEV_EVENT_HOST_MAX];     /* node offline: which, or "" */
+	char reason[PMIXEV_EVENT_REASON_MAX]; /* node offline: Slurm's, or "" */
 };
 int pmixev_event_pack(struct pmixev_buf *b, const struct pmixev_event_msg *m);
 int pmixev_event_unpack(struct pmixev_buf *b, struct pmixev_event_msg *m);

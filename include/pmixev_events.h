@@ -36,4 +36,12 @@
  * extended or reduced the limit), false for the lead-time warning. */
 #define PMIXEV_TIME_CHANGED "slurm.pmixev.time.changed"
 
+/* PMIX_EVENT_NODE_OFFLINE (-232), an environment event (only to processes
+ * that registered for it): Slurm took a node of the job out of service.
+ * PMIX_HOSTNAME names it (PMIX_NODEID and PMIX_EVENT_AFFECTED_PROCS too
+ * when it runs part of the step); these say how and why. */
+#define PMIXEV_NODE_STATE                                                      \
+	"slurm.pmixev.node.state" /* "drain", "fail", "down" */
+#define PMIXEV_NODE_REASON "slurm.pmixev.node.reason" /* the admin's, or "" */
+
 #endif /* PMIXEV_EVENTS_H_PUBLIC_ */

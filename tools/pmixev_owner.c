@@ -9,7 +9,9 @@
  * helper with the job owner's uid, gid and groups already set for good,
  * and asks it over FD (a SOCK_SEQPACKET socket, common/pmixev_owner.h).
  * The helper reads the cluster's PreemptMode and the job partition's once,
- * then answers each request with one public libslurm call. It ignores the
+ * then answers each request with one public libslurm call. For node states
+ * it keeps the last node table and asks slurmctld only for a newer one
+ * (which slurmctld answers with "no change" when there is none). It ignores the
  * signals Slurm sends to the step (it must keep answering during a preemption's
  * grace time) and exits when the stepd closes FD.
  */
@@ -34,6 +36,8 @@
 static uint16_t preempt_mode;	   /* the cluster's */
 static uint16_t part_preempt_mode; /* the job's partition's, once known */
 static int part_known;
+static char *job_nodes;		    /* from the last job look */
+static node_info_msg_t *node_table; /* the last one slurmctld sent */
 
 static int usage(void)
 {
@@ -94,8 +98,62 @@ static void job_state(uint32_t job_id, struct pmixev_job_state *j)
 		if (part_preempt_mode)
 			j->preempt_mode = part_preempt_mode;
 		fill_state(j, &resp->job_array[0]);
+		free(job_nodes);
+		job_nodes = resp->job_array[0].nodes
+				    ? strdup(resp->job_array[0].nodes)
+				    : NULL;
 	}
 	slurm_free_job_info_msg(resp);
+}
+
+static uint8_t avail(uint32_t state)
+{
+	if ((state & NODE_STATE_BASE) == NODE_STATE_DOWN)
+		return PMIXEV_NODE_DOWN;
+	if (state & NODE_STATE_FAIL)
+		return PMIXEV_NODE_FAIL;
+	if (state & NODE_STATE_DRAIN)
+		return PMIXEV_NODE_DRAIN;
+	return PMIXEV_NODE_UP;
+}
+
+/* The job's nodes (as of the last job look) that are not up. */
+static void node_state(struct pmixev_nodes_state *s)
+{
+	node_info_msg_t *fresh = NULL;
+	void *mine; /* hostlist_t: a pointer type, or one pointed to */
+
+	if (slurm_load_node(node_table ? node_table->last_update : (time_t)0,
+			    &fresh, SHOW_ALL) == SLURM_SUCCESS) {
+		if (node_table)
+			slurm_free_node_info_msg(node_table);
+		node_table = fresh;
+	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA ||
+		   !node_table) {
+		s->rc = slurm_get_errno();
+		return;
+	}
+	if (!job_nodes || !(mine = slurm_hostlist_create(job_nodes)))
+		return;
+	for (uint32_t i = 0; i < node_table->record_count; i++) {
+		const node_info_t *n = &node_table->node_array[i];
+		struct pmixev_node_state *out;
+
+		if (!n->name || avail(n->node_state) == PMIXEV_NODE_UP ||
+		    slurm_hostlist_find(mine, n->name) < 0)
+			continue;
+		if (s->count == PMIXEV_OWNER_NODES_MAX ||
+		    strlen(n->name) >= sizeof(out->name)) {
+			s->omitted++;
+			continue;
+		}
+		out = &s->node[s->count++];
+		snprintf(out->name, sizeof(out->name), "%s", n->name);
+		out->avail = avail(n->node_state);
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 n->reason ? n->reason : "");
+	}
+	slurm_hostlist_destroy(mine);
 }
 
 static int serve(int fd)
@@ -104,7 +162,7 @@ static int serve(int fd)
 
 	for (;;) {
 		struct pmixev_owner_req req;
-		struct pmixev_owner_resp resp = {0};
+		static struct pmixev_owner_resp resp;
 		struct pmixev_buf b;
 		ssize_t n = recv(fd, in, sizeof(in), 0);
 
@@ -121,9 +179,13 @@ static int serve(int fd)
 			fprintf(stderr, PROG ": malformed request\n");
 			return 1;
 		}
+		memset(&resp, 0, sizeof(resp));
 		resp.op = req.op;
 		resp.id = req.id;
-		job_state(req.job_id, &resp.job);
+		if (req.op == PMIXEV_OWNER_NODE_STATE)
+			node_state(&resp.nodes);
+		else
+			job_state(req.job_id, &resp.job);
 		pmixev_buf_init(&b);
 		if (pmixev_owner_resp_pack(&b, &resp) < 0 ||
 		    send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len) {
@@ -164,6 +226,9 @@ int main(int argc, char **argv)
 		slurm_free_ctl_conf(conf);
 	}
 	rc = serve((int)fd);
+	if (node_table)
+		slurm_free_node_info_msg(node_table);
+	free(job_nodes);
 	slurm_fini();
 	return rc;
 }

@@ -20,7 +20,10 @@
 #include "pmixev_frame.h"
 #include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
+#include "pmixev_nodewatch.h"
 #include "pmixev_proto.h"
+
+#define INFO_MAX 12 /* the most infos an injected event carries */
 
 enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 
@@ -84,6 +87,31 @@ static size_t job_infos(const struct pmixev_event_msg *m, pmix_info_t *info)
 	return n;
 }
 
+/* What a node-offline event (slurmctld, through the watcher) carries. */
+static size_t offline_infos(const struct layout *lay,
+			    const struct pmixev_event_msg *m, pmix_info_t *info)
+{
+	pmix_data_array_t *procs;
+	size_t n = 0;
+
+	PMIX_INFO_LOAD(&info[n++], PMIX_HOSTNAME, m->host, PMIX_STRING);
+	for (uint32_t node = 0; node < lay->step.nnodes; node++) {
+		if (strcmp(lay->nodes[node], m->host))
+			continue;
+		PMIX_INFO_LOAD(&info[n++], PMIX_NODEID, &node, PMIX_UINT32);
+		if ((procs = node_procs(lay, node))) {
+			PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROCS,
+				       procs, PMIX_DATA_ARRAY);
+			PMIX_DATA_ARRAY_FREE(procs);
+		}
+		break;
+	}
+	PMIX_INFO_LOAD(&info[n++], PMIXEV_NODE_STATE,
+		       pmixev_node_avail_name(m->detail), PMIX_STRING);
+	PMIX_INFO_LOAD(&info[n++], PMIXEV_NODE_REASON, m->reason, PMIX_STRING);
+	return n;
+}
+
 /* Give the event to this node's PMIx server for its clients. */
 static void inject(struct events *ev, uint32_t src_node,
 		   const struct pmixev_event_msg *m)
@@ -106,7 +134,7 @@ static void inject(struct events *ev, uint32_t src_node,
 					       : "stepd",
 		 lay->nodes[src_node]);
 	if (in)
-		PMIX_INFO_CREATE(in->info, 9);
+		PMIX_INFO_CREATE(in->info, INFO_MAX);
 	if (!in || !in->info) {
 		evcount_undelivered(ev->count, source, "out of memory");
 		free(in);
@@ -121,7 +149,10 @@ static void inject(struct events *ev, uint32_t src_node,
 			.type = PMIX_PROC, .size = 1, .array = &all};
 		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_CUSTOM_RANGE,
 			       &everyone, PMIX_DATA_ARRAY);
-		if (m->flags & PMIXEV_EVENT_JOB)
+		if (m->flags & PMIXEV_EVENT_JOB &&
+		    m->code == PMIX_EVENT_NODE_OFFLINE)
+			n += offline_infos(lay, m, &in->info[n]);
+		else if (m->flags & PMIXEV_EVENT_JOB)
 			n += job_infos(m, &in->info[n]);
 		else if ((procs = node_procs(lay, m->node))) {
 			PMIX_INFO_LOAD(&in->info[n++],
@@ -153,7 +184,7 @@ static void inject(struct events *ev, uint32_t src_node,
 	if (m->flags & PMIXEV_EVENT_NON_DEFAULT)
 		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
 			       PMIX_BOOL);
-	in->ninfo = 9; /* what was allocated; unused slots are empty */
+	in->ninfo = INFO_MAX; /* what was allocated; unused slots are empty */
 	/* Proc events: the source is the dead process, never told of its own
 	 * end. */
 	rc = PMIx_Notify_event(m->code, &who,
@@ -363,5 +394,22 @@ void events_job(struct events *ev, int code, int64_t value, uint32_t detail,
 					      PMIXEV_EVENT_JOB};
 
 	snprintf(m.text, sizeof(m.text), "%s", text);
+	publish(ev, &m, true);
+}
+
+void events_node_offline(struct events *ev, const char *host, uint8_t avail,
+			 const char *reason, const char *text)
+{
+	struct pmixev_event_msg m = {.code = PMIX_EVENT_NODE_OFFLINE,
+				     .rank = PMIXEV_EVENT_NO_RANK,
+				     .node = ev->lay->nodeid,
+				     .value = -1,
+				     .detail = avail,
+				     .flags = PMIXEV_EVENT_NON_DEFAULT |
+					      PMIXEV_EVENT_JOB};
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	snprintf(m.host, sizeof(m.host), "%s", host);
+	snprintf(m.reason, sizeof(m.reason), "%s", reason);
 	publish(ev, &m, true);
 }

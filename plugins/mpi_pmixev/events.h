@@ -71,6 +71,16 @@ void events_site(struct events *ev, int code, const char *text);
 void events_job(struct events *ev, int code, int64_t value, uint32_t detail,
 		const char *text);
 
+/*
+ * The watcher saw node `host` of the job taken out of service (`avail`:
+ * enum pmixev_node_avail) for `reason`: PMIX_EVENT_NODE_OFFLINE to every
+ * process of the step that registered for it (an environment event:
+ * non-default), naming the node (PMIX_HOSTNAME; PMIX_NODEID and the ranks
+ * it hosts when it is one of the step's), its state and the reason.
+ */
+void events_node_offline(struct events *ev, const char *host, uint8_t avail,
+			 const char *reason, const char *text);
+
 void events_destroy(struct events *ev);
 
 #endif /* PMIXEV_EVENTS_H_ */

@@ -34,8 +34,11 @@ struct owner {
 	struct event *ev;    /* readable fd */
 	uint32_t next_id;    /* of the next request */
 	uint32_t pending_id; /* 0: none in flight */
-	owner_job_fn fn;
+	uint8_t pending_op;
+	owner_fn fn;
 	void *arg;
+	uint8_t in[PMIXEV_OWNER_MSG_MAX]; /* the answer being read */
+	struct pmixev_owner_resp resp;	  /* ... and decoded */
 };
 
 struct owner *owner_create(struct agent *agent, const struct layout *lay,
@@ -75,27 +78,26 @@ static void stop_helper(struct owner *o)
 }
 
 /* The answer to the request in flight (NULL: there will be none). */
-static void answer(struct owner *o, const struct pmixev_job_state *job)
+static void answer(struct owner *o, const struct pmixev_owner_resp *resp)
 {
-	owner_job_fn fn = o->fn;
+	owner_fn fn = o->fn;
 
 	o->pending_id = 0;
 	o->fn = NULL;
 	if (fn)
-		fn(o->arg, job);
+		fn(o->arg, resp);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct owner *o = arg;
-	uint8_t in[PMIXEV_OWNER_MSG_MAX];
-	struct pmixev_owner_resp resp;
+	struct pmixev_owner_resp *resp = &o->resp;
 	struct pmixev_buf b;
-	ssize_t n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+	ssize_t n = recv(fd, o->in, sizeof(o->in), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	pmixev_buf_reader(&b, in, n > 0 ? (size_t)n : 0);
+	pmixev_buf_reader(&b, o->in, n > 0 ? (size_t)n : 0);
 	if (n == 0 && !o->pending_id) {
 		/* Killed with the step's processes at its end, most likely. */
 		PMIXEV_DEBUG(1, "owner helper exited");
@@ -112,15 +114,15 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		answer(o, NULL);
 		return;
 	}
-	if (pmixev_owner_resp_unpack(&b, &resp) < 0 ||
-	    resp.id != o->pending_id) {
+	if (pmixev_owner_resp_unpack(&b, resp) < 0 ||
+	    resp->id != o->pending_id || resp->op != o->pending_op) {
 		PMIXEV_ERROR("owner helper: malformed or unexpected answer; "
 			     "restarting it for the next request");
 		stop_helper(o);
 		answer(o, NULL);
 		return;
 	}
-	answer(o, &resp.job);
+	answer(o, resp);
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
@@ -199,9 +201,10 @@ fail:
 	return -1;
 }
 
-int owner_job_state(struct owner *o, owner_job_fn fn, void *arg)
+int owner_request(struct owner *o, enum pmixev_owner_op op, owner_fn fn,
+		  void *arg)
 {
-	struct pmixev_owner_req req = {.op = PMIXEV_OWNER_JOB_STATE,
+	struct pmixev_owner_req req = {.op = (uint8_t)op,
 				       .job_id = o->lay->step.job_id};
 	struct pmixev_buf b;
 	int rc = -1;
@@ -214,6 +217,7 @@ int owner_job_state(struct owner *o, owner_job_fn fn, void *arg)
 	    send(o->fd, b.data, b.len, MSG_NOSIGNAL | MSG_DONTWAIT) ==
 		    (ssize_t)b.len) {
 		o->pending_id = req.id;
+		o->pending_op = req.op;
 		o->fn = fn;
 		o->arg = arg;
 		rc = 0;

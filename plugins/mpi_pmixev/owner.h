@@ -19,18 +19,20 @@
 
 struct owner;
 
-/* The answer to a request (`job` is NULL when the helper failed). */
-typedef void (*owner_job_fn)(void *arg, const struct pmixev_job_state *job);
+/* The answer to a request (NULL when the helper failed). */
+typedef void (*owner_fn)(void *arg, const struct pmixev_owner_resp *resp);
 
 /* `slurm_conf`: the job's SLURM_CONF for the helper, or NULL. */
 struct owner *owner_create(struct agent *agent, const struct layout *lay,
 			   const char *slurm_conf);
 
 /*
- * Ask slurmctld for the job's state (agent thread). 0, or -1 when a
- * request is already in flight or the helper cannot be started (logged).
+ * Ask slurmctld (agent thread) for the job's state (PMIXEV_OWNER_JOB_STATE)
+ * or its nodes' (PMIXEV_OWNER_NODE_STATE). 0, or -1 when a request is
+ * already in flight or the helper cannot be started (logged).
  */
-int owner_job_state(struct owner *o, owner_job_fn fn, void *arg);
+int owner_request(struct owner *o, enum pmixev_owner_op op, owner_fn fn,
+		  void *arg);
 
 /* Close the channel (the helper exits) and reap it. */
 void owner_destroy(struct owner *o);

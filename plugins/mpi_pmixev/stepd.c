@@ -5,6 +5,7 @@
 
 #include "stepd.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -34,6 +35,7 @@
  */
 static struct {
 	bool active;
+	atomic_bool leaving; /* the step ends here (set by fini) */
 	struct pmixev_conf conf;
 	struct layout lay;
 	struct agent *agent;
@@ -69,12 +71,16 @@ static void take_over_watcher(uint32_t lost);
 
 static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 {
-	if (!ended)
+	/* Once this node leaves, peers ending at the same time may drop
+	 * their links before saying goodbye: the step's end, not a loss. */
+	bool lost = !ended && !atomic_load(&st.leaving);
+
+	if (lost)
 		events_node_lost(st.events, node);
 	fence_lost(st.fence, node);
 	dmodex_lost(st.dmodex, node);
 	pubsub_lost(st.pubsub, node);
-	if (!ended)
+	if (lost)
 		take_over_watcher(node);
 }
 
@@ -99,9 +105,10 @@ static void start_watcher(void *arg)
 static int make_watcher(void)
 {
 	if (!(st.owner = owner_create(st.agent, &st.lay, st.slurm_conf)) ||
-	    !(st.watcher = watcher_create(st.agent, st.owner, st.events,
-					  st.conf.watch_sec, st.conf.warn_sec,
-					  st.conf.sched_events))) {
+	    !(st.watcher =
+		      watcher_create(st.agent, st.owner, st.events,
+				     st.conf.watch_sec, st.conf.warn_sec,
+				     st.conf.sched_events, st.conf.node_sec))) {
 		PMIXEV_ERROR("cannot create the watcher: out of memory");
 		return -1;
 	}
@@ -284,6 +291,7 @@ void stepd_fini(void)
 	if (!st.active)
 		return;
 	PMIXEV_DEBUG(1, "step ended here: shutting down");
+	atomic_store(&st.leaving, true);
 	/* Say goodbye and drain the agent while PMIx still accepts
 	 * callbacks, then stop it. */
 	if (st.agent) {

@@ -14,6 +14,7 @@
 #include "pmixev_events.h"
 #include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
+#include "pmixev_nodewatch.h"
 
 #define BACKOFF_MAX_SEC 60
 
@@ -23,8 +24,12 @@ struct watcher {
 	struct events *ev;
 	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
 	unsigned mask;			  /* kinds announced */
+	unsigned node_every;		  /* a node look every so many, or 0 */
+	uint64_t looks;			  /* answered or not */
 	struct event *timer;
 	struct pmixev_jobwatch jw;
+	struct pmixev_nodewatch nw;
+	struct pmixev_nodeev nev[PMIXEV_NODEEV_MAX];
 	uint64_t requests;
 	time_t started, outage;	  /* outage: since when, or 0 */
 	unsigned helper_failures; /* in a row */
@@ -68,17 +73,9 @@ static void outage(struct watcher *w, int rc)
 							  : w->delay_sec * 2;
 }
 
-static void on_state(void *arg, const struct pmixev_job_state *job)
+/* An answer came: the outage, if any, is over. */
+static void answered(struct watcher *w)
 {
-	struct watcher *w = arg;
-	struct pmixev_jobev out[PMIXEV_JOBEV_MAX];
-	size_t n;
-
-	if (!job || job->rc) {
-		outage(w, job ? job->rc : -1);
-		arm(w);
-		return;
-	}
 	w->helper_failures = 0;
 	if (w->outage) {
 		PMIXEV_INFO("watcher: slurmctld answers again after %lld s; "
@@ -87,7 +84,13 @@ static void on_state(void *arg, const struct pmixev_job_state *job)
 		w->outage = 0;
 	}
 	w->delay_sec = w->interval_sec;
-	n = pmixev_jobwatch_update(&w->jw, job, out);
+}
+
+static void on_job(struct watcher *w, const struct pmixev_job_state *job)
+{
+	struct pmixev_jobev out[PMIXEV_JOBEV_MAX];
+	size_t n = pmixev_jobwatch_update(&w->jw, job, out);
+
 	for (size_t i = 0; i < n; i++) {
 		uint32_t detail = out[i].kind == PMIXEV_JOBEV_TIME_CHANGED
 					  ? 1
@@ -101,14 +104,65 @@ static void on_state(void *arg, const struct pmixev_job_state *job)
 			events_job(w->ev, codes[out[i].kind], out[i].value,
 				   detail, out[i].text);
 	}
+}
+
+static void on_nodes(struct watcher *w, const struct pmixev_nodes_state *s)
+{
+	size_t n = pmixev_nodewatch_update(&w->nw, s, w->nev);
+
+	if (s->omitted)
+		PMIXEV_ERROR("watcher: %u more of the job's nodes are out of "
+			     "service than one answer holds (%d); they are "
+			     "announced once others are back",
+			     (unsigned)s->omitted, PMIXEV_OWNER_NODES_MAX);
+	for (size_t i = 0; i < n; i++) {
+		const struct pmixev_node_state *node = &w->nev[i].node;
+
+		PMIXEV_INFO("watcher: %s", w->nev[i].text);
+		if (node->avail != PMIXEV_NODE_UP)
+			events_node_offline(w->ev, node->name, node->avail,
+					    node->reason, w->nev[i].text);
+	}
+}
+
+static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
+{
+	struct watcher *w = arg;
+	int32_t rc = !resp				   ? -1
+		     : resp->op == PMIXEV_OWNER_NODE_STATE ? resp->nodes.rc
+							   : resp->job.rc;
+
+	if (rc) {
+		outage(w, rc);
+		arm(w);
+		return;
+	}
+	answered(w);
+	if (resp->op == PMIXEV_OWNER_NODE_STATE)
+		on_nodes(w, &resp->nodes);
+	else
+		on_job(w, &resp->job);
 	arm(w);
+}
+
+/*
+ * Each look is one request. Node looks take the place of job looks: the
+ * second look (nodes already out of service), then every node_every-th.
+ */
+static enum pmixev_owner_op next_look(struct watcher *w)
+{
+	uint64_t k = w->looks++;
+
+	if (w->node_every && k >= 1 && (k - 1) % w->node_every == 0)
+		return PMIXEV_OWNER_NODE_STATE;
+	return PMIXEV_OWNER_JOB_STATE;
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct watcher *w = arg;
 
-	if (owner_job_state(w->owner, on_state, w) < 0) {
+	if (owner_request(w->owner, next_look(w), on_answer, w) < 0) {
 		outage(w, -1);
 		arm(w);
 		return;
@@ -118,7 +172,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 struct watcher *watcher_create(struct agent *agent, struct owner *owner,
 			       struct events *ev, unsigned interval_sec,
-			       unsigned warn_sec, unsigned mask)
+			       unsigned warn_sec, unsigned mask,
+			       unsigned node_sec)
 {
 	struct watcher *w = calloc(1, sizeof(*w));
 
@@ -129,7 +184,15 @@ struct watcher *watcher_create(struct agent *agent, struct owner *owner,
 	w->ev = ev;
 	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
 	w->mask = mask;
+	if (node_sec && (mask & PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE))) {
+		/* At least every other look is the job's. */
+		w->node_every =
+			(node_sec + w->interval_sec - 1) / w->interval_sec;
+		if (w->node_every < 2)
+			w->node_every = 2;
+	}
 	pmixev_jobwatch_init(&w->jw, (int64_t)warn_sec);
+	pmixev_nodewatch_init(&w->nw);
 	return w;
 }
 
@@ -145,8 +208,10 @@ int watcher_start(struct watcher *w)
 	w->started = time(NULL);
 	PMIXEV_DEBUG(1,
 		     "watcher: asking slurmctld every %u s (time-limit "
-		     "warning %lld s before the end, events 0x%02x)",
-		     w->interval_sec, (long long)w->jw.lead, w->mask);
+		     "warning %lld s before the end, events 0x%03x; one look "
+		     "in %u at the job's nodes, 0: none)",
+		     w->interval_sec, (long long)w->jw.lead, w->mask,
+		     w->node_every);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /*
- * pmix_site - who gets a site event (pmixev-notify) about a node.
+ * pmix_site - who gets an environment event about a node: a site event
+ * (pmixev-notify), or Slurm taking the node out of service.
  *
- * usage: pmix_site CODE HOST TEXT FLAGFILE
+ * usage: pmix_site CODE HOST TEXT FLAGFILE [KEY=VALUE...]
  *
  * Even ranks register a handler for CODE at once; rank 1 registers only
  * after FLAGFILE appears (the test creates it once the event was sent, so
@@ -10,7 +11,8 @@
  * the flag appears everyone waits 3 s and prints
  *   "pmix_site: rank R of N on HOST: ROLE: got G (D deliveries): ok"
  * where an early or late registrant needs exactly one event naming HOST
- * (PMIX_HOSTNAME) with TEXT, and a default handler none. Events are told
+ * (PMIX_HOSTNAME) with TEXT (and a string info KEY = VALUE for each
+ * KEY=VALUE argument), and a default handler none. Events are told
  * apart by pmixev's source and sequence: OpenPMIx 4.2 hands its cached
  * events again to every registered process of a node when one more
  * registers, and applications drop such repeats the same way. Every rank prints
@@ -29,6 +31,26 @@
 #include "client_util.h"
 
 static const char *want_host, *want_text;
+static char **want_kv; /* KEY=VALUE, NULL-terminated */
+
+/* The event carries every string info want_kv asks for. */
+static bool has_kv(const pmix_info_t info[], size_t ninfo)
+{
+	for (char **kv = want_kv; *kv; kv++) {
+		size_t klen = strcspn(*kv, "=");
+		bool found = false;
+
+		for (size_t i = 0; i < ninfo && !found; i++)
+			found = strlen(info[i].key) == klen &&
+				!strncmp(info[i].key, *kv, klen) &&
+				info[i].value.type == PMIX_STRING &&
+				!strcmp(info[i].value.data.string,
+					*kv + klen + 1);
+		if (!found)
+			return false;
+	}
+	return true;
+}
 /* Distinct events (by pmixev's source and sequence), and how many of
  * them were right; plus every delivery, repeats included. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -64,7 +86,7 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		repeat |= !strcmp(seen[i], key);
 	if (!repeat && got < 16) {
 		snprintf(seen[got++], sizeof(seen[0]), "%s", key);
-		good += host && text;
+		good += host && text && has_kv(info, ninfo);
 	}
 	pthread_mutex_unlock(&lock);
 	if (cbfunc)
@@ -80,14 +102,21 @@ int main(int argc, char **argv)
 	bool ok;
 	long v;
 
-	if (argc != 5 ||
+	if (argc < 5 ||
 	    client_parse_long(argv[1], -2147483647L, 2147483647L, &v)) {
-		fprintf(stderr, "usage: " PROG " CODE HOST TEXT FLAGFILE\n");
+		fprintf(stderr, "usage: " PROG
+				" CODE HOST TEXT FLAGFILE [KEY=VALUE...]\n");
 		return 2;
 	}
 	code = (pmix_status_t)v;
 	want_host = argv[2];
 	want_text = argv[3];
+	want_kv = argv + 5;
+	for (char **kv = want_kv; *kv; kv++)
+		if (!strchr(*kv, '=')) {
+			fprintf(stderr, PROG ": not KEY=VALUE: %s\n", *kv);
+			return 2;
+		}
 	client_watchdog(PROG, 0);
 	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
 		return 1;

@@ -92,7 +92,7 @@ wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: the job reaches its ti
 sleep 1
 scancel "$job"
 seen 'CANCELED ' 10 && ! grep -q TIME_LIMIT "$log" &&
-	grep -q "step $job\.0 on n1: watcher: asking slurmctld every 1 s (time-limit warning 55 s before the end, events 0x58)" "$(slurmd_log n1)"
+	grep -q "step $job\.0 on n1: watcher: asking slurmctld every 1 s (time-limit warning 55 s before the end, events 0x058;" "$(slurmd_log n1)"
 ok $? "srun --pmixev-sched-events=suspend,cancel --pmixev-time-warning=55 --pmixev-watch-interval=1: the stepd uses them; the warning is not sent, the cancel is"
 wait "$srun_pid"
 

@@ -216,6 +216,11 @@ static void test_parse_lists(void **state)
 			 0);
 	assert_int_equal(m, PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_SUSPENDED) |
 				    PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_RESUMED));
+	assert_int_equal(pmixev_jobev_parse("end,node", &m, err, sizeof(err)),
+			 0);
+	assert_int_equal(m,
+			 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_ENDED) |
+				 PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE));
 	/* Refused, the mask untouched. */
 	m = 7;
 	assert_int_equal(pmixev_jobev_parse("", &m, err, sizeof(err)), -1);

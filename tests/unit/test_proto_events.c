@@ -40,6 +40,8 @@ static void test_event(void **state)
 	struct pmixev_buf w, r;
 
 	snprintf(in.text, sizeof(in.text), "rank 5 killed by signal 9");
+	snprintf(in.host, sizeof(in.host), "n2");
+	snprintf(in.reason, sizeof(in.reason), "ECC errors");
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_event_pack(&w, &in), 0);
 	pmixev_buf_reader(&r, w.data, w.len);
@@ -54,6 +56,8 @@ static void test_event(void **state)
 	assert_int_equal(out.seq, 7);
 	assert_int_equal(out.time, 1800000000);
 	assert_string_equal(out.text, in.text);
+	assert_string_equal(out.host, "n2");
+	assert_string_equal(out.reason, "ECC errors");
 	assert_strict(&w, unpack_event);
 	pmixev_buf_release(&w);
 
@@ -71,6 +75,8 @@ static void test_event(void **state)
 	pmixev_buf_put_u64(&w, 7);
 	pmixev_buf_put_u64(&w, 0);
 	pmixev_buf_put_str(&w, "x");
+	pmixev_buf_put_str(&w, "");
+	pmixev_buf_put_str(&w, "");
 	assert_int_equal(unpack_event(w.data, w.len), -1);
 	pmixev_buf_release(&w);
 }
@@ -174,10 +180,74 @@ static void test_owner(void **state)
 	pmixev_buf_release(&w);
 }
 
+static void test_owner_nodes(void **state)
+{
+	static struct pmixev_owner_resp in = {.op = PMIXEV_OWNER_NODE_STATE,
+					      .id = 9},
+					out;
+	struct pmixev_buf w, r;
+
+	in.nodes.count = 2;
+	in.nodes.omitted = 3;
+	snprintf(in.nodes.node[0].name, sizeof(in.nodes.node[0].name), "n2");
+	in.nodes.node[0].avail = PMIXEV_NODE_DRAIN;
+	snprintf(in.nodes.node[0].reason, sizeof(in.nodes.node[0].reason),
+		 "ECC errors");
+	snprintf(in.nodes.node[1].name, sizeof(in.nodes.node[1].name), "n3");
+	in.nodes.node[1].avail = PMIXEV_NODE_DOWN;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.op, PMIXEV_OWNER_NODE_STATE);
+	assert_int_equal(out.id, 9);
+	assert_int_equal(out.nodes.count, 2);
+	assert_int_equal(out.nodes.omitted, 3);
+	assert_string_equal(out.nodes.node[0].name, "n2");
+	assert_int_equal(out.nodes.node[0].avail, PMIXEV_NODE_DRAIN);
+	assert_string_equal(out.nodes.node[0].reason, "ECC errors");
+	assert_string_equal(out.nodes.node[1].name, "n3");
+	assert_int_equal(out.nodes.node[1].avail, PMIXEV_NODE_DOWN);
+	assert_string_equal(out.nodes.node[1].reason, "");
+	assert_strict(&w, unpack_owner_resp);
+
+	/* A node said to be up, or in an unknown state, is refused both
+	 * ways; so is a count beyond what an answer holds. */
+	in.nodes.node[1].avail = PMIXEV_NODE_UP;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u8(&w, PMIXEV_OWNER_NODE_STATE);
+	pmixev_buf_put_u32(&w, 9);
+	pmixev_buf_put_i32(&w, 0);
+	pmixev_buf_put_u32(&w, 1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_str(&w, "n2");
+	pmixev_buf_put_u8(&w, PMIXEV_NODE_AVAIL_MAX + 1);
+	pmixev_buf_put_str(&w, "");
+	assert_int_equal(unpack_owner_resp(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	in.nodes.node[1].avail = PMIXEV_NODE_FAIL;
+	in.nodes.count = PMIXEV_OWNER_NODES_MAX + 1;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u8(&w, PMIXEV_OWNER_NODE_STATE);
+	pmixev_buf_put_u32(&w, 9);
+	pmixev_buf_put_i32(&w, 0);
+	pmixev_buf_put_u32(&w, PMIXEV_OWNER_NODES_MAX + 1);
+	pmixev_buf_put_u32(&w, 0);
+	assert_int_equal(unpack_owner_resp(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event),
+		cmocka_unit_test(test_owner_nodes),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_owner),
 	};
