@@ -32,11 +32,14 @@
  *
  * PMIXEV_SLURM_SP_OPTIONS_PACK  s_p_options_t has pack/unpack members (23.02+)
  * PMIXEV_SLURM_TASK_INFO_SELF   mpi task info has a `self` address (< 23.11)
+ * PMIXEV_SLURM_STEPD_CPU_BIND    offset of stepd_step_rec_t.cpu_bind_type;
+ *                               cpu_bind (char *) follows 8 bytes later
  */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) &&                     \
 	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
 #define PMIXEV_SLURM_SP_OPTIONS_PACK 0
 #define PMIXEV_SLURM_TASK_INFO_SELF  1
+#define PMIXEV_SLURM_STEPD_CPU_BIND  296
 #else
 #error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x)"
 #endif
@@ -51,8 +54,23 @@
 /* ---- mpi plugin hook argument types (src/common/slurm_mpi.h @ 22.05.8) ----
  */
 
-/* The step record is only passed through; pmixev reads the prefork env. */
+/*
+ * The step record (src/slurmd/slurmstepd/slurmstepd_job.h @ 22.05.8) is
+ * opaque: pmixev reads the prefork env, and only the CPU binding by offset
+ * (it is in no env before the tasks fork): cpu_bind_type (cpu_bind_type_t)
+ * and cpu_bind, which task/affinity has already turned into one CPU mask
+ * per local task in slurmd. Verified by tests/integration/18-locality.t.
+ */
 typedef struct stepd_step_rec stepd_step_rec_t;
+
+static inline void pmixev_stepd_cpu_bind(const stepd_step_rec_t *job,
+					 uint32_t *type, const char **list)
+{
+	const char *rec = (const char *)job;
+
+	memcpy(type, rec + PMIXEV_SLURM_STEPD_CPU_BIND, sizeof(*type));
+	memcpy(list, rec + PMIXEV_SLURM_STEPD_CPU_BIND + 8, sizeof(*list));
+}
 
 typedef void mpi_plugin_client_state_t;
 

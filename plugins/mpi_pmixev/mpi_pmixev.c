@@ -44,7 +44,11 @@ void pmixev_mpi_task_exit(uint32_t rank, int status)
 
 int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env)
 {
-	return stepd_prefork(*env);
+	struct stepd_binding bind = {0};
+
+	if (job)
+		pmixev_stepd_cpu_bind(job, &bind.type, &bind.list);
+	return stepd_prefork(*env, &bind);
 }
 
 int mpi_p_slurmstepd_task(const mpi_plugin_task_info_t *job, char ***env)

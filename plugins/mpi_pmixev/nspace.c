@@ -106,8 +106,24 @@ out:
 	return rc;
 }
 
+/* Where a local rank runs, as PMIx strings (free both). */
+struct where {
+	char *locality, *cpuset;
+};
+
+static void where_of(hwloc_const_cpuset_t cpus, struct where *w)
+{
+	pmix_cpuset_t cs = {.source = "hwloc", .bitmap = (void *)cpus};
+
+	if (PMIx_server_generate_locality_string(&cs, &w->locality) !=
+	    PMIX_SUCCESS)
+		w->locality = NULL;
+	if (PMIx_server_generate_cpuset_string(&cs, &w->cpuset) != PMIX_SUCCESS)
+		w->cpuset = NULL;
+}
+
 static pmix_status_t proc_info(void *list, const struct layout *lay,
-			       pmix_rank_t rank, const char *locality)
+			       pmix_rank_t rank, const struct where *w)
 {
 	void *sub = PMIx_Info_list_start();
 	uint32_t node = lay->map.node_of[rank],
@@ -131,8 +147,11 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	    (rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
 				     PMIX_STRING)) ||
-	    (locality && (rc = PMIx_Info_list_add(sub, PMIX_LOCALITY_STRING,
-						  locality, PMIX_STRING)))) {
+	    (w->locality &&
+	     (rc = PMIx_Info_list_add(sub, PMIX_LOCALITY_STRING, w->locality,
+				      PMIX_STRING))) ||
+	    (w->cpuset && (rc = PMIx_Info_list_add(sub, PMIX_CPUSET, w->cpuset,
+						   PMIX_STRING)))) {
 		PMIx_Info_list_release(sub);
 		return rc;
 	}
@@ -215,21 +234,16 @@ out:
 }
 
 int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
-		      hwloc_const_cpuset_t cpuset, pmix_info_t **info,
+		      const hwloc_const_cpuset_t *task_cpus, pmix_info_t **info,
 		      size_t *ninfo, char *err, size_t errlen)
 {
 	void *list = PMIx_Info_list_start();
-	pmix_cpuset_t cs = {.source = "hwloc", .bitmap = (void *)cpuset};
-	char *locality = NULL;
 	pmix_data_array_t da = {0};
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 	const char *what = "job info";
 
 	if (!list)
 		goto fail;
-	if (cpuset && PMIx_server_generate_locality_string(&cs, &locality) !=
-			      PMIX_SUCCESS)
-		locality = NULL;
 	if ((rc = job_info(list, lay, dirs)) != PMIX_SUCCESS)
 		goto fail;
 	what = "node info";
@@ -237,24 +251,27 @@ int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
 		if ((rc = node_info(list, lay, n)) != PMIX_SUCCESS)
 			goto fail;
 	what = "proc info";
-	for (pmix_rank_t r = 0; r < lay->step.ntasks; r++)
-		if ((rc = proc_info(list, lay, r,
-				    lay->map.node_of[r] == lay->nodeid
-					    ? locality
-					    : NULL)) != PMIX_SUCCESS)
+	for (pmix_rank_t r = 0; r < lay->step.ntasks; r++) {
+		struct where w = {NULL, NULL};
+
+		if (lay->map.node_of[r] == lay->nodeid)
+			where_of(task_cpus[lay->map.local_of[r]], &w);
+		rc = proc_info(list, lay, r, &w);
+		free(w.locality);
+		free(w.cpuset);
+		if (rc != PMIX_SUCCESS)
 			goto fail;
+	}
 	what = "info list";
 	if ((rc = PMIx_Info_list_convert(list, &da)) != PMIX_SUCCESS)
 		goto fail;
 	PMIx_Info_list_release(list);
-	free(locality);
 	*info = da.array;
 	*ninfo = da.size;
 	return 0;
 fail:
 	if (list)
 		PMIx_Info_list_release(list);
-	free(locality);
 	snprintf(err, errlen, "cannot build %s: %s", what,
 		 PMIx_Error_string(rc));
 	return -1;

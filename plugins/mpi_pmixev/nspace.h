@@ -24,10 +24,11 @@ struct nspace_dirs {
 
 /*
  * Build the info array into *info / *ninfo (free with PMIX_INFO_FREE).
- * `cpuset` is the set the local ranks may run on. 0, or -1 with `err`.
+ * `task_cpus[i]` is where local rank i (its index on this node) runs: its
+ * PMIX_CPUSET and PMIX_LOCALITY_STRING. 0, or -1 with `err`.
  */
 int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
-		      hwloc_const_cpuset_t cpuset, pmix_info_t **info,
+		      const hwloc_const_cpuset_t *task_cpus, pmix_info_t **info,
 		      size_t *ninfo, char *err, size_t errlen);
 
 #endif /* PMIXEV_NSPACE_H_ */

@@ -23,6 +23,7 @@
 #include "slurm_compat.h"
 
 #include "nspace.h"
+#include "pmixev_cpubind.h"
 #include "pmixev_log.h"
 
 #define TMPDIR_BASE "/tmp"
@@ -35,7 +36,10 @@ struct server {
 	bool dir_made;
 	bool pmix_up;
 	hwloc_topology_t topo;
-	hwloc_bitmap_t cpuset;
+	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
+	hwloc_bitmap_t *task_cpus; /* [nlocal]: where each local task runs */
+	uint32_t bind_type;	   /* Slurm's binding of the tasks */
+	const char *bind_list;
 	unsigned event_cache; /* OpenPMIx's pmix_max_events */
 	char ***task_env;     /* [nlocal] NULL-terminated, malloc'd */
 };
@@ -124,17 +128,51 @@ static int make_dirs(struct server *srv)
 	return 0;
 }
 
+/*
+ * Where local task `i` will run: the CPUs Slurm binds it to, as far as
+ * they exist here, else the step's. False if Slurm's list was unreadable.
+ */
+static bool task_cpus(struct server *srv, uint32_t i, hwloc_bitmap_t set)
+{
+	struct pmixev_cpus cpus;
+	int rc = pmixev_cpubind_task(srv->bind_type, srv->bind_list, i, &cpus);
+
+	hwloc_bitmap_zero(set);
+	for (unsigned cpu = 0; rc == 1 && cpu < PMIXEV_CPUBIND_MAX; cpu++)
+		if (cpus.bits[cpu / 64] >> (cpu % 64) & 1)
+			hwloc_bitmap_set(set, cpu);
+	hwloc_bitmap_and(set, set,
+			 hwloc_topology_get_complete_cpuset(srv->topo));
+	if (rc != 1 || hwloc_bitmap_iszero(set))
+		hwloc_bitmap_copy(set, srv->cpuset);
+	return rc >= 0;
+}
+
 static int load_topology(struct server *srv)
 {
+	uint32_t nlocal = layout_nlocal(srv->lay);
+	bool readable = true;
+
 	if (hwloc_topology_init(&srv->topo) < 0 ||
 	    hwloc_topology_load(srv->topo) < 0 ||
-	    !(srv->cpuset = hwloc_bitmap_alloc()))
+	    !(srv->cpuset = hwloc_bitmap_alloc()) ||
+	    !(srv->task_cpus =
+		      calloc(nlocal ? nlocal : 1, sizeof(*srv->task_cpus))))
 		return -1;
 	/* The CPUs this step may use (task/none: the whole node). */
 	if (hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
 	    0)
 		hwloc_bitmap_copy(srv->cpuset,
 				  hwloc_topology_get_allowed_cpuset(srv->topo));
+	for (uint32_t i = 0; i < nlocal; i++) {
+		if (!(srv->task_cpus[i] = hwloc_bitmap_alloc()))
+			return -1;
+		readable &= task_cpus(srv, i, srv->task_cpus[i]);
+	}
+	if (!readable)
+		PMIXEV_ERROR("cannot read Slurm's CPU binding \"%s\" (type "
+			     "0x%x); the tasks' locality is the step's CPUs",
+			     srv->bind_list, (unsigned)srv->bind_type);
 	return 0;
 }
 
@@ -208,8 +246,9 @@ static int register_nspace(struct server *srv)
 	pmix_status_t rc;
 	char err[256];
 
-	if (nspace_info_build(lay, &dirs, srv->cpuset, &info, &ninfo, err,
-			      sizeof(err)) < 0) {
+	if (nspace_info_build(lay, &dirs,
+			      (const hwloc_const_cpuset_t *)srv->task_cpus,
+			      &info, &ninfo, err, sizeof(err)) < 0) {
 		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
 		return -1;
 	}
@@ -255,7 +294,8 @@ static int register_clients(struct server *srv)
 
 struct server *server_create(const struct layout *lay,
 			     const struct upcall_deps *deps,
-			     unsigned event_cache)
+			     unsigned event_cache, uint32_t bind_type,
+			     const char *bind_list)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 
@@ -263,6 +303,8 @@ struct server *server_create(const struct layout *lay,
 		return NULL;
 	srv->lay = lay;
 	srv->event_cache = event_cache;
+	srv->bind_type = bind_type;
+	srv->bind_list = bind_list;
 	upcalls_bind(deps);
 	if (make_dirs(srv) < 0)
 		goto fail;
@@ -329,6 +371,10 @@ void server_destroy(struct server *srv)
 	}
 	if (srv->cpuset)
 		hwloc_bitmap_free(srv->cpuset);
+	for (uint32_t i = 0; srv->task_cpus && i < layout_nlocal(srv->lay); i++)
+		if (srv->task_cpus[i])
+			hwloc_bitmap_free(srv->task_cpus[i]);
+	free(srv->task_cpus);
 	if (srv->topo)
 		hwloc_topology_destroy(srv->topo);
 	free(srv);

@@ -17,12 +17,15 @@ struct server;
 
 /*
  * Start PMIx with `deps` bound to the upcalls and an event cache of
- * `event_cache` events, register the namespace and the local clients, and
- * prepare each local task's environment. NULL on failure (logged).
+ * `event_cache` events, register the namespace (each local rank's CPU set
+ * and locality from Slurm's binding `bind_type`, `bind_list`, see
+ * common/pmixev_cpubind.h) and the local clients, and prepare each local
+ * task's environment. NULL on failure (logged).
  */
 struct server *server_create(const struct layout *lay,
 			     const struct upcall_deps *deps,
-			     unsigned event_cache);
+			     unsigned event_cache, uint32_t bind_type,
+			     const char *bind_list);
 
 /*
  * Add task `rank`'s PMIx variables to `env` (a Slurm env array). Runs in

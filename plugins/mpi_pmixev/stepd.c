@@ -137,7 +137,7 @@ static void take_over_watcher(uint32_t lost)
 		watcher_start(st.watcher);
 }
 
-static int build(void)
+static int build(const struct stepd_binding *bind)
 {
 	const struct layout *lay = &st.lay;
 	struct overlay_cfg cfg = {
@@ -185,7 +185,8 @@ static int build(void)
 				    .notify = st.notify,
 				    .evcount = st.evcount,
 				    .lay = lay};
-	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache)))
+	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache,
+				     bind->type, bind->list)))
 		return -1;
 	if (agent_start(st.agent) < 0 ||
 	    agent_post(st.agent, start_overlay, NULL) < 0) {
@@ -195,7 +196,7 @@ static int build(void)
 	return 0;
 }
 
-int stepd_prefork(char **env)
+int stepd_prefork(char **env, const struct stepd_binding *bind)
 {
 	struct pmixev_step step;
 	unsigned site_watch;
@@ -228,7 +229,7 @@ int stepd_prefork(char **env)
 		return SLURM_SUCCESS;
 	}
 	st.active = true;
-	if (build() < 0 || build_watcher(env) < 0) {
+	if (build(bind) < 0 || build_watcher(env) < 0) {
 		refuse("", "the PMIx server could not start (see the slurmd "
 			   "log)");
 		return SLURM_SUCCESS;

@@ -13,8 +13,17 @@
 
 #include "slurm_compat.h"
 
-/* `env` is the step environment (job->env); returns SLURM_SUCCESS/ERROR. */
-int stepd_prefork(char **env);
+/* Slurm's CPU binding of the step's local tasks (CPU_BIND_*, list). */
+struct stepd_binding {
+	uint32_t type;
+	const char *list; /* NULL: none */
+};
+
+/*
+ * `env` is the step environment (job->env), `bind` the tasks' binding;
+ * returns SLURM_SUCCESS/ERROR.
+ */
+int stepd_prefork(char **env, const struct stepd_binding *bind);
 
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env);
 

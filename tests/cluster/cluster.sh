@@ -71,6 +71,8 @@ environment:
                        PMIXEV_SPANK_PLUGIN
   PMIXEV_MPI_DEFAULT   MpiDefault in slurm.conf (default none)
   PMIXEV_SLURM_CONF_EXTRA  lines appended to slurm.conf (e.g. SlurmdDebug=debug)
+  PMIXEV_TASK_PLUGIN   TaskPlugin (default task/none; task/affinity binds tasks)
+  PMIXEV_NODE_CORES    cores per node (default 32; binding needs real ones)
   PMIXEV_MPI_CONF      contents of mpi.conf (default empty)
   PMIX_MCA_*, PMIXEV_* are passed to the daemons; all else is cleared.
 EOF

@@ -108,7 +108,7 @@ PluginDir=$PLUGIN_DIR
 PlugStackConfig=$ETC/plugstack.conf
 MpiDefault=${PMIXEV_MPI_DEFAULT:-none}
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=${PMIXEV_TASK_PLUGIN:-task/none}
 JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
@@ -133,8 +133,8 @@ SlurmdDebug=info
 TmpFS=$DIR/tmp/%n
 EOF
 		for n in "${NODES[@]}"; do
-			printf 'NodeName=%s NodeAddr=%s NodeHostname=%s Sockets=1 CoresPerSocket=32 ThreadsPerCore=1 RealMemory=4000 State=UNKNOWN\n' \
-				"$n" "$(node_addr "$n")" "$n"
+			printf 'NodeName=%s NodeAddr=%s NodeHostname=%s Sockets=1 CoresPerSocket=%d ThreadsPerCore=1 RealMemory=4000 State=UNKNOWN\n' \
+				"$n" "$(node_addr "$n")" "$n" "${PMIXEV_NODE_CORES:-32}"
 		done
 		# Jobs in "high" preempt jobs in "debug" (cancelled) and "requeue"
 		# (requeued) after a grace time of 20 s (PMIXEV_GRACE_TIME).
