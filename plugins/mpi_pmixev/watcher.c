@@ -146,14 +146,15 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
 }
 
 /*
- * Each look is one request. Node looks take the place of job looks: the
- * second look (nodes already out of service), then every node_every-th.
+ * Each look is one request. A node look takes the place of the last job
+ * look of every node_every, never an early one: a preemption right after
+ * the start (a likely time) is seen at the next look.
  */
 static enum pmixev_owner_op next_look(struct watcher *w)
 {
 	uint64_t k = w->looks++;
 
-	if (w->node_every && k >= 1 && (k - 1) % w->node_every == 0)
+	if (w->node_every && k % w->node_every == w->node_every - 1)
 		return PMIXEV_OWNER_NODE_STATE;
 	return PMIXEV_OWNER_JOB_STATE;
 }
