@@ -13,6 +13,7 @@
  * where T runs from the end of the synchronising fence to the last event
  * (FAILED when G < C). Rank 0 prints "pmix_flood: rank 0: sent C in T ms".
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +46,36 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* Events sent and not yet acknowledged by the server; the first error. */
-static volatile long in_flight;
-static volatile pmix_status_t send_rc = PMIX_SUCCESS;
+/* Events sent and not yet acknowledged by the server; the first error.
+ * The sender sleeps on `acked` while the window is full: polling would
+ * take the CPU the servers need. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t acked = PTHREAD_COND_INITIALIZER;
+static long in_flight;
+static pmix_status_t send_rc = PMIX_SUCCESS;
 
 static void on_sent(pmix_status_t status, void *cbdata)
 {
 	(void)cbdata;
+	pthread_mutex_lock(&lock);
 	if (status != PMIX_SUCCESS && send_rc == PMIX_SUCCESS)
 		send_rc = status;
-	__atomic_sub_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+	in_flight--;
+	pthread_cond_signal(&acked);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Wait until at most `most` events are in flight; the first error. */
+static pmix_status_t wait_window(long most)
+{
+	pmix_status_t rc;
+
+	pthread_mutex_lock(&lock);
+	while (in_flight > most)
+		pthread_cond_wait(&acked, &lock);
+	rc = send_rc;
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -84,24 +105,24 @@ int main(int argc, char **argv)
 	t0 = client_now();
 	if (me.rank == 0) {
 		for (long i = 0; i < count && rc == PMIX_SUCCESS; i++) {
-			while (in_flight >= WINDOW)
-				usleep(10);
-			__atomic_add_fetch(&in_flight, 1, __ATOMIC_SEQ_CST);
+			if ((rc = wait_window(WINDOW - 1)) != PMIX_SUCCESS)
+				break;
+			pthread_mutex_lock(&lock);
+			in_flight++;
+			pthread_mutex_unlock(&lock);
 			rc = PMIx_Notify_event(CODE, &me, PMIX_RANGE_NAMESPACE,
 					       NULL, 0, on_sent, NULL);
 			if (rc == PMIX_OPERATION_SUCCEEDED)
 				on_sent(PMIX_SUCCESS, NULL);
-			if (rc == PMIX_OPERATION_SUCCEEDED ||
-			    rc == PMIX_SUCCESS)
-				rc = send_rc;
-			else
-				__atomic_sub_fetch(&in_flight, 1,
-						   __ATOMIC_SEQ_CST);
+			if (rc == PMIX_OPERATION_SUCCEEDED)
+				rc = PMIX_SUCCESS;
+			else if (rc != PMIX_SUCCESS)
+				on_sent(rc, NULL);
 		}
-		while (in_flight > 0)
-			usleep(100);
 		if (rc == PMIX_SUCCESS)
-			rc = send_rc;
+			rc = wait_window(0);
+		else
+			wait_window(0);
 		printf(PROG ": rank 0: sent %ld in %.0f ms%s%s\n", count,
 		       (client_now() - t0) * 1e3, rc ? ": " : "",
 		       rc ? PMIx_Error_string(rc) : "");

@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -68,6 +68,23 @@ requests=$(sed -n "s/.*step $job\.0 on n1: watcher: \([0-9]*\) request(s).*/\1/p
 rpcs1=$(user_rpcs)
 [ -n "$requests" ] && [ "$requests" -gt 10 ] && [ $((rpcs1 - rpcs0)) -ge "$requests" ]
 ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_TEST_USER (its RPCs grew by $((${rpcs1:-0} - ${rpcs0:-0})))"
+
+# The cost does not grow with the nodes: a 1-node and a 3-node step, each
+# 8 s long, make the same number of watcher requests and of slurmctld RPCs
+# (srun's own included), within the one or two a look more or less makes.
+declare -A made rpcs
+for n in 1 3; do
+	r0=$(user_rpcs)
+	step_env=(SLURM_PMIXEV_WATCH_INTERVAL=1)
+	run_step --mpi=pmixev -N$n -n$n -w "n[1-$n]" sleep 8
+	step_env=()
+	wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: [0-9]+ request\(s\)" 10
+	made[$n]=$(sed -n "s/.*step $job\.0 on n1: watcher: \([0-9]*\) request(s).*/\1/p" "$(slurmd_log n1)" | tail -n1)
+	rpcs[$n]=$(($(user_rpcs) - r0))
+done
+d_req=$((${made[1]:-0} - ${made[3]:-99})) d_rpc=$((${rpcs[1]} - ${rpcs[3]}))
+[ -n "${made[1]}" ] && [ "${made[1]}" -ge 6 ] && [ "${d_req#-}" -le 1 ] && [ "${d_rpc#-}" -le 2 ]
+ok $? "watching costs the same for 1 and 3 nodes: ${made[1]:-?} vs ${made[3]:-?} requests, ${rpcs[1]} vs ${rpcs[3]} RPCs in slurmctld"
 
 # The user's controls: SPANK options, checked at submission.
 out=$(as_user srun --help 2>&1)
