@@ -12,10 +12,7 @@ rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
 	"$listen" -3333 "$flag"
-for _ in $(seq 300); do
-	[ "$(grep -c '^pmix_listen: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
-	sleep 0.1
-done
+wait_ready pmix_listen 3
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
 # the step's server directory is the documented way (README).

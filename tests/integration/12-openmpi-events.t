@@ -25,10 +25,7 @@ rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/12-ompi.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 2 \
 	"$hello" --wait "$flag"
-for _ in $(seq 300); do
-	[ "$(grep -c '^mpi_hello: rank [0-9]*: ready$' "$log")" -eq 6 ] && break
-	sleep 0.1
-done
+wait_ready mpi_hello 6
 
 sent=0
 for node_code_text in "n2 -232 ECC errors on DIMM 3" "n1 -3100 fan 2 failed"; do

@@ -20,10 +20,7 @@ step_env=(SLURM_PMIXEV_EVENT_CACHE=8 SLURM_PMIXEV_TIME_WARNING=0)
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 2 \
 	"$cache" -232 n2 "$flag"
 step_env=()
-for _ in $(seq 300); do
-	[ "$(grep -c '^pmix_cache: rank [0-9]*: ready$' "$log")" -eq 6 ] && break
-	sleep 0.1
-done
+wait_ready pmix_cache 6
 grep -q "PMIxevEventCache=8)" "$(slurmd_log n1)"
 ok $? "the job's SLURM_PMIXEV_EVENT_CACHE=8 reached the stepds"
 

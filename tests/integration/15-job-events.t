@@ -32,10 +32,7 @@ log=$PMIXEV_CLUSTER_WORKDIR/15-job-events.out
 step_env=(SLURM_PMIXEV_TIME_WARNING=50 SLURM_PMIXEV_WATCH_INTERVAL=1)
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 "$jobev" 120
 step_env=()
-for _ in $(seq 300); do
-	[ "$(grep -c '^pmix_jobev: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
-	sleep 0.1
-done
+wait_ready pmix_jobev 3
 
 seen 'TIME_LIMIT left=(4[6-9]|50) changed=0 mode=- src=slurmctld@n1 ' 20
 ok $? "50 s before the 1-minute limit every rank got the time-limit warning (PMIX_TIME_REMAINING ~50)"
@@ -119,10 +116,7 @@ wait "$srun_pid"
 log=$PMIXEV_CLUSTER_WORKDIR/15-outage.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
 	--pmixev-watch-interval=1 "$jobev" 90
-for _ in $(seq 300); do
-	[ "$(grep -c '^pmix_jobev: rank [0-9]*: ready$' "$log")" -eq 3 ] && break
-	sleep 0.1
-done
+wait_ready pmix_jobev 3
 bash "$CLUSTER" ctld stop >/dev/null
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: no answer from slurmctld" 20
 ok $? "slurmctld stops: the watcher logs the outage"

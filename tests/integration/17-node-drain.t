@@ -20,10 +20,7 @@ start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 2 \
 	"$site" -232 n2 "node n2 is drained (no new work): $reason" "$flag" \
 	slurm.pmixev.node.state=drain "slurm.pmixev.node.reason=$reason"
 step_env=()
-for _ in $(seq 300); do
-	[ "$(grep -c '^pmix_site: rank [0-9]*: ready$' "$log")" -eq 6 ] && break
-	sleep 0.1
-done
+wait_ready pmix_site 6
 grep -q "step $job\.0 on n1: watcher: .*one look in 2 at the job's nodes" "$(slurmd_log n1)"
 ok $? "with a 1 s interval, every other look of the watcher is at the job's nodes"
 
@@ -40,11 +37,10 @@ touch "$flag"
 wait "$srun_pid"
 rc=$?
 out=$(cat "$log")
-[ "$(lines '^pmix_site: rank [024] of 6 on n[1-3]: early: got 1 \([0-9]+ deliveries\): ok$')" -eq 3 ] &&
-	[ "$(lines '^pmix_site: rank 1 of 6 on n[1-3]: late: got 1 \([0-9]+ deliveries\): ok$')" -eq 1 ]
+pmix_site_registrants
 ok $? "ranks registered before (0, 2, 4) and after (1) the drain got one node-offline event naming n2, state drain and the reason" ||
 	show
-[ "$(lines '^pmix_site: rank [35] of 6 on n[1-3]: none: got 0 \(0 deliveries\): ok$')" -eq 2 ]
+pmix_site_defaults
 ok $? "ranks with only a default handler (3, 5) never saw it" || show
 [ "$rc" -eq 0 ] && [ "$(sinfo -h -n n2 -o %T)" != "drained" ]
 ok $? "the step ran to its end on the drained node (rc $rc); n2 is back in service ($(sinfo -h -n n2 -o %T))"

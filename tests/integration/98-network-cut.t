@@ -80,10 +80,7 @@ rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/98-ompi.out
 start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n6 -t 2 \
 	"$hello" --alive "$flag"
-for _ in $(seq 300); do
-	[ "$(grep -c '^mpi_hello: rank [0-9]*: ready$' "$log")" -eq 6 ] && break
-	sleep 0.1
-done
+wait_ready mpi_hello 6
 ip link set "$link" down
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: NODE-DOWN: node n3 is lost"
 ok $? "n3's link is cut under a running Open MPI step: n1's stepd sends node-down"

@@ -97,6 +97,27 @@ wait_log() {
 	return 1
 }
 
+# wait_ready PROG N: until $log has N lines "PROG: rank R: ready" (30 s).
+wait_ready() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(grep -c "^$1: rank [0-9]*: ready\$" "$log")" -eq "$2" ] && return 0
+		sleep 0.1
+	done
+	diag "only $(grep -c "^$1: rank [0-9]*: ready\$" "$log") of $2 $1 ranks got ready"
+	return 1
+}
+
+# pmix_site_registrants, pmix_site_defaults: in $out, pmix_site's ranks registered before (0, 2,
+# 4) and after (1) the event got it once, and default handlers (3, 5) never.
+pmix_site_registrants() {
+	[ "$(lines '^pmix_site: rank [024] of 6 on n[1-3]: early: got 1 \([0-9]+ deliveries\): ok$')" -eq 3 ] &&
+		[ "$(lines '^pmix_site: rank 1 of 6 on n[1-3]: late: got 1 \([0-9]+ deliveries\): ok$')" -eq 1 ]
+}
+pmix_site_defaults() {
+	[ "$(lines '^pmix_site: rank [35] of 6 on n[1-3]: none: got 0 \(0 deliveries\): ok$')" -eq 2 ]
+}
+
 # run_step SRUN-ARGS...: `srun -v SRUN-ARGS` as the test user, with the
 # extra environment in the array step_env; sets $out, $rc and $job.
 step_env=()
