@@ -41,6 +41,7 @@
 #include <pmix.h>
 
 #include "client_util.h"
+#include "list_formats.h"
 
 #define PROG	   "pmix_keys"
 #define KEY_HOST   "keys.host" /* keys starting "pmix" are reserved */
@@ -199,94 +200,6 @@ static char *fetch_str(const pmix_proc_t *who, const char *name,
 	s = strdup(v->data.string ? v->data.string : "");
 	PMIX_VALUE_RELEASE(v);
 	return s;
-}
-
-/* Does S contain the decimal number NUM, not as part of a longer number? */
-static bool has_number(const char *s, const char *num)
-{
-	size_t n = strlen(num);
-
-	for (const char *p = strstr(s, num); p; p = strstr(p + 1, num)) {
-		bool digit_before = p > s && p[-1] >= '0' && p[-1] <= '9';
-		bool digit_after = p[n] >= '0' && p[n] <= '9';
-
-		if (!digit_before && !digit_after)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Tasks on node NODEID according to SPEC, Slurm's tasks-per-node format
- * ("2(x3),1": three nodes with 2 tasks, then one with 1); -1 if invalid.
- */
-static long tasks_on_node(const char *spec, long nodeid)
-{
-	const char *p = spec;
-	long node = 0;
-
-	while (p && *p) {
-		char *end;
-		long count = strtol(p, &end, 10), reps = 1;
-
-		if (end == p || count < 0)
-			return -1;
-		if (!strncmp(end, "(x", 2)) {
-			reps = strtol(end + 2, &end, 10);
-			if (reps < 1 || *end != ')')
-				return -1;
-			end++;
-		}
-		if (nodeid < node + reps)
-			return count;
-		node += reps;
-		if (*end == '\0')
-			break;
-		if (*end != ',')
-			return -1;
-		p = end + 1;
-	}
-	return -1;
-}
-
-/*
- * Parse a PMIX_LOCAL_PEERS list ("0,1,2"; ranges "0-2" are accepted too)
- * into IN[0..SIZE); the number of entries, or -1 if malformed, out of
- * range or duplicated.
- */
-static long parse_peers(const char *s, bool *in, uint32_t size)
-{
-	long n = 0;
-
-	memset(in, 0, size * sizeof(*in));
-	while (*s) {
-		char *end;
-		unsigned long lo = strtoul(s, &end, 10), hi = lo;
-
-		if (end == s)
-			return -1;
-		if (*end == '-') {
-			const char *q = end + 1;
-
-			hi = strtoul(q, &end, 10);
-			if (end == q || hi < lo)
-				return -1;
-		}
-		if (hi >= size)
-			return -1;
-		for (unsigned long r = lo; r <= hi; r++) {
-			if (in[r])
-				return -1;
-			in[r] = true;
-			n++;
-		}
-		if (*end == '\0')
-			break;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
-	}
-	return n;
 }
 
 static void check_dir(const pmix_proc_t *who, const char *name, const char *key)
