@@ -25,7 +25,7 @@ static struct spank_option options[] = {
 	 1, PMIXEV_CONF_WATCH_INTERVAL, on_option},
 	{"pmixev-sched-events", "LIST",
 	 "[pmixev] scheduler events to receive as PMIx events: all, none, or "
-	 "a comma list of preempt,time,suspend,requeue,cancel,end",
+	 "a comma list of preempt,time,suspend,requeue,cancel,end,node",
 	 1, PMIXEV_CONF_SCHED_EVENTS, on_option},
 	SPANK_OPTIONS_TABLE_END};
 
