@@ -23,6 +23,9 @@
 
 #define HELPER_FD  3
 #define MAX_GROUPS 1024
+/* Longest wait for an answer: a Slurm call retries for a few of Slurm's
+ * MessageTimeout (default 10 s); a helper silent longer is stuck. */
+#define ANSWER_DEADLINE_SEC 30
 
 struct owner {
 	struct agent *agent;
@@ -32,6 +35,7 @@ struct owner {
 	int fd;		     /* our end, or -1 */
 	pid_t pid;	     /* the helper, or 0 */
 	struct event *ev;    /* readable fd */
+	struct event *late;  /* the answer's deadline */
 	uint32_t next_id;    /* of the next request */
 	uint32_t pending_id; /* 0: none in flight */
 	uint8_t pending_op;
@@ -84,8 +88,20 @@ static void answer(struct owner *o, const struct pmixev_owner_resp *resp)
 
 	o->pending_id = 0;
 	o->fn = NULL;
+	evtimer_del(o->late);
 	if (fn)
 		fn(o->arg, resp);
+}
+
+static void on_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct owner *o = arg;
+
+	PMIXEV_ERROR("owner helper: no answer in %d s; restarting it for the "
+		     "next request",
+		     ANSWER_DEADLINE_SEC);
+	stop_helper(o);
+	answer(o, NULL);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -206,9 +222,13 @@ int owner_request(struct owner *o, enum pmixev_owner_op op, owner_fn fn,
 {
 	struct pmixev_owner_req req = {.op = (uint8_t)op,
 				       .job_id = o->lay->step.job_id};
+	struct timeval deadline = {ANSWER_DEADLINE_SEC, 0};
 	struct pmixev_buf b;
 	int rc = -1;
 
+	if (!o->late &&
+	    !(o->late = evtimer_new(agent_base(o->agent), on_late, o)))
+		return -1;
 	if (o->pending_id || (o->fd < 0 && start_helper(o) < 0))
 		return -1;
 	req.id = ++o->next_id ? o->next_id : ++o->next_id;
@@ -220,6 +240,7 @@ int owner_request(struct owner *o, enum pmixev_owner_op op, owner_fn fn,
 		o->pending_op = req.op;
 		o->fn = fn;
 		o->arg = arg;
+		evtimer_add(o->late, &deadline);
 		rc = 0;
 	} else {
 		PMIXEV_ERROR("owner helper: cannot send a request: %m");
@@ -234,5 +255,7 @@ void owner_destroy(struct owner *o)
 	if (!o)
 		return;
 	stop_helper(o);
+	if (o->late)
+		event_free(o->late);
 	free(o);
 }

@@ -7,8 +7,9 @@
  * one) with the owner's groups, gid and uid set for good before exec, and
  * talks to it over a socketpair watched by the agent's event loop. One
  * request is in flight at a time; its answer comes back through the
- * callback on the agent thread. If the helper dies, requests fail and the
- * next one starts a new helper.
+ * callback on the agent thread. If the helper dies, or gives no answer in
+ * 30 s (stuck in a Slurm call), the request fails and the next one starts a
+ * new helper.
  */
 #ifndef PMIXEV_OWNER_H_PLUGIN_
 #define PMIXEV_OWNER_H_PLUGIN_

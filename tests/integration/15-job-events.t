@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 17
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -126,7 +126,24 @@ scontrol update jobid="$job" timelimit=9
 seen 'TIME_LIMIT left=5[0-9][0-9] changed=1 ' 90 &&
 	[ "$(grep -c "step $job\.0 on n1: watcher: no answer from slurmctld" "$(slurmd_log n1)")" -eq 1 ] &&
 	grep -Eq "step $job\.0 on n1: watcher: slurmctld answers again after [0-9]+ s" "$(slurmd_log n1)"
-ok $? "slurmctld back: the limit changed meanwhile reaches every rank; the outage was logged once, the recovery too"
+ok $? "slurmctld back: the limit changed meanwhile reaches every rank; the outage was logged once, the recovery too" ||
+	grep "step $job\.0 on n1: " "$(slurmd_log n1)" | sed 's/^/#   /' >&2
+scancel "$job"
+wait "$srun_pid"
+
+# A helper stuck in a Slurm call (here: stopped) is given 30 s, then
+# killed; a new one answers the next request.
+log=$PMIXEV_CLUSTER_WORKDIR/15-stuck.out
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
+	--pmixev-watch-interval=1 "$jobev" 90
+wait_ready pmix_jobev 3
+stuck=$(pgrep -u "$PMIXEV_TEST_USER" -x pmixev-owner)
+[ -n "$stuck" ] && kill -STOP $stuck
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: owner helper: no answer in 30 s; restarting it" 40
+ok $? "a stopped owner helper is given up after 30 s (pid ${stuck:-none})"
+scontrol update jobid="$job" timelimit=9
+seen 'TIME_LIMIT left=5[0-9][0-9] changed=1 ' 20 && ! kill -0 $stuck 2>/dev/null
+ok $? "a new helper takes over: the limit change reaches every rank; the stuck one is gone"
 scancel "$job"
 wait "$srun_pid"
 
