@@ -180,6 +180,17 @@ static void test_owner(void **state)
 	pmixev_buf_release(&w);
 }
 
+/* A node-state answer's head, up to its first node, into a new `w`. */
+static void nodes_head(struct pmixev_buf *w, uint32_t count)
+{
+	pmixev_buf_init(w);
+	pmixev_buf_put_u8(w, PMIXEV_OWNER_NODE_STATE);
+	pmixev_buf_put_u32(w, 9);
+	pmixev_buf_put_i32(w, 0);
+	pmixev_buf_put_u32(w, count);
+	pmixev_buf_put_u32(w, 0);
+}
+
 static void test_owner_nodes(void **state)
 {
 	static struct pmixev_owner_resp in = {.op = PMIXEV_OWNER_NODE_STATE,
@@ -217,12 +228,7 @@ static void test_owner_nodes(void **state)
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
 	pmixev_buf_release(&w);
-	pmixev_buf_init(&w);
-	pmixev_buf_put_u8(&w, PMIXEV_OWNER_NODE_STATE);
-	pmixev_buf_put_u32(&w, 9);
-	pmixev_buf_put_i32(&w, 0);
-	pmixev_buf_put_u32(&w, 1);
-	pmixev_buf_put_u32(&w, 0);
+	nodes_head(&w, 1);
 	pmixev_buf_put_str(&w, "n2");
 	pmixev_buf_put_u8(&w, PMIXEV_NODE_AVAIL_MAX + 1);
 	pmixev_buf_put_str(&w, "");
@@ -233,12 +239,7 @@ static void test_owner_nodes(void **state)
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
 	pmixev_buf_release(&w);
-	pmixev_buf_init(&w);
-	pmixev_buf_put_u8(&w, PMIXEV_OWNER_NODE_STATE);
-	pmixev_buf_put_u32(&w, 9);
-	pmixev_buf_put_i32(&w, 0);
-	pmixev_buf_put_u32(&w, PMIXEV_OWNER_NODES_MAX + 1);
-	pmixev_buf_put_u32(&w, 0);
+	nodes_head(&w, PMIXEV_OWNER_NODES_MAX + 1);
 	assert_int_equal(unpack_owner_resp(w.data, w.len), -1);
 	pmixev_buf_release(&w);
 }
