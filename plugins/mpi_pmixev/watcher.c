@@ -30,6 +30,7 @@ struct watcher {
 	struct pmixev_jobwatch jw;
 	struct pmixev_nodewatch nw;
 	struct pmixev_nodeev nev[PMIXEV_NODEEV_MAX];
+	uint32_t omitted; /* offline nodes the last answer could not hold */
 	uint64_t requests;
 	time_t started, outage;	  /* outage: since when, or 0 */
 	unsigned helper_failures; /* in a row */
@@ -110,11 +111,12 @@ static void on_nodes(struct watcher *w, const struct pmixev_nodes_state *s)
 {
 	size_t n = pmixev_nodewatch_update(&w->nw, s, w->nev);
 
-	if (s->omitted)
+	if (s->omitted && s->omitted != w->omitted)
 		PMIXEV_ERROR("watcher: %u more of the job's nodes are out of "
 			     "service than one answer holds (%d); they are "
 			     "announced once others are back",
 			     (unsigned)s->omitted, PMIXEV_OWNER_NODES_MAX);
+	w->omitted = s->omitted;
 	for (size_t i = 0; i < n; i++) {
 		const struct pmixev_node_state *node = &w->nev[i].node;
 
