@@ -38,10 +38,8 @@ struct server {
 	hwloc_topology_t topo;
 	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
 	hwloc_bitmap_t *task_cpus; /* [nlocal]: where each local task runs */
-	uint32_t bind_type;	   /* Slurm's binding of the tasks */
-	const char *bind_list;
-	unsigned event_cache; /* OpenPMIx's pmix_max_events */
-	char ***task_env;     /* [nlocal] NULL-terminated, malloc'd */
+	unsigned event_cache;	   /* OpenPMIx's pmix_max_events */
+	char ***task_env;	   /* [nlocal] NULL-terminated, malloc'd */
 };
 
 /* Wait on slurmstepd's main thread for a PMIx operation's callback. */
@@ -129,13 +127,15 @@ static int make_dirs(struct server *srv)
 }
 
 /*
- * Where local task `i` will run: the CPUs Slurm binds it to, as far as
- * they exist here, else the step's. False if Slurm's list was unreadable.
+ * Where local task `i` will run: the CPUs Slurm binds it to (`type`,
+ * `list`), as far as they exist here, else the step's. False if Slurm's
+ * list was unreadable.
  */
-static bool task_cpus(struct server *srv, uint32_t i, hwloc_bitmap_t set)
+static bool task_cpus(struct server *srv, uint32_t type, const char *list,
+		      uint32_t i, hwloc_bitmap_t set)
 {
 	struct pmixev_cpus cpus;
-	int rc = pmixev_cpubind_task(srv->bind_type, srv->bind_list, i, &cpus);
+	int rc = pmixev_cpubind_task(type, list, i, &cpus);
 
 	hwloc_bitmap_zero(set);
 	for (unsigned cpu = 0; rc == 1 && cpu < PMIXEV_CPUBIND_MAX; cpu++)
@@ -148,7 +148,8 @@ static bool task_cpus(struct server *srv, uint32_t i, hwloc_bitmap_t set)
 	return rc >= 0;
 }
 
-static int load_topology(struct server *srv)
+static int load_topology(struct server *srv, uint32_t bind_type,
+			 const char *bind_list)
 {
 	uint32_t nlocal = layout_nlocal(srv->lay);
 	bool readable = true;
@@ -167,12 +168,13 @@ static int load_topology(struct server *srv)
 	for (uint32_t i = 0; i < nlocal; i++) {
 		if (!(srv->task_cpus[i] = hwloc_bitmap_alloc()))
 			return -1;
-		readable &= task_cpus(srv, i, srv->task_cpus[i]);
+		readable &= task_cpus(srv, bind_type, bind_list, i,
+				      srv->task_cpus[i]);
 	}
 	if (!readable)
 		PMIXEV_ERROR("cannot read Slurm's CPU binding \"%s\" (type "
 			     "0x%x); the tasks' locality is the step's CPUs",
-			     srv->bind_list, (unsigned)srv->bind_type);
+			     bind_list ? bind_list : "", (unsigned)bind_type);
 	return 0;
 }
 
@@ -303,12 +305,10 @@ struct server *server_create(const struct layout *lay,
 		return NULL;
 	srv->lay = lay;
 	srv->event_cache = event_cache;
-	srv->bind_type = bind_type;
-	srv->bind_list = bind_list;
 	upcalls_bind(deps);
 	if (make_dirs(srv) < 0)
 		goto fail;
-	if (load_topology(srv) < 0) {
+	if (load_topology(srv, bind_type, bind_list) < 0) {
 		PMIXEV_ERROR("cannot load the node topology (hwloc)");
 		goto fail;
 	}
