@@ -9,10 +9,11 @@
 # from the end of that fence to its handler running (so the figure
 # includes slurmstepd noticing the death; a survivor whose handler ran
 # before its own fence returned counts as 0 ms). Prints p50/p99/max over all
-# survivor samples. Then 5 times: rank 0 of -N3 -n6 sends 20000 events to
-# its namespace (pmix_flood, at most 64 unacknowledged); reports the rate
-# at which they reach all 5 other ranks. Stock mpi/pmix sends no such
-# events and relays none between nodes (nothing to compare).
+# survivor samples. Then 5 times each, interleaved: rank 0 of -N3 -n6 and
+# of -N1 -n6 sends 20000 events to its namespace (pmix_flood, at most 64
+# unacknowledged); reports the rate at which they reach all 5 other ranks
+# and the CPU each event costs, and once the same on 1 node under stock
+# mpi/pmix (which relays nothing between nodes).
 set -euo pipefail
 
 TRIALS=200 BENCH_CLUSTER=5 FLOOD_RUNS=5 FLOOD_EVENTS=20000
@@ -45,22 +46,58 @@ for ((i = 1; i <= TRIALS; i++)); do
 done
 
 # Fan-out: FLOOD_RUNS runs of rank 0 notifying FLOOD_EVENTS events to the
-# namespace; a run's rate is events / (time until the slowest of the 5
-# receivers has them all).
-rates=$(mktemp)
-flood_failed=0
-for ((i = 1; i <= FLOOD_RUNS; i++)); do
-	out=$(as_user timeout 120 srun --jobid="$job" --mpi=pmixev -N3 -n6 \
+# namespace, on 3 nodes (pmixev relays between the stepds) and, interleaved,
+# on 1 node (the PMIx server library delivers to its own clients; no relay):
+# the second is the ceiling OpenPMIx itself sets on this machine. A run's
+# rate is events / (time until the slowest of the 5 receivers has them
+# all). Its CPU per event: the sender's and each receiver's own (getrusage,
+# all threads: their PMIx library and kernel work), and the rest of the
+# machine's busy time over the run (/proc/stat: the stepds' PMIx servers,
+# pmixev's relay, srun, the daemons).
+
+# busy_ms: CPU time all cores spent busy since boot, in ms.
+busy_ms() {
+	awk '/^cpu / { print int(($2 + $3 + $4 + $7 + $8 + $9) * 1000 / hz) }' \
+		hz="$(getconf CLK_TCK)" /proc/stat
+}
+
+# flood MPI NODES: one run; prints "rate sender_us receiver_us rest_us"
+# (per event; receiver_us the median of the 5) or, when the run failed,
+# nothing, and keeps its output in $flood_fail.
+flood() {
+	local out b0 b1
+	b0=$(busy_ms)
+	out=$(as_user timeout 120 srun --jobid="$job" --mpi="$1" -N"$2" -n6 \
 		./pmix_flood "$FLOOD_EVENTS" 2>&1 || true)
-	ms=$(printf '%s\n' "$out" |
-		sed -n "s/.*: got $FLOOD_EVENTS of $FLOOD_EVENTS in \([0-9]*\) ms: ok$/\1/p" |
-		sort -n | tail -n1)
-	if [ "$(printf '%s\n' "$out" | grep -c ": got $FLOOD_EVENTS of $FLOOD_EVENTS in .*: ok$")" -ne 5 ] || [ -z "$ms" ]; then
-		flood_failed=$((flood_failed + 1))
-		continue
+	b1=$(busy_ms)
+	if [ "$(printf '%s\n' "$out" | grep -c ": got $FLOOD_EVENTS of $FLOOD_EVENTS in .*: ok$")" -ne 5 ]; then
+		printf '%s\n' "$out" >"$flood_fail"
+		return 0
 	fi
-	echo $((FLOOD_EVENTS * 1000 / (ms > 0 ? ms : 1))) >>"$rates"
+	printf '%s\n' "$out" | awk -v n="$FLOOD_EVENTS" -v busy=$((b1 - b0)) '
+		/: got [0-9]+ of [0-9]+ in [0-9]+ ms: ok$/ { v = $(NF - 2) + 0; if (v > ms) ms = v }
+		/: rank 0: sent [0-9]+ in [0-9]+ ms, cpu [0-9]+ ms$/ { snd = $(NF - 1) + 0; sent = 1 }
+		/: rank [1-9][0-9]*: cpu [0-9]+ ms$/ { rcv[++r] = $(NF - 1) + 0; all += rcv[r] }
+		END {
+			if (!ms || !sent || r != 5) exit
+			for (i = 2; i <= r; i++) {
+				x = rcv[i]
+				for (j = i - 1; j >= 1 && rcv[j] > x; j--) rcv[j + 1] = rcv[j]
+				rcv[j + 1] = x
+			}
+			printf "%d %.1f %.1f %.1f\n", n * 1000 / ms, snd * 1000 / n,
+				rcv[3] * 1000 / n, (busy - snd - all) * 1000 / n
+		}'
+}
+f3=$(mktemp) f1=$(mktemp) fs=$(mktemp) flood_fail=$(mktemp)
+for ((i = 1; i <= FLOOD_RUNS; i++)); do
+	flood pmixev 3 >>"$f3"
+	flood pmixev 1 >>"$f1"
 done
+# Stock mpi/pmix, once: it relays nothing between nodes, so 1 node.
+: >"$flood_fail"
+flood pmix 1 >>"$fs"
+stock_why=$(grep -m1 -E 'error|Killed|CANCELLED' "$flood_fail" | cut -c1-160 || true)
 scancel "$job" 2>/dev/null || true
 
 report=$(sort -n "$samples" | awk -v trials="$TRIALS" -v failed="$failed" '
@@ -71,16 +108,47 @@ report=$(sort -n "$samples" | awk -v trials="$TRIALS" -v failed="$failed" '
 		printf "| metric | samples | p50 | p99 | max |\n|---|---:|---:|---:|---:|\n"
 		printf "| task death -> PMIx handler on every survivor (ms) | %d (%d trials, %d failed) | %d | %d | %d |\n", NR, trials, failed, p50, p99, v[NR]
 	}')
-flood=$(sort -n "$rates" | awk -v runs="$FLOOD_RUNS" -v failed="$flood_failed" '
-	{ v[NR] = $1 }
-	END {
-		printf "| metric | runs | median | min | max |\n|---|---:|---:|---:|---:|\n"
-		if (!NR) { printf "| client notify fan-out (events/s) | 0 (%d failed) | | | |\n", failed; exit }
-		m = v[int((NR - 1) * 0.5) + 1]
-		printf "| client notify fan-out: events/s reaching all 5 other ranks | %d (%d failed) | %d | %d | %d |\n", NR, failed, m, v[1], v[NR]
-		printf "| same, deliveries/s (events x 5 receivers) | | %d | %d | %d |\n", 5 * m, 5 * v[1], 5 * v[NR]
-	}')
-rm -f "$samples" "$rates"
+# flood_rows LABEL FILE: the median, min and max of each column.
+# flood_rows LABEL FILE [cost]: the table row - the median, min and max
+# rate and the median CPU costs - or, with "cost", what those medians add
+# up to at 20000 events/s.
+flood_rows() {
+	sort -n "$2" | awk -v label="$1" -v runs="$FLOOD_RUNS" -v what="${3:-row}" \
+		-v cores="$(nproc)" '
+		function med(c,   i, j, x, v) {
+			for (i = 1; i <= NR; i++) v[i] = col[c, i]
+			for (i = 2; i <= NR; i++) {
+				x = v[i]
+				for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]
+				v[j + 1] = x
+			}
+			return v[int((NR - 1) / 2) + 1]
+		}
+		{ for (c = 1; c <= 4; c++) col[c, NR] = $c }
+		END {
+			if (what == "cost") {
+				if (!NR) exit
+				printf "At these costs 20000 events/s would take %.1f cores, %.1f of them in the six PMIx clients alone (this machine has %d).\n",
+					0.02 * (med(2) + 5 * med(3) + med(4)), 0.02 * (med(2) + 5 * med(3)), cores
+				exit
+			}
+			if (!NR) { printf "| %s | 0 of %d | | | | |\n", label, runs; exit }
+			printf "| %s | %d of %d | %d | %d | %d | %.0f / %.0f / %.0f |\n", label, NR, runs,
+				med(1), col[1, 1], col[1, NR], med(2), med(3), med(4)
+		}'
+}
+flood=$(
+	echo "| client notify fan-out, -n6 | runs ok | events/s reaching all 5 other ranks (median) | min | max | CPU per event, us: sender / each receiver / rest (median) |"
+	echo "|---|---:|---:|---:|---:|---|"
+	flood_rows "3 nodes (pmixev relays)" "$f3"
+	flood_rows "1 node (OpenPMIx alone: no relay)" "$f1"
+	FLOOD_RUNS=1 flood_rows "stock --mpi=pmix, 1 node" "$fs"
+	echo
+	flood_rows "" "$f3" cost
+	[ -s "$fs" ] || printf '\nStock failed: `%s`\n' "${stock_why:-no output}"
+)
+flood_failed=$((2 * FLOOD_RUNS - $(cat "$f3" "$f1" | wc -l)))
+rm -f "$samples" "$f3" "$f1" "$fs" "$flood_fail"
 {
 	echo "# pmixev event benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
 	echo

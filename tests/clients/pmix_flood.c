@@ -11,12 +11,16 @@
  * one) and prints
  *   "pmix_flood: rank R of N on HOST: got G of C in T ms: ok"
  * where T runs from the end of the synchronising fence to the last event
- * (FAILED when G < C). Rank 0 prints "pmix_flood: rank 0: sent C in T ms".
+ * (FAILED when G < C), then "pmix_flood: rank R: cpu U ms" - the CPU
+ * time (user + system, all threads) the process spent over T, nearly all
+ * of it in its PMIx library and the kernel receiving events. Rank 0
+ * prints "pmix_flood: rank 0: sent C in T ms".
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -65,6 +69,17 @@ static void on_sent(pmix_status_t status, void *cbdata)
 	pthread_mutex_unlock(&lock);
 }
 
+/* CPU time this process has used so far, in ms. */
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
 /* Wait until at most `most` events are in flight; the first error. */
 static pmix_status_t wait_window(long most)
 {
@@ -82,7 +97,7 @@ int main(int argc, char **argv)
 {
 	pmix_status_t code = CODE, rc = PMIX_SUCCESS;
 	unsigned long seen = 0;
-	double t0, idle_since;
+	double t0, cpu0, idle_since;
 	pmix_proc_t me;
 	uint32_t size;
 	long count;
@@ -103,6 +118,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = client_now();
+	cpu0 = cpu_ms();
 	if (me.rank == 0) {
 		for (long i = 0; i < count && rc == PMIX_SUCCESS; i++) {
 			if ((rc = wait_window(WINDOW - 1)) != PMIX_SUCCESS)
@@ -123,9 +139,9 @@ int main(int argc, char **argv)
 			rc = wait_window(0);
 		else
 			wait_window(0);
-		printf(PROG ": rank 0: sent %ld in %.0f ms%s%s\n", count,
-		       (client_now() - t0) * 1e3, rc ? ": " : "",
-		       rc ? PMIx_Error_string(rc) : "");
+		printf(PROG ": rank 0: sent %ld in %.0f ms, cpu %.0f ms%s%s\n",
+		       count, (client_now() - t0) * 1e3, cpu_ms() - cpu0,
+		       rc ? ": " : "", rc ? PMIx_Error_string(rc) : "");
 	} else {
 		idle_since = t0;
 		while (got < (unsigned long)count &&
@@ -141,6 +157,8 @@ int main(int argc, char **argv)
 		       me.rank, size, client_host(), got, count,
 		       ((got ? last_at : client_now()) - t0) * 1e3,
 		       got == (unsigned long)count ? "ok" : "FAILED");
+		printf(PROG ": rank %u: cpu %.0f ms\n", me.rank,
+		       cpu_ms() - cpu0);
 	}
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
