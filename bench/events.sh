@@ -4,16 +4,14 @@
 #
 # On its own test cluster (PMIXEV_BENCH_CLUSTER_ID, default 5), inside one
 # allocation of the three nodes, N times (default 200): srun --mpi=pmixev
-# -N3 -n6 pmix_events 5 kill. Rank 5 (alone on n3) SIGKILLs itself right
-# after a synchronising fence; each of the 5 survivors on n1 and n2 times
-# from the end of that fence to its handler running (so the figure
-# includes slurmstepd noticing the death; a survivor whose handler ran
-# before its own fence returned counts as 0 ms). Prints p50/p99/max over all
-# survivor samples. Then 5 times each, interleaved: rank 0 of -N3 -n6 and
-# of -N1 -n6 sends 20000 events to its namespace (pmix_flood, at most 64
-# unacknowledged); reports the rate at which they reach all 5 other ranks
-# and the CPU each event costs, and once the same on 1 node under stock
-# mpi/pmix (which relays nothing between nodes).
+# -N3 -n6 pmix_events 5 kill (2 ranks per node). Rank 5 (on n3) SIGKILLs
+# itself right after a synchronising fence; each of the 5 survivors on n1,
+# n2 and n3 times from the end of that fence to its handler running (so
+# the figure includes slurmstepd noticing the death; a survivor whose
+# handler ran before its own fence returned counts as 0 ms). Prints
+# p50/p99/max over all survivor samples. Then the client notify fan-out
+# (see below), and once the same on 1 node under stock mpi/pmix (which
+# relays nothing between nodes).
 set -euo pipefail
 
 TRIALS=200 BENCH_CLUSTER=5 FLOOD_RUNS=5 FLOOD_EVENTS=20000
@@ -46,14 +44,18 @@ for ((i = 1; i <= TRIALS; i++)); do
 done
 
 # Fan-out: FLOOD_RUNS runs of rank 0 notifying FLOOD_EVENTS events to the
-# namespace, on 3 nodes (pmixev relays between the stepds) and, interleaved,
-# on 1 node (the PMIx server library delivers to its own clients; no relay):
-# the second is the ceiling OpenPMIx itself sets on this machine. A run's
-# rate is events / (time until the slowest of the 5 receivers has them
-# all). Its CPU per event: the sender's and each receiver's own (getrusage,
-# all threads: their PMIx library and kernel work), and the rest of the
-# machine's busy time over the run (/proc/stat: the stepds' PMIx servers,
-# pmixev's relay, srun, the daemons).
+# namespace in each of three layouts, interleaved: 3 nodes with 2 ranks
+# each, 3 nodes with 4+1+1 (the sender and 3 receivers on the first), both
+# relayed by pmixev between the stepds, and 1 node, where the PMIx server
+# library delivers to its own clients and pmixev relays nothing: the ceiling
+# OpenPMIx itself sets on this machine. A run's rate is events / (time
+# until the slowest of the 5 receivers has them all). Its CPU per event:
+# the sender's and each receiver's own (getrusage, all threads: their PMIx
+# library and kernel work), the rest of the machine's busy time over the
+# run (/proc/stat: the stepds' PMIx servers, pmixev's relay, srun, the
+# daemons), and the busiest single thread of the step's processes (/proc
+# of every thread, sampled every 0.1 s): on nodes with cores to spare that
+# thread bounds the rate.
 
 # busy_ms: CPU time all cores spent busy since boot, in ms.
 busy_ms() {
@@ -61,23 +63,74 @@ busy_ms() {
 		hz="$(getconf CLK_TCK)" /proc/stat
 }
 
-# flood MPI NODES: one run; prints "rate sender_us receiver_us rest_us"
-# (per event; receiver_us the median of the 5) or, when the run failed,
-# nothing, and keeps its output in $flood_fail.
+# step_pids: "pid kind" for the allocation's slurmstepds ("stepd") and
+# pmix_flood processes ("client") in the cluster's network namespaces.
+step_pids() {
+	local p c n
+	for p in $(pgrep -f "^slurmstepd: \[$job\.[0-9]+\]\$|/pmix_flood " || true); do
+		c=''
+		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [[ -n $c ]] || continue
+		for n in $PMIXEV_CLUSTER_NODES; do
+			[[ /proc/$p/ns/net -ef /run/netns/$PMIXEV_CLUSTER_NETNS_PREFIX$n ]] || continue
+			case $c in
+			slurmstepd:*) echo "$p stepd" ;;
+			*) echo "$p client" ;;
+			esac
+		done
+	done
+}
+
+# sample_threads STOP: every 0.1 s until the file STOP exists, a line
+# "tid kind ticks" for each thread of the step's 9 processes (3 stepds, 6
+# clients; looked up until all are there, so the samples stay cheap).
+sample_threads() {
+	local stop=$1 pids='' p kind t st
+	until [ -e "$stop" ]; do
+		[ "$(wc -l <<<"$pids")" -ge 9 ] || pids=$(step_pids)
+		while read -r p kind; do
+			for t in /proc/"$p"/task/[0-9]*; do
+				read -r st 2>/dev/null <"$t/stat" || continue
+				# shellcheck disable=SC2086 # split the fields after "(comm) "
+				set -- ${st##*) }
+				echo "${t##*/} $kind $((${12} + ${13}))"
+			done
+		done <<<"$pids"
+		sleep 0.1
+	done
+}
+
+# flood MPI SRUN-ARGS...: one run; prints "rate sender_us receiver_us
+# rest_us busiest_us busiest_kind" (per event; receiver_us the median of
+# the 5) or, when the run failed, nothing, and keeps its output in
+# $flood_fail.
 flood() {
-	local out b0 b1
+	local mpi=$1 out b0 b1 sampler
+	shift
+	rm -f "$flood_tmp.stop"
+	sample_threads "$flood_tmp.stop" >"$flood_tmp.threads" &
+	sampler=$!
 	b0=$(busy_ms)
-	out=$(as_user timeout 120 srun --jobid="$job" --mpi="$1" -N"$2" -n6 \
-		./pmix_flood "$FLOOD_EVENTS" 2>&1 || true)
+	out=$(as_user timeout 120 srun --jobid="$job" --mpi="$mpi" "$@" \
+		./pmix_flood "$FLOOD_EVENTS" 500 2>&1 || true)
 	b1=$(busy_ms)
+	touch "$flood_tmp.stop"
+	wait "$sampler" || true
 	if [ "$(printf '%s\n' "$out" | grep -c ": got $FLOOD_EVENTS of $FLOOD_EVENTS in .*: ok$")" -ne 5 ]; then
 		printf '%s\n' "$out" >"$flood_fail"
+		[ "$mpi" = pmix ] || printf '%s\n' "srun $*:" "$out" >>"$flood_tmp.failed"
 		return 0
 	fi
-	printf '%s\n' "$out" | awk -v n="$FLOOD_EVENTS" -v busy=$((b1 - b0)) '
+	{
+		printf '%s\n' "$out"
+		sed 's/^/thread /' "$flood_tmp.threads"
+	} | awk -v n="$FLOOD_EVENTS" -v busy=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" '
 		/: got [0-9]+ of [0-9]+ in [0-9]+ ms: ok$/ { v = $(NF - 2) + 0; if (v > ms) ms = v }
 		/: rank 0: sent [0-9]+ in [0-9]+ ms, cpu [0-9]+ ms$/ { snd = $(NF - 1) + 0; sent = 1 }
 		/: rank [1-9][0-9]*: cpu [0-9]+ ms$/ { rcv[++r] = $(NF - 1) + 0; all += rcv[r] }
+		$1 == "thread" {
+			if (!($2 in first)) first[$2] = $4
+			last[$2] = $4; kind[$2] = $3
+		}
 		END {
 			if (!ms || !sent || r != 5) exit
 			for (i = 2; i <= r; i++) {
@@ -85,18 +138,25 @@ flood() {
 				for (j = i - 1; j >= 1 && rcv[j] > x; j--) rcv[j + 1] = rcv[j]
 				rcv[j + 1] = x
 			}
-			printf "%d %.1f %.1f %.1f\n", n * 1000 / ms, snd * 1000 / n,
-				rcv[3] * 1000 / n, (busy - snd - all) * 1000 / n
+			top = -1
+			for (t in last)
+				if (last[t] - first[t] > top) { top = last[t] - first[t]; who = kind[t] }
+			printf "%d %.1f %.1f %.1f %.1f %s\n", n * 1000 / ms, snd * 1000 / n,
+				rcv[3] * 1000 / n, (busy - snd - all) * 1000 / n,
+				top * 1e6 / hz / n, who
 		}'
 }
-f3=$(mktemp) f1=$(mktemp) fs=$(mktemp) flood_fail=$(mktemp)
+read -r n1 n2 n3 <<<"$PMIXEV_CLUSTER_NODES"
+f2=$(mktemp) f4=$(mktemp) f1=$(mktemp) fs=$(mktemp) flood_fail=$(mktemp)
+flood_tmp=$(mktemp)
 for ((i = 1; i <= FLOOD_RUNS; i++)); do
-	flood pmixev 3 >>"$f3"
-	flood pmixev 1 >>"$f1"
+	flood pmixev -N3 -n6 --ntasks-per-node=2 >>"$f2"
+	flood pmixev -n6 -m arbitrary -w "$n1,$n1,$n1,$n1,$n2,$n3" >>"$f4"
+	flood pmixev -N1 -n6 >>"$f1"
 done
 # Stock mpi/pmix, once: it relays nothing between nodes, so 1 node.
 : >"$flood_fail"
-flood pmix 1 >>"$fs"
+flood pmix -N1 -n6 >>"$fs"
 stock_why=$(grep -m1 -E 'error|Killed|CANCELLED' "$flood_fail" | cut -c1-160 || true)
 scancel "$job" 2>/dev/null || true
 
@@ -108,10 +168,9 @@ report=$(sort -n "$samples" | awk -v trials="$TRIALS" -v failed="$failed" '
 		printf "| metric | samples | p50 | p99 | max |\n|---|---:|---:|---:|---:|\n"
 		printf "| task death -> PMIx handler on every survivor (ms) | %d (%d trials, %d failed) | %d | %d | %d |\n", NR, trials, failed, p50, p99, v[NR]
 	}')
-# flood_rows LABEL FILE: the median, min and max of each column.
 # flood_rows LABEL FILE [cost]: the table row - the median, min and max
-# rate and the median CPU costs - or, with "cost", what those medians add
-# up to at 20000 events/s.
+# rate and the median CPU costs - or, with "cost", what the costs add up
+# to at 20000 events/s.
 flood_rows() {
 	sort -n "$2" | awk -v label="$1" -v runs="$FLOOD_RUNS" -v what="${3:-row}" \
 		-v cores="$(nproc)" '
@@ -124,31 +183,40 @@ flood_rows() {
 			}
 			return v[int((NR - 1) / 2) + 1]
 		}
-		{ for (c = 1; c <= 4; c++) col[c, NR] = $c }
+		{ for (c = 1; c <= 5; c++) col[c, NR] = $c; kinds[$6] = 1 }
 		END {
 			if (what == "cost") {
 				if (!NR) exit
-				printf "At these costs 20000 events/s would take %.1f cores, %.1f of them in the six PMIx clients alone (this machine has %d).\n",
+				printf "At the costs of the first row, 20000 events/s would take %.1f cores, %.1f of them in the six PMIx clients alone (this machine has %d); ", \
 					0.02 * (med(2) + 5 * med(3) + med(4)), 0.02 * (med(2) + 5 * med(3)), cores
+				printf "on nodes with cores to spare, its busiest thread would allow at most %d events/s.\n", 1e6 / med(5)
 				exit
 			}
-			if (!NR) { printf "| %s | 0 of %d | | | | |\n", label, runs; exit }
-			printf "| %s | %d of %d | %d | %d | %d | %.0f / %.0f / %.0f |\n", label, NR, runs,
-				med(1), col[1, 1], col[1, NR], med(2), med(3), med(4)
+			if (!NR) { printf "| %s | 0 of %d | | | | | | |\n", label, runs; exit }
+			k = ""
+			for (w in kinds) k = k (k == "" ? "" : ", ") w
+			printf "| %s | %d of %d | %d | %d | %d | %.0f / %.0f / %.0f | %.0f (%s): at most %d/s |\n", label, NR, runs,
+				med(1), col[1, 1], col[1, NR], med(2), med(3), med(4), med(5), k, 1e6 / med(5)
 		}'
 }
 flood=$(
-	echo "| client notify fan-out, -n6 | runs ok | events/s reaching all 5 other ranks (median) | min | max | CPU per event, us: sender / each receiver / rest (median) |"
-	echo "|---|---:|---:|---:|---:|---|"
-	flood_rows "3 nodes (pmixev relays)" "$f3"
+	echo "| client notify fan-out, -n6 | runs ok | events/s reaching all 5 other ranks (median) | min | max | CPU per event, us: sender / each receiver / rest (median) | busiest thread, us per event (its process) |"
+	echo "|---|---:|---:|---:|---:|---|---|"
+	flood_rows "3 nodes, 2+2+2 (pmixev relays)" "$f2"
+	flood_rows "3 nodes, 4+1+1 (pmixev relays)" "$f4"
 	flood_rows "1 node (OpenPMIx alone: no relay)" "$f1"
 	FLOOD_RUNS=1 flood_rows "stock --mpi=pmix, 1 node" "$fs"
 	echo
-	flood_rows "" "$f3" cost
+	flood_rows "" "$f2" cost
 	[ -s "$fs" ] || printf '\nStock failed: `%s`\n' "${stock_why:-no output}"
+	if [ -s "$flood_tmp.failed" ]; then
+		printf '\nFailed pmixev runs (what they printed besides ok lines):\n\n'
+		grep -v -e ': ok$' -e ': cpu [0-9]* ms$' -e ', cpu [0-9]* ms$' "$flood_tmp.failed" |
+			head -n 40 | sed 's/^/    /'
+	fi
 )
-flood_failed=$((2 * FLOOD_RUNS - $(cat "$f3" "$f1" | wc -l)))
-rm -f "$samples" "$f3" "$f1" "$fs" "$flood_fail"
+flood_failed=$((3 * FLOOD_RUNS - $(cat "$f2" "$f4" "$f1" | wc -l)))
+rm -f "$samples" "$f2" "$f4" "$f1" "$fs" "$flood_fail" "$flood_tmp" "$flood_tmp".*
 {
 	echo "# pmixev event benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
 	echo

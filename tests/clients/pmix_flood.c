@@ -3,7 +3,7 @@
  * its namespace as fast as PMIx_Notify_event returns; every other rank
  * counts them.
  *
- * usage: pmix_flood COUNT
+ * usage: pmix_flood COUNT [LINGER_MS]
  *
  * Every rank registers for CODE and synchronises; then rank 0 sends,
  * with at most WINDOW events not yet acknowledged by its server. Each
@@ -14,7 +14,10 @@
  * (FAILED when G < C), then "pmix_flood: rank R: cpu U ms" - the CPU
  * time (user + system, all threads) the process spent over T, nearly all
  * of it in its PMIx library and the kernel receiving events. Rank 0
- * prints "pmix_flood: rank 0: sent C in T ms".
+ * prints "pmix_flood: rank 0: sent C in T ms, cpu U ms". Every rank idles
+ * LINGER_MS (default 0) before the flood's synchronising fence and again
+ * before the closing one, so that an observer sampling the processes'
+ * threads sees the flood's work apart from start-up and exit.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -100,10 +103,12 @@ int main(int argc, char **argv)
 	double t0, cpu0, idle_since;
 	pmix_proc_t me;
 	uint32_t size;
-	long count;
+	long count, linger = 0;
 
-	if (argc != 2 || client_parse_long(argv[1], 1, 10000000, &count)) {
-		fprintf(stderr, "usage: " PROG " COUNT\n");
+	if (argc < 2 || argc > 3 ||
+	    client_parse_long(argv[1], 1, 10000000, &count) ||
+	    (argc == 3 && client_parse_long(argv[2], 0, 10000, &linger))) {
+		fprintf(stderr, "usage: " PROG " COUNT [LINGER_MS]\n");
 		return 2;
 	}
 	client_watchdog(PROG, 60);
@@ -113,6 +118,7 @@ int main(int argc, char **argv)
 	}
 	size = client_job_size(&me);
 	if (client_register(&code, 1, on_event) < 0 ||
+	    usleep((useconds_t)linger * 1000) < 0 ||
 	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
@@ -160,6 +166,7 @@ int main(int argc, char **argv)
 		printf(PROG ": rank %u: cpu %.0f ms\n", me.rank,
 		       cpu_ms() - cpu0);
 	}
+	usleep((useconds_t)linger * 1000);
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
 	return rc != PMIX_SUCCESS || (me.rank && got != (unsigned long)count);
