@@ -68,7 +68,7 @@ int pmixev_conftest;
   ]])], [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no])
      AC_MSG_ERROR([Slurm $SLURM_VERSION_STRING is not supported by pmixev $PACKAGE_VERSION.
-Supported: 22.05.x. A new release is added in slurm-headers-compat/ (see its README).])])
+Supported: 22.05.x; 24.11.x builds. A new release is added in slurm-headers-compat/ (see its README).])])
   CPPFLAGS=$save_CPPFLAGS
   AC_SUBST([SLURM_CPPFLAGS])
   AC_SUBST([SLURM_VERSION_STRING])

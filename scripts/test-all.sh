@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # test-all.sh - README command 2: everything CI checks, from a clean clone.
 #
-#   1. install missing Debian packages      5. ASan/UBSan build + unit tests
-#   2. build (./build)                      6. libFuzzer, 15 s per decoder
-#   3. clang-format check                   7. make distcheck
-#   4. unit tests (cmocka, TAP)             8. local 3-node Slurm cluster +
+#   1. install missing Debian packages      6. libFuzzer, 15 s per decoder
+#   2. build (./build)                      7. make distcheck
+#   3. clang-format check                   8. build + unit tests against
+#   4. unit tests (cmocka, TAP)                Slurm 24.11 / OpenPMIx 5
+#   5. ASan/UBSan build + unit tests           (Debian 13 root)
+#                                           9. local 3-node Slurm cluster +
 #                                              integration tests (prove, TAP)
 #
 # Exits non-zero on the first failing stage. Run as root.
@@ -45,6 +47,9 @@ make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {
 	exit 1
 }
 grep -A3 'archives ready for distribution' "$build/distcheck.out"
+
+stage "build and unit tests against Slurm 24.11 / OpenPMIx 5 (Debian 13 root)"
+bash "$src/scripts/newer-slurm.sh"
 
 stage "integration tests on the local Slurm cluster"
 export PMIXEV_BUILDDIR=$build

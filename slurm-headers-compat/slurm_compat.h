@@ -32,16 +32,33 @@
  *
  * PMIXEV_SLURM_SP_OPTIONS_PACK  s_p_options_t has pack/unpack members (23.02+)
  * PMIXEV_SLURM_TASK_INFO_SELF   mpi task info has a `self` address (< 23.11)
- * PMIXEV_SLURM_STEPD_CPU_BIND    offset of stepd_step_rec_t.cpu_bind_type;
- *                               cpu_bind (char *) follows 8 bytes later
+ * PMIXEV_SLURM_STEPD_CPU_BIND   offset of stepd_step_rec_t.cpu_bind_type;
+ *                               cpu_bind (char *) follows 8 bytes later;
+ *                               -1 until verified at run time for the
+ *                               release (then taken as unbound)
+ * PMIXEV_SLURM_HOSTLIST_PTR     hostlist_t is a pointer type (< 23.11;
+ *                               then a struct, and the API takes a pointer)
+ * PMIXEV_SLURM_KILL_STEP_FLAGS  slurm_kill_job_step() takes flags (23.11+)
+ * PMIXEV_SLURM_LIST_T           lists are list_t * (24.11+; `List` before)
  */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) &&                     \
 	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 6, 0)
 #define PMIXEV_SLURM_SP_OPTIONS_PACK 0
 #define PMIXEV_SLURM_TASK_INFO_SELF  1
 #define PMIXEV_SLURM_STEPD_CPU_BIND  296
+#define PMIXEV_SLURM_HOSTLIST_PTR    1
+#define PMIXEV_SLURM_KILL_STEP_FLAGS 0
+#define PMIXEV_SLURM_LIST_T	     0
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0) &&                  \
+	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 12, 0)
+#define PMIXEV_SLURM_SP_OPTIONS_PACK 1
+#define PMIXEV_SLURM_TASK_INFO_SELF  0
+#define PMIXEV_SLURM_STEPD_CPU_BIND  (-1)
+#define PMIXEV_SLURM_HOSTLIST_PTR    0
+#define PMIXEV_SLURM_KILL_STEP_FLAGS 1
+#define PMIXEV_SLURM_LIST_T	     1
 #else
-#error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x)"
+#error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x; 24.11.x builds)"
 #endif
 
 /*
@@ -68,6 +85,10 @@ static inline void pmixev_stepd_cpu_bind(const stepd_step_rec_t *job,
 {
 	const char *rec = (const char *)job;
 
+	*type = 0;
+	*list = NULL;
+	if (PMIXEV_SLURM_STEPD_CPU_BIND < 0)
+		return;
 	memcpy(type, rec + PMIXEV_SLURM_STEPD_CPU_BIND, sizeof(*type));
 	memcpy(list, rec + PMIXEV_SLURM_STEPD_CPU_BIND + 8, sizeof(*list));
 }
@@ -115,6 +136,13 @@ typedef struct conf_file_options {
 #endif
 } s_p_options_t;
 
+/* A Slurm list (src/common/list.h; public API in slurm.h). */
+#if PMIXEV_SLURM_LIST_T
+typedef list_t *pmixev_slurm_list_t;
+#else
+typedef List pmixev_slurm_list_t;
+#endif
+
 /* Element of the list returned by mpi_p_conf_get_printable (xmalloc'd). */
 typedef struct {
 	char *name;
@@ -161,7 +189,7 @@ extern int mpi_p_client_fini(mpi_plugin_client_state_t *state);
 extern void mpi_p_conf_options(s_p_options_t **full_options, int *full_opt_cnt);
 extern void mpi_p_conf_set(s_p_hashtbl_t *tbl);
 extern s_p_hashtbl_t *mpi_p_conf_get(void);
-extern List mpi_p_conf_get_printable(void);
+extern pmixev_slurm_list_t mpi_p_conf_get_printable(void);
 
 /*
  * Slurm's configuration in the current process (srun, slurmstepd): the
@@ -178,7 +206,11 @@ extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
 static inline int pmixev_slurm_signal_step(uint32_t job_id, uint32_t step_id,
 					   uint16_t signal)
 {
+#if PMIXEV_SLURM_KILL_STEP_FLAGS
+	return slurm_kill_job_step(job_id, step_id, signal, 0);
+#else
 	return slurm_kill_job_step(job_id, step_id, signal);
+#endif
 }
 
 /*
@@ -189,7 +221,11 @@ static inline int pmixev_slurm_signal_step(uint32_t job_id, uint32_t step_id,
 static inline int pmixev_slurm_expand_nodelist(const char *list, char ***names,
 					       uint32_t *count)
 {
+#if PMIXEV_SLURM_HOSTLIST_PTR
 	hostlist_t hl = slurm_hostlist_create(list);
+#else
+	hostlist_t *hl = slurm_hostlist_create(list);
+#endif
 	char **out = NULL, *name;
 	int n, i = 0;
 

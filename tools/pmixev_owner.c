@@ -87,7 +87,7 @@ static void job_state(uint32_t job_id, struct pmixev_job_state *j)
 	j->preempt_mode = preempt_mode;
 	/* SHOW_LOCAL: one RPC, no federation lookup first. */
 	if (slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
-		j->rc = slurm_get_errno();
+		j->rc = errno;
 		return;
 	}
 	if (resp->record_count < 1) {
@@ -128,9 +128,8 @@ static void node_state(struct pmixev_nodes_state *s)
 		if (node_table)
 			slurm_free_node_info_msg(node_table);
 		node_table = fresh;
-	} else if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA ||
-		   !node_table) {
-		s->rc = slurm_get_errno();
+	} else if (errno != SLURM_NO_CHANGE_IN_DATA || !node_table) {
+		s->rc = errno;
 		return;
 	}
 	if (!job_nodes || !(mine = slurm_hostlist_create(job_nodes)))

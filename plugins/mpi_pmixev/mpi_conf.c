@@ -111,9 +111,10 @@ static config_key_pair_t *key_pair(const char *name, const char *value)
 	return kp;
 }
 
-List mpi_conf_get_printable(void)
+pmixev_slurm_list_t mpi_conf_get_printable(void)
 {
-	List list = slurm_list_create(slurm_destroy_config_key_pair);
+	pmixev_slurm_list_t list =
+		slurm_list_create(slurm_destroy_config_key_pair);
 
 	for (size_t i = 0; i < PMIXEV_CONF_NKEYS; i++) {
 		char value[256];

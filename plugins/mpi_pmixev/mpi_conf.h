@@ -23,7 +23,7 @@ void mpi_conf_reset(void);
 void mpi_conf_options(s_p_options_t **full_options, int *full_opt_cnt);
 void mpi_conf_set(s_p_hashtbl_t *tbl);
 s_p_hashtbl_t *mpi_conf_get(void);
-List mpi_conf_get_printable(void);
+pmixev_slurm_list_t mpi_conf_get_printable(void);
 
 /*
  * The site configuration in force. Returns 0, or -1 with the first invalid

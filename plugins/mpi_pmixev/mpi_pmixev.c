@@ -82,7 +82,7 @@ s_p_hashtbl_t *mpi_p_conf_get(void)
 	return mpi_conf_get();
 }
 
-List mpi_p_conf_get_printable(void)
+pmixev_slurm_list_t mpi_p_conf_get_printable(void)
 {
 	return mpi_conf_get_printable();
 }

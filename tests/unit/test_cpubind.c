@@ -76,7 +76,7 @@ static void test_unbound_or_unknown(void **state)
 	assert_int_equal(bound(CPU_BIND_NONE, "0x1", 0), 0);
 	assert_int_equal(bound(CPU_BIND_TO_CORES, NULL, 0), 0);
 	assert_int_equal(bound(CPU_BIND_LDMAP, "0,1", 0), 0);
-	assert_int_equal(bound(CPU_BIND_RANK, NULL, 0), 0);
+	assert_int_equal(bound(CPU_BIND_LDRANK, NULL, 0), 0);
 }
 
 static void test_malformed(void **state)
