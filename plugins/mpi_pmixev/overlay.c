@@ -218,7 +218,13 @@ static void lost(struct link *l, const char *why, const char *peer_addr,
 		PMIXEV_DEBUG(1, "overlay: srun connection closed: %s", why);
 		return;
 	}
-	if (kind == GONE_LOST)
+	if (kind == GONE_LOST && ov->leaving)
+		PMIXEV_DEBUG(1,
+			     "overlay: %s node %u (%s) went as this node "
+			     "left: %s",
+			     overlay_role_name(l->role), l->peer, peer_addr,
+			     why);
+	else if (kind == GONE_LOST)
 		PMIXEV_ERROR("overlay: lost %s node %u (%s): %s",
 			     overlay_role_name(l->role), l->peer, peer_addr,
 			     why);
