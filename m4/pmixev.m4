@@ -69,6 +69,8 @@ int pmixev_conftest;
     [AC_MSG_RESULT([no])
      AC_MSG_ERROR([Slurm $SLURM_VERSION_STRING is not supported by pmixev $PACKAGE_VERSION.
 Supported: 22.05.x; 24.11.x builds. A new release is added in slurm-headers-compat/ (see its README).])])
+  AS_IF([test "$slurm_major" -ne 22],
+    [AC_MSG_WARN([Slurm $SLURM_VERSION_STRING: pmixev builds and passes its unit tests here, but is not yet tested on a running cluster of this release (see README, Limitations).])])
   CPPFLAGS=$save_CPPFLAGS
   AC_SUBST([SLURM_CPPFLAGS])
   AC_SUBST([SLURM_VERSION_STRING])
