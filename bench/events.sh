@@ -57,6 +57,17 @@ done
 # of every thread, sampled every 0.1 s): on nodes with cores to spare that
 # thread bounds the rate.
 
+# An awk function: the median of v[1..n] (sorts v in place).
+awk_median='
+function median(v, n,   i, j, x) {
+	for (i = 2; i <= n; i++) {
+		x = v[i]
+		for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]
+		v[j + 1] = x
+	}
+	return v[int((n - 1) / 2) + 1]
+}'
+
 # busy_ms: CPU time all cores spent busy since boot, in ms.
 busy_ms() {
 	awk '/^cpu / { print int(($2 + $3 + $4 + $7 + $8 + $9) * 1000 / hz) }' \
@@ -101,8 +112,8 @@ sample_threads() {
 
 # flood MPI SRUN-ARGS...: one run; prints "rate sender_us receiver_us
 # rest_us busiest_us busiest_kind" (per event; receiver_us the median of
-# the 5) or, when the run failed, nothing, and keeps its output in
-# $flood_fail.
+# the 5) or, when the run failed, nothing, and adds its output to
+# $flood_tmp.failed.MPI.
 flood() {
 	local mpi=$1 out b0 b1 sampler
 	shift
@@ -116,14 +127,13 @@ flood() {
 	touch "$flood_tmp.stop"
 	wait "$sampler" || true
 	if [ "$(printf '%s\n' "$out" | grep -c ": got $FLOOD_EVENTS of $FLOOD_EVENTS in .*: ok$")" -ne 5 ]; then
-		printf '%s\n' "$out" >"$flood_fail"
-		[ "$mpi" = pmix ] || printf '%s\n' "srun $*:" "$out" >>"$flood_tmp.failed"
+		printf '%s\n' "srun $*:" "$out" >>"$flood_tmp.failed.$mpi"
 		return 0
 	fi
 	{
 		printf '%s\n' "$out"
 		sed 's/^/thread /' "$flood_tmp.threads"
-	} | awk -v n="$FLOOD_EVENTS" -v busy=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" '
+	} | awk -v n="$FLOOD_EVENTS" -v busy=$((b1 - b0)) -v hz="$(getconf CLK_TCK)" "$awk_median"'
 		/: got [0-9]+ of [0-9]+ in [0-9]+ ms: ok$/ { v = $(NF - 2) + 0; if (v > ms) ms = v }
 		/: rank 0: sent [0-9]+ in [0-9]+ ms, cpu [0-9]+ ms$/ { snd = $(NF - 1) + 0; sent = 1 }
 		/: rank [1-9][0-9]*: cpu [0-9]+ ms$/ { rcv[++r] = $(NF - 1) + 0; all += rcv[r] }
@@ -133,21 +143,16 @@ flood() {
 		}
 		END {
 			if (!ms || !sent || r != 5) exit
-			for (i = 2; i <= r; i++) {
-				x = rcv[i]
-				for (j = i - 1; j >= 1 && rcv[j] > x; j--) rcv[j + 1] = rcv[j]
-				rcv[j + 1] = x
-			}
 			top = -1
 			for (t in last)
 				if (last[t] - first[t] > top) { top = last[t] - first[t]; who = kind[t] }
 			printf "%d %.1f %.1f %.1f %.1f %s\n", n * 1000 / ms, snd * 1000 / n,
-				rcv[3] * 1000 / n, (busy - snd - all) * 1000 / n,
+				median(rcv, r) * 1000 / n, (busy - snd - all) * 1000 / n,
 				top * 1e6 / hz / n, who
 		}'
 }
 read -r n1 n2 n3 <<<"$PMIXEV_CLUSTER_NODES"
-f2=$(mktemp) f4=$(mktemp) f1=$(mktemp) fs=$(mktemp) flood_fail=$(mktemp)
+f2=$(mktemp) f4=$(mktemp) f1=$(mktemp) fs=$(mktemp)
 flood_tmp=$(mktemp)
 for ((i = 1; i <= FLOOD_RUNS; i++)); do
 	flood pmixev -N3 -n6 --ntasks-per-node=2 >>"$f2"
@@ -155,9 +160,8 @@ for ((i = 1; i <= FLOOD_RUNS; i++)); do
 	flood pmixev -N1 -n6 >>"$f1"
 done
 # Stock mpi/pmix, once: it relays nothing between nodes, so 1 node.
-: >"$flood_fail"
 flood pmix -N1 -n6 >>"$fs"
-stock_why=$(grep -m1 -E 'error|Killed|CANCELLED' "$flood_fail" | cut -c1-160 || true)
+stock_why=$(grep -s -m1 -E 'error|Killed|CANCELLED' "$flood_tmp.failed.pmix" | cut -c1-160 || true)
 scancel "$job" 2>/dev/null || true
 
 report=$(sort -n "$samples" | awk -v trials="$TRIALS" -v failed="$failed" '
@@ -173,15 +177,10 @@ report=$(sort -n "$samples" | awk -v trials="$TRIALS" -v failed="$failed" '
 # to at 20000 events/s.
 flood_rows() {
 	sort -n "$2" | awk -v label="$1" -v runs="$FLOOD_RUNS" -v what="${3:-row}" \
-		-v cores="$(nproc)" '
-		function med(c,   i, j, x, v) {
+		-v cores="$(nproc)" "$awk_median"'
+		function med(c,   i, v) {
 			for (i = 1; i <= NR; i++) v[i] = col[c, i]
-			for (i = 2; i <= NR; i++) {
-				x = v[i]
-				for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]
-				v[j + 1] = x
-			}
-			return v[int((NR - 1) / 2) + 1]
+			return median(v, NR)
 		}
 		{ for (c = 1; c <= 5; c++) col[c, NR] = $c; kinds[$6] = 1 }
 		END {
@@ -209,14 +208,14 @@ flood=$(
 	echo
 	flood_rows "" "$f2" cost
 	[ -s "$fs" ] || printf '\nStock failed: `%s`\n' "${stock_why:-no output}"
-	if [ -s "$flood_tmp.failed" ]; then
+	if [ -s "$flood_tmp.failed.pmixev" ]; then
 		printf '\nFailed pmixev runs (what they printed besides ok lines):\n\n'
-		grep -v -e ': ok$' -e ': cpu [0-9]* ms$' -e ', cpu [0-9]* ms$' "$flood_tmp.failed" |
+		grep -v -e ': ok$' -e ': cpu [0-9]* ms$' -e ', cpu [0-9]* ms$' "$flood_tmp.failed.pmixev" |
 			head -n 40 | sed 's/^/    /'
 	fi
 )
 flood_failed=$((3 * FLOOD_RUNS - $(cat "$f2" "$f4" "$f1" | wc -l)))
-rm -f "$samples" "$f2" "$f4" "$f1" "$fs" "$flood_fail" "$flood_tmp" "$flood_tmp".*
+rm -f "$samples" "$f2" "$f4" "$f1" "$fs" "$flood_tmp" "$flood_tmp".*
 {
 	echo "# pmixev event benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
 	echo

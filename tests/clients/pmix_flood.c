@@ -15,8 +15,8 @@
  * time (user + system, all threads) the process spent over T, nearly all
  * of it in its PMIx library and the kernel receiving events. Rank 0
  * prints "pmix_flood: rank 0: sent C in T ms, cpu U ms". Every rank idles
- * LINGER_MS (default 0) before the flood's synchronising fence and again
- * before the closing one, so that an observer sampling the processes'
+ * LINGER_MS (default 0) before registering for the flood and again before
+ * the closing fence, so that an observer sampling the processes'
  * threads sees the flood's work apart from start-up and exit.
  */
 #include <pthread.h>
@@ -117,8 +117,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	size = client_job_size(&me);
+	usleep((useconds_t)linger * 1000);
 	if (client_register(&code, 1, on_event) < 0 ||
-	    usleep((useconds_t)linger * 1000) < 0 ||
 	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
