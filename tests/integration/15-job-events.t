@@ -138,7 +138,12 @@ log=$PMIXEV_CLUSTER_WORKDIR/15-stuck.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
 	--pmixev-watch-interval=1 "$jobev" 90
 wait_ready pmix_jobev 3
-stuck=$(pgrep -u "$PMIXEV_TEST_USER" -x pmixev-owner)
+# (the helper may be between a restart and the next request: wait for it)
+stuck=''
+for _ in $(seq 100); do
+	stuck=$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner) && break
+	sleep 0.1
+done
 [ -n "$stuck" ] && kill -STOP $stuck
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: owner helper: no answer in 30 s; restarting it" 40
 ok $? "a stopped owner helper is given up after 30 s (pid ${stuck:-none})"
