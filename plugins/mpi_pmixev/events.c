@@ -201,11 +201,35 @@ static void inject(struct events *ev, uint32_t src_node,
 	injected_done(rc, in);
 }
 
+/* A name for the log: pmixev's own codes are unknown to PMIx, and so are
+ * a site's. */
+static const char *code_name(int code, char *buf, size_t len)
+{
+	const char *s;
+
+	switch (code) {
+	case PMIXEV_EVENT_TIME_LIMIT:
+		return "PMIXEV_EVENT_TIME_LIMIT";
+	case PMIXEV_EVENT_JOB_SUSPENDED:
+		return "PMIXEV_EVENT_JOB_SUSPENDED";
+	case PMIXEV_EVENT_JOB_RESUMED:
+		return "PMIXEV_EVENT_JOB_RESUMED";
+	case PMIXEV_EVENT_JOB_REQUEUED:
+		return "PMIXEV_EVENT_JOB_REQUEUED";
+	}
+	s = PMIx_Error_string(code);
+	if (strcmp(s, "ERROR STRING NOT FOUND") != 0)
+		return s;
+	snprintf(buf, len, "event %d", code);
+	return buf;
+}
+
 static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
 	struct events *ev = ctx;
 	struct pmixev_event_msg m;
 	struct pmixev_buf b;
+	char name[32];
 
 	pmixev_buf_reader(&b, data, len);
 	if (pmixev_event_unpack(&b, &m) < 0 ||
@@ -220,8 +244,8 @@ static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 		return;
 	}
 	PMIXEV_DEBUG(2, "event %s from node %u (#%llu): %s",
-		     PMIx_Error_string(m.code), src, (unsigned long long)m.seq,
-		     m.text);
+		     code_name(m.code, name, sizeof(name)), src,
+		     (unsigned long long)m.seq, m.text);
 	inject(ev, src, &m);
 }
 
@@ -267,12 +291,14 @@ static void publish(struct events *ev, struct pmixev_event_msg *m,
 		    bool everywhere)
 {
 	struct pmixev_buf b;
+	char name[32];
 
 	m->seq = m->flags & PMIXEV_EVENT_SITE  ? ++ev->site_seq
 		 : m->flags & PMIXEV_EVENT_JOB ? ++ev->job_seq
 					       : ++ev->seq;
 	m->time = (uint64_t)time(NULL);
-	PMIXEV_DEBUG(1, "%s: %s", PMIx_Error_string(m->code), m->text);
+	PMIXEV_DEBUG(1, "%s: %s", code_name(m->code, name, sizeof(name)),
+		     m->text);
 	if (!everywhere) {
 		inject(ev, ev->lay->nodeid, m);
 		return;
