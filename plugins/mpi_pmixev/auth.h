@@ -10,13 +10,19 @@
 #ifndef PMIXEV_AUTH_H_
 #define PMIXEV_AUTH_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 struct auth;
 
-/* `authinfo` is slurm.conf's AuthInfo (may be NULL). NULL on failure. */
-struct auth *auth_create(const char *authinfo);
+/*
+ * `authinfo` is slurm.conf's AuthInfo (may be NULL). With `signer` (in
+ * slurmstepd, as root) credentials are made by a child process that stays
+ * root, so they always carry uid 0 whatever uid slurmstepd switches to.
+ * NULL on failure (signer: also when not root).
+ */
+struct auth *auth_create(const char *authinfo, bool signer);
 void auth_destroy(struct auth *auth);
 
 /*

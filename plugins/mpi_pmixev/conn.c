@@ -24,6 +24,9 @@ struct conn {
 	conn_frame_fn on_frame;
 	conn_close_fn on_close;
 	void *ctx;
+	uint64_t rx_bytes; /* everything read so far, whole frames or not */
+	size_t seen;	   /* bytes of the input buffer already counted */
+	char host[INET6_ADDRSTRLEN];
 	char peer[INET6_ADDRSTRLEN + 8];
 };
 
@@ -47,13 +50,16 @@ static void on_read(struct bufferevent *bev, void *arg)
 	const char *why = NULL;
 	char reason[128];
 
+	c->rx_bytes += evbuffer_get_length(in) - c->seen;
 	for (;;) {
 		size_t avail = evbuffer_get_length(in);
 		uint8_t *frame;
 		int rc;
 
-		if (avail < PMIXEV_FRAME_HDR_LEN)
+		if (avail < PMIXEV_FRAME_HDR_LEN) {
+			c->seen = avail;
 			return;
+		}
 		evbuffer_copyout(in, raw, sizeof(raw));
 		rc = pmixev_frame_decode_hdr(raw, sizeof(raw), c->max_len, &hdr,
 					     &why);
@@ -62,8 +68,10 @@ static void on_read(struct bufferevent *bev, void *arg)
 			close_with(c, reason);
 			return;
 		}
-		if (avail < PMIXEV_FRAME_HDR_LEN + (size_t)hdr.len)
+		if (avail < PMIXEV_FRAME_HDR_LEN + (size_t)hdr.len) {
+			c->seen = avail;
 			return;
+		}
 		frame = evbuffer_pullup(in, PMIXEV_FRAME_HDR_LEN + hdr.len);
 		if (!frame) {
 			close_with(c, "out of memory");
@@ -97,10 +105,13 @@ static void format_peer(struct conn *c, const struct sockaddr *sa,
 	char host[INET6_ADDRSTRLEN], port[8];
 
 	if (getnameinfo(sa, salen, host, sizeof(host), port, sizeof(port),
-			NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			NI_NUMERICHOST | NI_NUMERICSERV) == 0) {
 		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
-	else
+		snprintf(c->host, sizeof(c->host), "%s", host);
+	} else {
 		snprintf(c->peer, sizeof(c->peer), "?");
+		snprintf(c->host, sizeof(c->host), "?");
+	}
 }
 
 struct conn *conn_create(struct event_base *base, int fd,
@@ -201,6 +212,21 @@ void conn_finish(struct conn *c)
 const char *conn_peer(const struct conn *c)
 {
 	return c->peer;
+}
+
+const char *conn_peer_host(const struct conn *c)
+{
+	return c->host;
+}
+
+void conn_set_max_len(struct conn *c, uint32_t max_len)
+{
+	c->max_len = max_len;
+}
+
+uint64_t conn_rx_bytes(const struct conn *c)
+{
+	return c->rx_bytes;
 }
 
 int conn_local_host(const struct conn *c, char *host, size_t len)

@@ -54,8 +54,16 @@ int conn_send(struct conn *c, uint8_t type, uint32_t src, uint32_t dst,
  */
 void conn_finish(struct conn *c);
 
-/* Peer address for log lines ("10.0.0.1:4242"). */
+/* Peer address for log lines ("10.0.0.1:4242"), and its host part. */
 const char *conn_peer(const struct conn *c);
+const char *conn_peer_host(const struct conn *c);
+
+/* Largest payload accepted from now on (e.g. raised after a handshake). */
+void conn_set_max_len(struct conn *c, uint32_t max_len);
+
+/* Bytes received so far, complete frames or not: a large frame in
+ * transit is a sign of life too. */
+uint64_t conn_rx_bytes(const struct conn *c);
 
 /* Local address of the socket (numeric host text), or -1. */
 int conn_local_host(const struct conn *c, char *host, size_t len);

@@ -89,6 +89,8 @@ void overlay_link_up(struct link *l)
 	struct queued *q;
 
 	l->up = true;
+	if (l->role != ROLE_SRUN)
+		conn_set_max_len(l->conn, l->ov->cfg.max_frame);
 	l->last_rx_ms = now_ms();
 	for (q = l->head; q; q = q->next)
 		conn_send(l->conn, q->type, q->src, q->dst, q->data, q->len);
@@ -149,6 +151,17 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 	struct overlay *ov = l->ov;
 	struct link *next;
 
+	if (hdr->src >= ov->cfg.nnodes ||
+	    (hdr->dst >= ov->cfg.nnodes && hdr->dst != PMIXEV_NODE_ANY &&
+	     hdr->dst != PMIXEV_NODE_SRUN)) {
+		PMIXEV_ERROR("overlay: dropping %s from %s node %u (%s): "
+			     "source %u or destination %u is not a node of "
+			     "this step",
+			     pmixev_msg_type_name(hdr->type),
+			     overlay_role_name(l->role), l->peer,
+			     conn_peer(l->conn), hdr->src, hdr->dst);
+		return 0;
+	}
 	if (hdr->type == PMIXEV_MSG_BYE) {
 		l->bye = true;
 		return 0;
@@ -182,14 +195,8 @@ static int deliver(struct link *l, const struct pmixev_frame_hdr *hdr,
 				hdr->dst);
 		return 0;
 	}
-	if (hdr->dst == PMIXEV_NODE_ANY) {
-		if (hdr->src >= ov->cfg.nnodes) {
-			PMIXEV_ERROR("overlay: broadcast from unknown node %u",
-				     hdr->src);
-			return -1;
-		}
+	if (hdr->dst == PMIXEV_NODE_ANY)
 		overlay_flood(ov, l, hdr->src, hdr->type, payload, hdr->len);
-	}
 	if (ov->handlers[hdr->type].fn)
 		ov->handlers[hdr->type].fn(ov->handlers[hdr->type].ctx,
 					   hdr->src, payload, hdr->len);
@@ -315,29 +322,56 @@ static void on_pending_timeout(evutil_socket_t fd, short what, void *arg)
 	free(p);
 }
 
+/* Unauthenticated connections from the new one's address, and a free
+ * slot (MAX_PENDING if none). */
+static size_t pending_from(struct overlay *ov, const char *host, size_t *slot)
+{
+	size_t n = 0;
+
+	*slot = MAX_PENDING;
+	for (size_t i = 0; i < MAX_PENDING; i++) {
+		if (!ov->pending[i])
+			*slot = *slot == MAX_PENDING ? i : *slot;
+		else if (strcmp(conn_peer_host(ov->pending[i]->conn), host) ==
+			 0)
+			n++;
+	}
+	return n;
+}
+
 static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 		      struct sockaddr *sa, int salen, void *arg)
 {
 	struct overlay *ov = arg;
 	struct timeval tv = {PENDING_TIMEOUT_SEC, 0};
-	struct link *p = NULL;
-	size_t slot;
+	struct link *p = calloc(1, sizeof(*p));
+	size_t slot = MAX_PENDING;
 
-	for (slot = 0; slot < MAX_PENDING && ov->pending[slot]; slot++)
-		;
-	if (slot == MAX_PENDING || !(p = calloc(1, sizeof(*p)))) {
-		PMIXEV_ERROR("overlay: refusing a connection: too many "
-			     "unauthenticated peers");
+	if (!p) {
 		evutil_closesocket(fd);
 		return;
 	}
 	p->ov = ov;
 	p->role = ROLE_PENDING;
 	p->conn = conn_create(agent_base(ov->agent), fd, sa, (socklen_t)salen,
-			      ov->cfg.max_frame, overlay_on_frame,
-			      overlay_on_close, p);
-	p->timer = evtimer_new(agent_base(ov->agent), on_pending_timeout, p);
-	if (!p->conn || !p->timer || evtimer_add(p->timer, &tv) < 0) {
+			      HANDSHAKE_MAX, overlay_on_frame, overlay_on_close,
+			      p);
+	if (p->conn && pending_from(ov, conn_peer_host(p->conn), &slot) >=
+			       MAX_PENDING_PER_SRC) {
+		PMIXEV_ERROR("overlay: refusing %s: %d unauthenticated "
+			     "connections from %s already",
+			     conn_peer(p->conn), MAX_PENDING_PER_SRC,
+			     conn_peer_host(p->conn));
+		slot = MAX_PENDING;
+	} else if (p->conn && slot == MAX_PENDING) {
+		PMIXEV_ERROR("overlay: refusing %s: %d unauthenticated "
+			     "connections already",
+			     conn_peer(p->conn), MAX_PENDING);
+	}
+	if (p->conn && slot < MAX_PENDING)
+		p->timer = evtimer_new(agent_base(ov->agent),
+				       on_pending_timeout, p);
+	if (!p->timer || evtimer_add(p->timer, &tv) < 0) {
 		conn_destroy(p->conn);
 		overlay_link_reset(p);
 		free(p);
@@ -396,6 +430,10 @@ static void heartbeat_link(struct overlay *ov, struct link *l, uint64_t now)
 
 	if (!l->up || l->dead || !l->conn)
 		return;
+	if (conn_rx_bytes(l->conn) != l->rx_bytes) {
+		l->rx_bytes = conn_rx_bytes(l->conn);
+		l->last_rx_ms = now;
+	}
 	if (now - l->last_rx_ms > 3ull * ov->cfg.heartbeat_ms) {
 		snprintf(why, sizeof(why), "no heartbeat for %llu ms",
 			 (unsigned long long)(now - l->last_rx_ms));

@@ -79,13 +79,15 @@ static int check_cred(struct overlay *ov, struct conn *c, const uint8_t *data,
 static int check_ident(struct overlay *ov, struct conn *c, const uint8_t *data,
 		       size_t len, struct pmixev_ident *id)
 {
-	const uid_t uids[] = {0, ov->cfg.slurmd_uid, ov->cfg.job_uid};
+	/* Tree members are stepds: their credentials come from the root
+	 * signer (auth.c). The job owner's uid never joins the tree. */
+	const uid_t uids[] = {0, ov->cfg.slurmd_uid};
 	struct pmixev_buf b;
 	void *payload = NULL;
 	size_t plen = 0;
 	int rc = -1;
 
-	if (check_cred(ov, c, data, len, uids, 3, &payload, &plen) < 0)
+	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
 		return -1;
 	pmixev_buf_reader(&b, payload, plen);
 	if (pmixev_ident_unpack(&b, id) < 0)
@@ -130,8 +132,9 @@ struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
 		return NULL;
 	}
 	l->conn = conn_create(agent_base(ov->agent), -1, (struct sockaddr *)&ss,
-			      len, ov->cfg.max_frame, overlay_on_frame,
-			      overlay_on_close, l);
+			      len,
+			      l->role == ROLE_SRUN ? TABLE_MAX : HANDSHAKE_MAX,
+			      overlay_on_frame, overlay_on_close, l);
 	if (!l->conn)
 		PMIXEV_ERROR("overlay: cannot connect to %s %s:%u",
 			     overlay_role_name(l->role), host, port);

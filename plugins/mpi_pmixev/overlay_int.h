@@ -17,7 +17,12 @@
 #include "pmixev_proto.h"
 
 #define MAX_PENDING	    64 /* unauthenticated connections at once */
-#define PENDING_TIMEOUT_SEC 10 /* to present a valid PEER_HELLO */
+#define MAX_PENDING_PER_SRC 8  /* ... from one address */
+#define PENDING_TIMEOUT_SEC 5  /* to present a valid PEER_HELLO */
+/* Largest frame before a peer is authenticated: a credential-carrying
+ * hello or welcome (a few hundred bytes), or srun's address table. */
+#define HANDSHAKE_MAX (8u << 10)
+#define TABLE_MAX     (80u << 10)
 
 enum role { ROLE_PENDING, ROLE_SRUN, ROLE_PARENT, ROLE_CHILD };
 
@@ -38,7 +43,8 @@ struct link {
 	bool dead;	     /* was lost: sends fail instead of queueing */
 	bool bye;	     /* the peer announced a normal end */
 	bool adopting;	     /* dialled to replace a gone parent */
-	uint64_t last_rx_ms; /* when the last frame arrived (up links) */
+	uint64_t last_rx_ms; /* when bytes last arrived (up links) */
+	uint64_t rx_bytes;   /* conn_rx_bytes at that time */
 	uint64_t nonce;
 	struct queued *head, *tail; /* frames waiting for `up` */
 	struct event *timer;	    /* pending: authentication deadline */

@@ -23,10 +23,18 @@
 #include "pmixev_proto.h"
 #include "pmixev_step.h"
 
+/* Before its hello is accepted a connection may send one small frame
+ * within a short time; unauthenticated ones are bounded. */
+#define HELLO_MAX		(8u << 10)
+#define HELLO_TIMEOUT_SEC	5
+#define MAX_PENDING_PER_SRC	16
+#define MAX_PENDING_BEYOND_STEP 64 /* ... on top of one per node */
+
 struct peer {
 	struct rdv *rdv;
 	struct conn *conn;
-	uint32_t node; /* PMIXEV_NODE_ANY until its hello is accepted */
+	uint32_t node;	     /* PMIXEV_NODE_ANY until its hello is accepted */
+	struct event *timer; /* the hello's deadline, until then */
 	struct peer *prev, *next;
 };
 
@@ -58,6 +66,8 @@ static void peer_free(struct peer *p)
 		rdv->all = p->next;
 	if (p->next)
 		p->next->prev = p->prev;
+	if (p->timer)
+		event_free(p->timer);
 	conn_destroy(p->conn);
 	free(p);
 }
@@ -121,7 +131,9 @@ static int on_hello(struct peer *p, const uint8_t *data, size_t len)
 		return -1;
 	}
 	pmixev_buf_reader(&b, payload, plen);
-	if (uid != 0 && uid != rdv->cfg.slurmd_uid && uid != rdv->cfg.job_uid)
+	/* Stepds sign as root (their signer, auth.c): the job owner's
+	 * programs cannot pass for one. */
+	if (uid != 0 && uid != rdv->cfg.slurmd_uid)
 		PMIXEV_ERROR("step %s: rejecting %s: credential of uid %u",
 			     rdv->step, conn_peer(p->conn), (unsigned)uid);
 	else if (pmixev_ident_unpack(&b, &id) < 0 ||
@@ -140,6 +152,9 @@ static int on_hello(struct peer *p, const uint8_t *data, size_t len)
 		return -1;
 	p->node = id.from;
 	rdv->peers[id.from] = p;
+	event_free(p->timer);
+	p->timer = NULL;
+	conn_set_max_len(p->conn, rdv->cfg.max_frame);
 	snprintf(rdv->table.nodes[id.from].host,
 		 sizeof(rdv->table.nodes[id.from].host), "%s", id.host);
 	rdv->table.nodes[id.from].port = id.port;
@@ -208,11 +223,41 @@ static void on_close(struct conn *c, const char *why, void *ctx)
 	peer_free(p);
 }
 
+static void on_hello_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct peer *p = arg;
+
+	PMIXEV_ERROR("step %s: dropping %s: no valid hello within %d s",
+		     p->rdv->step, conn_peer(p->conn), HELLO_TIMEOUT_SEC);
+	peer_free(p);
+}
+
+/* Why a new unauthenticated connection from `host` is one too many, or
+ * NULL. */
+static const char *too_many(const struct rdv *rdv, const char *host)
+{
+	uint32_t all = 0, here = 0;
+
+	for (const struct peer *q = rdv->all; q; q = q->next) {
+		if (q->node != PMIXEV_NODE_ANY)
+			continue;
+		all++;
+		here += strcmp(conn_peer_host(q->conn), host) == 0;
+	}
+	if (here >= MAX_PENDING_PER_SRC)
+		return "too many unauthenticated connections from its address";
+	if (all >= rdv->cfg.nnodes + MAX_PENDING_BEYOND_STEP)
+		return "too many unauthenticated connections";
+	return NULL;
+}
+
 static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 		      struct sockaddr *sa, int salen, void *arg)
 {
 	struct rdv *rdv = arg;
+	struct timeval tv = {HELLO_TIMEOUT_SEC, 0};
 	struct peer *p = calloc(1, sizeof(*p));
+	const char *why;
 
 	if (!p) {
 		evutil_closesocket(fd);
@@ -221,8 +266,15 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 	p->rdv = rdv;
 	p->node = PMIXEV_NODE_ANY;
 	p->conn = conn_create(agent_base(rdv->agent), fd, sa, (socklen_t)salen,
-			      rdv->cfg.max_frame, on_frame, on_close, p);
+			      HELLO_MAX, on_frame, on_close, p);
 	if (!p->conn) {
+		free(p);
+		return;
+	}
+	if ((why = too_many(rdv, conn_peer_host(p->conn)))) {
+		PMIXEV_ERROR("step %s: refusing %s: %s", rdv->step,
+			     conn_peer(p->conn), why);
+		conn_destroy(p->conn);
 		free(p);
 		return;
 	}
@@ -230,6 +282,9 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 	if (p->next)
 		p->next->prev = p;
 	rdv->all = p;
+	p->timer = evtimer_new(agent_base(rdv->agent), on_hello_timeout, p);
+	if (!p->timer || evtimer_add(p->timer, &tv) < 0)
+		peer_free(p);
 }
 
 struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
@@ -251,7 +306,7 @@ struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 	rdv->peers = calloc(cfg->nnodes, sizeof(*rdv->peers));
 	rdv->table.nodes = calloc(cfg->nnodes, sizeof(*rdv->table.nodes));
 	if (!rdv->peers || !rdv->table.nodes ||
-	    !(rdv->auth = auth_create(cfg->authinfo)) ||
+	    !(rdv->auth = auth_create(cfg->authinfo, false)) ||
 	    !(rdv->agent = agent_create()))
 		goto fail;
 	rdv->listener = evconnlistener_new_bind(

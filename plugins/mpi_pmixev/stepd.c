@@ -158,7 +158,7 @@ static int build(const struct stepd_binding *bind)
 	struct upcall_deps deps;
 
 	if (!(st.agent = agent_create()) ||
-	    !(st.auth = auth_create(slurm_conf.authinfo)) ||
+	    !(st.auth = auth_create(slurm_conf.authinfo, true)) ||
 	    !(st.ov = overlay_create(st.agent, st.auth, &cfg)) ||
 	    !(st.fence = fence_create(st.ov, lay, agent_base(st.agent),
 				      st.conf.timeout_sec)) ||

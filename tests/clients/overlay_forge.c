@@ -3,15 +3,23 @@
  * and sends something a genuine peer never would, then reports whether the
  * stepd dropped the connection.
  *
- *   overlay_forge HOST PORT random            4 KiB of random bytes
- *   overlay_forge HOST PORT oversize          a header announcing 1 GiB
- *   overlay_forge HOST PORT nocred            PEER_HELLO without munge
- *   overlay_forge HOST PORT wrongstep J S TO  PEER_HELLO with a valid munge
- *                                             credential for step J.S
+ *   overlay_forge HOST PORT random           4 KiB of random bytes
+ *   overlay_forge HOST PORT oversize         a header announcing 1 GiB
+ *   overlay_forge HOST PORT preauth          a header announcing 1 MiB
+ *                                            (a real frame's size, but no
+ *                                            handshake is that large)
+ *   overlay_forge HOST PORT nocred           PEER_HELLO without munge
+ *   overlay_forge HOST PORT hello J S TO     PEER_HELLO from node 1 with a
+ *                                            valid munge credential of the
+ *                                            caller for step J.S, node TO
+ *   overlay_forge HOST PORT idle N           N connections that send
+ *                                            nothing
  *
  * The munge socket is taken from $MUNGE_SOCKET (else munge's default).
  * Exit 0: the stepd closed the connection within 5 s; 1: it did not;
- * 2: usage or local error.
+ * 2: usage or local error. `idle` prints how many connections were
+ * refused at once and how many were dropped within 8 s, and exits 0 when
+ * all were gone by then.
  */
 #include "config.h"
 
@@ -75,7 +83,7 @@ static int hello(int fd, const char *cred, size_t credlen)
 	return rc;
 }
 
-static int wrongstep(int fd, char **argv)
+static int forged_hello(int fd, char **argv)
 {
 	struct pmixev_ident id = {.job_id = (uint32_t)atoi(argv[0]),
 				  .step_id = (uint32_t)atoi(argv[1]),
@@ -102,8 +110,8 @@ static int wrongstep(int fd, char **argv)
 	return rc;
 }
 
-/* Did the peer close the connection within 5 s? */
-static int closed_by_peer(int fd)
+/* Did the peer close the connection within `ms`? */
+static int closed_by_peer(int fd, int ms)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
 	char buf[4096];
@@ -111,7 +119,7 @@ static int closed_by_peer(int fd)
 	for (;;) {
 		ssize_t n;
 
-		if (poll(&p, 1, 5000) <= 0)
+		if (poll(&p, 1, ms) <= 0)
 			return 0;
 		n = recv(fd, buf, sizeof(buf), 0);
 		if (n <= 0)
@@ -119,16 +127,47 @@ static int closed_by_peer(int fd)
 	}
 }
 
+static int idle(const char *host, const char *port, int n)
+{
+	int fds[256], refused = 0, dropped = 0;
+
+	if (n < 1 || n > 256)
+		return 2;
+	for (int i = 0; i < n; i++)
+		if ((fds[i] = dial(host, port)) < 0)
+			return 2;
+	/* Refused ones are closed at once, the others at the deadline. */
+	for (int i = 0; i < n; i++)
+		if (closed_by_peer(fds[i], 300)) {
+			refused++;
+			close(fds[i]);
+			fds[i] = -1;
+		}
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			dropped += closed_by_peer(fds[i], 8000);
+			close(fds[i]);
+		}
+	printf("overlay_forge: idle: %d refused at once, %d dropped later, "
+	       "%d still connected\n",
+	       refused, dropped, n - refused - dropped);
+	return refused + dropped == n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t junk[4096];
 	int fd, rc = -1;
 
-	if (argc < 4 || (!strcmp(argv[3], "wrongstep") && argc != 7)) {
+	if (argc < 4 || (!strcmp(argv[3], "hello") && argc != 7) ||
+	    (!strcmp(argv[3], "idle") && argc != 5)) {
 		fprintf(stderr, "usage: overlay_forge HOST PORT "
-				"random|oversize|nocred|wrongstep J S TO\n");
+				"random|oversize|preauth|nocred|hello J S TO|"
+				"idle N\n");
 		return 2;
 	}
+	if (!strcmp(argv[3], "idle"))
+		return idle(argv[1], argv[2], atoi(argv[4]));
 	if ((fd = dial(argv[1], argv[2])) < 0) {
 		perror("overlay_forge: connect");
 		return 2;
@@ -141,17 +180,19 @@ int main(int argc, char **argv)
 				     : -1;
 	} else if (!strcmp(argv[3], "oversize")) {
 		rc = send_frame(fd, PMIXEV_MSG_FENCE_UP, 1u << 30, NULL, 0);
+	} else if (!strcmp(argv[3], "preauth")) {
+		rc = send_frame(fd, PMIXEV_MSG_PEER_HELLO, 1u << 20, NULL, 0);
 	} else if (!strcmp(argv[3], "nocred")) {
 		rc = hello(fd, "not a munge credential", 22);
-	} else if (!strcmp(argv[3], "wrongstep")) {
-		rc = wrongstep(fd, argv + 4);
+	} else if (!strcmp(argv[3], "hello")) {
+		rc = forged_hello(fd, argv + 4);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "overlay_forge: %s: could not send\n", argv[3]);
 		close(fd);
 		return 2;
 	}
-	rc = closed_by_peer(fd);
+	rc = closed_by_peer(fd, 5000);
 	close(fd);
 	printf("overlay_forge: %s: %s\n", argv[3],
 	       rc ? "connection dropped by the stepd" : "still connected");

@@ -3,10 +3,14 @@
 # - forged connections to a stepd's overlay port (random bytes, an oversize
 #   frame, a hello without munge credential, a valid munge credential for
 #   another step) are dropped and logged, and the step runs on;
+# - the job's own user cannot join the tree as a stepd (its munge
+#   credential is not root's), cannot make a stepd or srun hold more than a
+#   handshake's bytes before authentication, and cannot keep unauthenticated
+#   connections open: they are bounded per address and dropped after 5 s;
 # - when one node's stepd dies while the others wait in a fence, the
 #   survivors' fence fails with an error quickly - never a hang.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 14
 
 fence=$(client pmix_fence)
 forge=$PMIXEV_TEST_CLIENTS/overlay_forge
@@ -28,15 +32,39 @@ out=$("$forge" "$host" "$port" oversize 2>&1)
 ok $? "an oversize frame: the stepd drops the connection ($out)"
 out=$("$forge" "$host" "$port" nocred 2>&1)
 ok $? "a hello without munge credential: dropped ($out)"
-out=$(MUNGE_SOCKET=$PMIXEV_MUNGE_SOCKET "$forge" "$host" "$port" wrongstep "$job" 999 1 2>&1)
+out=$(MUNGE_SOCKET=$PMIXEV_MUNGE_SOCKET "$forge" "$host" "$port" hello "$job" 999 1 2>&1)
 ok $? "a munge-valid hello for another step: dropped ($out)"
+# The job's owner, with a genuine munge credential for this very step.
+install -m 0755 "$forge" "$PMIXEV_CLUSTER_WORKDIR/overlay_forge"
+out=$(with_env MUNGE_SOCKET="$PMIXEV_MUNGE_SOCKET" -- ./overlay_forge "$host" "$port" hello "$job" 0 1 2>&1)
+ok $? "the job's user cannot join the tree as a stepd ($out)"
+out=$(as_user ./overlay_forge "$host" "$port" preauth 2>&1)
+ok $? "a 1 MiB frame before authentication: dropped at its header ($out)"
+out=$(as_user ./overlay_forge "$host" "$port" idle 12 2>&1)
+echo "$out" | grep -q ": 4 refused at once, 8 dropped later, 0 still"
+ok $? "idle unauthenticated connections: 8 per address, dropped after 5 s ($out)"
+uid=$(id -u "$PMIXEV_TEST_USER")
 n2lines=$(grep "error: mpi/pmixev: step $job\.0 on n2: overlay:" "$n2log")
 for cause in "bad frame: bad magic" "bad frame: payload too long" \
-	"rejecting .*: munge_decode: " "rejecting .*: it belongs to step $job\.999"; do
+	"rejecting .*: munge_decode: " "rejecting .*: it belongs to step $job\.999" \
+	"rejecting .*: credential of uid $uid" "refusing .*: 8 unauthenticated connections from" \
+	"dropping .*: no valid hello within 5 s"; do
 	echo "$n2lines" | grep -Eq "$cause" || { diag "no error line: $cause"; false; }
 done
 ok $? "each forged connection is logged with its cause in n2's slurmd log" ||
 	grep "step $job\.0 on n2" "$n2log" | tail -n 12 | sed 's/^/#   /' >&2
+
+# srun's rendezvous port, from a task's environment.
+for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
+	rdv=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLURM_PMIXEV_RDV_PORT=//p')
+	srun_host=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^SLURM_SRUN_COMM_HOST=//p')
+	[ -n "$rdv" ] && break
+done
+out=$(as_user ./overlay_forge "$srun_host" "$rdv" preauth 2>&1)
+ok $? "srun's rendezvous: a 1 MiB frame before authentication is dropped ($out)"
+out=$(as_user ./overlay_forge "$srun_host" "$rdv" idle 20 2>&1)
+echo "$out" | grep -q ": 4 refused at once, 16 dropped later, 0 still"
+ok $? "srun's rendezvous: idle connections bounded (16 per address) and dropped after 5 s ($out)"
 
 squeue -h -s -j "$job" -o '%i %T' 2>/dev/null | grep -q "^$job\.0"
 ok $? "the step is still running after the forged connections"

@@ -151,7 +151,9 @@ start_step() {
 stepd_pid() {
 	local p
 	for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$1"); do
+		# Not its credential signer (a child with the same command line).
 		[ "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" = "slurmstepd: [$job.0]" ] &&
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] &&
 			echo "$p"
 	done
 }
