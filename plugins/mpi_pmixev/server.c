@@ -23,6 +23,7 @@
 #include "slurm_compat.h"
 
 #include "nspace.h"
+#include "pmix_gate.h"
 #include "pmixev_cpubind.h"
 #include "pmixev_log.h"
 
@@ -224,6 +225,15 @@ static int init_pmix(struct server *srv)
 	snprintf(cache, sizeof(cache), "%u", srv->event_cache);
 	if (setenv("PMIX_MCA_pmix_max_events", cache, 1) < 0)
 		PMIXEV_ERROR("cannot set the event cache size: %m");
+	/*
+	 * Only the "hash" data store: the shared-memory ones (4.2: ds12,
+	 * ds21; 5.0: shmem2) make root create files in directories the job
+	 * owner can write, following symlinks, and chown them to the owner.
+	 */
+	if (setenv("PMIX_MCA_gds", "hash", 1) < 0) {
+		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
+		return -1;
+	}
 	rc = PMIx_server_init(&upcalls_module, info, 8);
 	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
 	 * which PMIx keeps using; it is ours to destroy after finalize. */
@@ -294,12 +304,23 @@ static int register_clients(struct server *srv)
 	return 0;
 }
 
+/* The loopback port the server listens on, from a client's environment
+ * (PMIX_SERVER_URI*), or 0. */
+static uint16_t server_port(const struct server *srv)
+{
+	for (char **e = srv->task_env ? srv->task_env[0] : NULL; e && *e; e++)
+		if (strncmp(*e, "PMIX_SERVER_URI", 15) == 0 && strchr(*e, '='))
+			return pmix_gate_uri_port(strchr(*e, '=') + 1);
+	return 0;
+}
+
 struct server *server_create(const struct layout *lay,
 			     const struct upcall_deps *deps,
 			     unsigned event_cache, uint32_t bind_type,
 			     const char *bind_list)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
+	uint16_t port;
 
 	if (!srv)
 		return NULL;
@@ -315,6 +336,13 @@ struct server *server_create(const struct layout *lay,
 	if (init_pmix(srv) < 0 || register_nspace(srv) < 0 ||
 	    register_clients(srv) < 0)
 		goto fail;
+	if (!(port = server_port(srv))) {
+		PMIXEV_ERROR("cannot find the PMIx server's port in its "
+			     "clients' environment: without it connections of "
+			     "other users cannot be refused");
+		goto fail;
+	}
+	pmix_gate_set_port(deps->gate, port);
 	return srv;
 fail:
 	server_destroy(srv);

@@ -20,6 +20,7 @@
 #include "pmixev_conf.h"
 #include "pmixev_env.h"
 #include "pmixev_log.h"
+#include "pmix_gate.h"
 #include "pmixev_step.h"
 #include "pubsub.h"
 #include "server.h"
@@ -47,6 +48,7 @@ static struct {
 	struct evcount *evcount;
 	struct events *events;
 	struct notify *notify;
+	struct pmix_gate *gate;
 	struct site *site;
 	struct owner *owner;	 /* the tree's root only */
 	struct watcher *watcher; /* the tree's root only */
@@ -168,7 +170,8 @@ static int build(const struct stepd_binding *bind)
 					st.conf.timeout_sec)) ||
 	    !(st.evcount = evcount_create(st.conf.event_cache)) ||
 	    !(st.events = events_create(st.ov, lay, st.evcount)) ||
-	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount))) {
+	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount)) ||
+	    !(st.gate = pmix_gate_create(st.agent, lay->uid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -184,11 +187,12 @@ static int build(const struct stepd_binding *bind)
 				    .events = st.events,
 				    .notify = st.notify,
 				    .evcount = st.evcount,
+				    .gate = st.gate,
 				    .lay = lay};
 	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache,
 				     bind->type, bind->list)))
 		return -1;
-	if (agent_start(st.agent) < 0 ||
+	if (pmix_gate_start(st.gate) < 0 || agent_start(st.agent) < 0 ||
 	    agent_post(st.agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
@@ -303,6 +307,7 @@ void stepd_fini(void)
 	watcher_destroy(st.watcher);
 	owner_destroy(st.owner);
 	site_destroy(st.site);
+	pmix_gate_destroy(st.gate);
 	notify_destroy(st.notify);
 	events_destroy(st.events);
 	evcount_destroy(st.evcount);

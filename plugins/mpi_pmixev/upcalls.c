@@ -6,7 +6,6 @@
 #include "upcalls.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -347,9 +346,20 @@ static void tool_work(void *arg)
 static void tool_connected(pmix_info_t *info, size_t ninfo,
 			   pmix_tool_connection_cbfunc_t cbfunc, void *cbdata)
 {
-	struct tool_call *c = calloc(1, sizeof(*c));
+	struct tool_call *c;
 
-	if (c) {
+	/*
+	 * A tool of another user is shut out here, before the library
+	 * answers it, and is never answered: OpenPMIx before 5.0.9 frees
+	 * the tool's records twice when a host refuses one (or when the
+	 * answer cannot be sent), so the library keeps a small record of
+	 * each refused tool until the step ends.
+	 */
+	if (pmix_gate_sweep(deps.gate) > 0) {
+		PMIXEV_DEBUG(1, "a tool connection was refused: not answered");
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c)))) {
 		c->cbfunc = cbfunc;
 		c->cbdata = cbdata;
 		if (agent_post(deps.agent, tool_work, c) == 0)
@@ -465,43 +475,12 @@ static void post_state(uint32_t rank,
 		free(c);
 }
 
-/*
- * OpenPMIx 4.2 leaves Nagle on for its client connections: an event the
- * server sends right after another small message waits for the client's
- * delayed ACK (40 ms). Clients connect over loopback TCP: turn Nagle off
- * on every open loopback TCP socket (a new client's socket is among them;
- * descriptors get reused, so all are looked at). PMIx thread only.
- */
-static void no_nagle_on_loopback(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	struct dirent *de;
-	int one = 1;
-
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		struct sockaddr_in sin;
-		socklen_t len = sizeof(sin);
-		int fd = atoi(de->d_name);
-
-		if (fd == dirfd(dir) ||
-		    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
-			continue;
-		if (len == sizeof(sin) && sin.sin_family == AF_INET &&
-		    ntohl(sin.sin_addr.s_addr) == INADDR_LOOPBACK)
-			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-				   sizeof(one));
-	}
-	closedir(dir);
-}
-
 static pmix_status_t client_connected(const pmix_proc_t *proc,
 				      void *server_object,
 				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
-	no_nagle_on_loopback();
+	pmix_gate_sweep(deps.gate);
 	post_state(proc->rank, events_client_connected);
 	return PMIX_SUCCESS;
 }

@@ -17,6 +17,7 @@
 #include "layout.h"
 #include "notify.h"
 #include "overlay.h"
+#include "pmix_gate.h"
 #include "pubsub.h"
 
 struct upcall_deps {
@@ -28,6 +29,7 @@ struct upcall_deps {
 	struct events *events;
 	struct notify *notify;
 	struct evcount *evcount;
+	struct pmix_gate *gate;
 	const struct layout *lay;
 };
 

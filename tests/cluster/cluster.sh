@@ -14,6 +14,7 @@ if ((ID == 0)); then SUFFIX=''; else SUFFIX=$ID; fi
 readonly SUFFIX
 readonly DIR=${PMIXEV_CLUSTER_DIR:-/tmp/pmixev-cluster$SUFFIX}
 readonly TEST_USER=pmixevtest
+readonly OTHER_USER=pmixevother
 readonly NODES=(n1 n2 n3)
 readonly SUBNET_PREFIX=10.213.$((7 + ID))
 readonly CTL_ADDR=$SUBNET_PREFIX.1
@@ -465,6 +466,7 @@ cmd_env() {
 		PMIXEV_CLUSTER_ID "$ID" \
 		PMIXEV_CLUSTER_DIR "$DIR" \
 		PMIXEV_TEST_USER "$TEST_USER" \
+		PMIXEV_OTHER_USER "$OTHER_USER" \
 		PMIXEV_CLUSTER_NODES "${NODES[*]}" \
 		PMIXEV_CLUSTER_NODE_ADDRS "${addrs[*]}" \
 		PMIXEV_CLUSTER_NETNS_PREFIX "$NETNS_PREFIX" \

@@ -18,11 +18,15 @@ ensure_packages() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# The test jobs' user, and a second unprivileged user who attacks them.
 ensure_user() {
-	id -u "$TEST_USER" &>/dev/null && return 0
-	say "creating system user $TEST_USER"
-	useradd --system --user-group --create-home --home-dir "/var/lib/$TEST_USER" \
-		--shell /bin/bash --comment 'pmixev test jobs' "$TEST_USER"
+	local u
+	for u in "$TEST_USER" "$OTHER_USER"; do
+		id -u "$u" &>/dev/null && continue
+		say "creating system user $u"
+		useradd --system --user-group --create-home --home-dir "/var/lib/$u" \
+			--shell /bin/bash --comment 'pmixev test jobs' "$u"
+	done
 }
 
 find_sys_plugindir() {
