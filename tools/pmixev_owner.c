@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,6 +196,38 @@ static int serve(int fd)
 	}
 }
 
+/*
+ * The job's user may not trace this process: a traced child cannot be
+ * reaped by slurmstepd, and its memory holds what slurmctld sent. A fresh
+ * exec is dumpable until this runs, so a tracer already attached then is
+ * caught here.
+ */
+static int untraceable(void)
+{
+	char line[256];
+	FILE *f;
+	long tracer = -1;
+
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		fprintf(stderr, PROG ": cannot make itself undumpable: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if ((f = fopen("/proc/self/status", "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+				break;
+		fclose(f);
+	}
+	if (tracer != 0) {
+		fprintf(stderr,
+			PROG ": refusing to run under a tracer (pid %ld)\n",
+			tracer);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	slurm_conf_t *conf = NULL;
@@ -212,6 +245,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": refusing to run set-id\n");
 		return 2;
 	}
+	if (untraceable() < 0)
+		return 2;
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

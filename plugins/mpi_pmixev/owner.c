@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,11 @@
 /* Longest wait for an answer: a Slurm call retries for a few of Slurm's
  * MessageTimeout (default 10 s); a helper silent longer is stuck. */
 #define ANSWER_DEADLINE_SEC 30
+/* A stopped helper gets SIGKILL at once; it is reaped from the event loop
+ * (a helper the job's user traces could never be waited for). */
+#define REAP_TICK_MS 100
+#define REAP_TICKS   100 /* then it is left to init */
+#define MAX_CORPSES  8
 
 struct owner {
 	struct agent *agent;
@@ -43,6 +49,11 @@ struct owner {
 	void *arg;
 	uint8_t in[PMIXEV_OWNER_MSG_MAX]; /* the answer being read */
 	struct pmixev_owner_resp resp;	  /* ... and decoded */
+	struct event *reap;		  /* ticks while corpses are left */
+	struct {
+		pid_t pid;
+		unsigned ticks;
+	} corpses[MAX_CORPSES];
 };
 
 struct owner *owner_create(struct agent *agent, const struct layout *lay,
@@ -64,6 +75,66 @@ struct owner *owner_create(struct agent *agent, const struct layout *lay,
 	return o;
 }
 
+/* Reap what can be reaped; 1 if corpses are left. */
+static int reap_corpses(struct owner *o, bool last)
+{
+	int left = 0;
+
+	for (size_t i = 0; i < MAX_CORPSES; i++) {
+		pid_t pid = o->corpses[i].pid;
+
+		if (!pid)
+			continue;
+		if (waitpid(pid, NULL, WNOHANG) != 0) { /* or ECHILD */
+			o->corpses[i].pid = 0;
+			continue;
+		}
+		if (last || ++o->corpses[i].ticks >= REAP_TICKS) {
+			PMIXEV_ERROR("owner helper (pid %d) cannot be reaped "
+				     "(traced?); it is left to init",
+				     (int)pid);
+			o->corpses[i].pid = 0;
+			continue;
+		}
+		left = 1;
+	}
+	return left;
+}
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct owner *o = arg;
+	struct timeval tick = {0, REAP_TICK_MS * 1000};
+
+	if (reap_corpses(o, false))
+		evtimer_add(o->reap, &tick);
+}
+
+/* It exits on EOF, but may hang in a Slurm call or be stopped: SIGKILL,
+ * and reap it from the event loop, never waiting here. */
+static void bury(struct owner *o, pid_t pid)
+{
+	struct timeval tick = {0, REAP_TICK_MS * 1000};
+	size_t i;
+
+	kill(pid, SIGKILL);
+	if (waitpid(pid, NULL, WNOHANG) != 0)
+		return;
+	for (i = 0; i < MAX_CORPSES && o->corpses[i].pid; i++)
+		;
+	if (i == MAX_CORPSES ||
+	    (!o->reap &&
+	     !(o->reap = evtimer_new(agent_base(o->agent), on_reap, o)))) {
+		PMIXEV_ERROR("owner helper (pid %d) not reaped: too many "
+			     "unreaped helpers; it is left to init",
+			     (int)pid);
+		return;
+	}
+	o->corpses[i].pid = pid;
+	o->corpses[i].ticks = 0;
+	evtimer_add(o->reap, &tick);
+}
+
 static void stop_helper(struct owner *o)
 {
 	if (o->ev) {
@@ -73,11 +144,8 @@ static void stop_helper(struct owner *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
-	/* It exits on EOF; reap it (SIGKILL if it hangs in a Slurm call). */
-	if (o->pid > 0 && waitpid(o->pid, NULL, WNOHANG) == 0) {
-		kill(o->pid, SIGKILL);
-		waitpid(o->pid, NULL, 0);
-	}
+	if (o->pid > 0)
+		bury(o, o->pid);
 	o->pid = 0;
 }
 
@@ -255,6 +323,9 @@ void owner_destroy(struct owner *o)
 	if (!o)
 		return;
 	stop_helper(o);
+	reap_corpses(o, true);
+	if (o->reap)
+		event_free(o->reap);
 	if (o->late)
 		event_free(o->late);
 	free(o);

@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 18
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -50,6 +50,10 @@ ok $? "scontrol suspend / resume: every rank got SUSPENDED, then RESUMED"
 owners=$(ps -o user= -C pmixev-owner)
 [ -n "$owners" ] && [ -z "$(printf '%s\n' "$owners" | grep -vx "$PMIXEV_TEST_USER")" ]
 ok $? "the owner helper runs as the job's user ($(echo $owners)), never root"
+# The job's user may not trace it (a traced child cannot be reaped).
+tracer=$(client ptrace_attach)
+out=$(as_user "$tracer" "$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner)" 2>&1)
+ok $? "the job's user cannot ptrace the owner helper ($out)"
 
 scancel "$job"
 seen 'CANCELED .*the job was cancelled' 10
