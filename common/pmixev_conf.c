@@ -60,6 +60,17 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				       "SLURM_PMIXEV_NODE_INTERVAL",
 				       offsetof(struct pmixev_conf, node_sec),
 				       0, 86400, 60, " seconds (0: off)"},
+	[PMIXEV_CONF_EVENT_MAX] = {"PMIxevEventMax", "SLURM_PMIXEV_EVENT_MAX",
+				   offsetof(struct pmixev_conf, event_kib), 1,
+				   65536, 1024, " KiB"},
+	[PMIXEV_CONF_PUBLISH_MAX] = {"PMIxevPublishMax",
+				     "SLURM_PMIXEV_PUBLISH_MAX",
+				     offsetof(struct pmixev_conf, publish_mib),
+				     1, 65536, 64, " MiB"},
+	[PMIXEV_CONF_OVERLAY_MAX] = {"PMIxevOverlayMax",
+				     "SLURM_PMIXEV_OVERLAY_MAX",
+				     offsetof(struct pmixev_conf, overlay_mib),
+				     1, 65536, 256, " MiB"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

@@ -23,6 +23,11 @@ struct pmixev_conf {
 	unsigned warn_sec;     /* PMIxevTimeWarning: lead time, 0 = none */
 	unsigned sched_events; /* PMIxevSchedEvents: mask of wanted kinds */
 	unsigned node_sec;     /* PMIxevNodeInterval: node looks, 0 = none */
+	/* Budgets of what one step may make a root stepd hold (site bounds:
+	 * a job may only lower them). */
+	unsigned event_kib;   /* PMIxevEventMax: a relayed client event */
+	unsigned publish_mib; /* PMIxevPublishMax: the publish directory */
+	unsigned overlay_mib; /* PMIxevOverlayMax: queued for one link */
 };
 
 /* Options are addressed by index. */
@@ -37,6 +42,9 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_TIME_WARNING,
 	PMIXEV_CONF_SCHED_EVENTS,
 	PMIXEV_CONF_NODE_INTERVAL,
+	PMIXEV_CONF_EVENT_MAX,
+	PMIXEV_CONF_PUBLISH_MAX,
+	PMIXEV_CONF_OVERLAY_MAX,
 	PMIXEV_CONF_NKEYS
 };
 

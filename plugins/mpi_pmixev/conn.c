@@ -224,6 +224,11 @@ void conn_set_max_len(struct conn *c, uint32_t max_len)
 	c->max_len = max_len;
 }
 
+size_t conn_queued(const struct conn *c)
+{
+	return evbuffer_get_length(bufferevent_get_output(c->bev));
+}
+
 uint64_t conn_rx_bytes(const struct conn *c)
 {
 	return c->rx_bytes;

@@ -61,6 +61,9 @@ const char *conn_peer_host(const struct conn *c);
 /* Largest payload accepted from now on (e.g. raised after a handshake). */
 void conn_set_max_len(struct conn *c, uint32_t max_len);
 
+/* Bytes queued for sending, not yet written to the socket. */
+size_t conn_queued(const struct conn *c);
+
 /* Bytes received so far, complete frames or not: a large frame in
  * transit is a sign of life too. */
 uint64_t conn_rx_bytes(const struct conn *c);

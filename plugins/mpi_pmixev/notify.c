@@ -28,6 +28,7 @@ struct notify {
 	struct agent *agent;
 	const struct layout *lay;
 	struct evcount *count;
+	size_t max_bytes; /* PMIxevEventMax */
 };
 
 /* A relay on its way to the agent thread. */
@@ -35,6 +36,7 @@ struct relay {
 	struct notify *n;
 	pmix_proc_t source;
 	size_t too_many; /* infos, when over MAX_INFO: count, do not relay */
+	size_t too_big;	 /* bytes, when over max_bytes: likewise */
 	struct pmixev_buf body; /* packed pmixev_notify_msg */
 };
 
@@ -70,6 +72,18 @@ static void relay_work(void *arg)
 			 "it carries %zu infos, more than %d: not relayed "
 			 "to the other nodes",
 			 r->too_many, MAX_INFO);
+		evcount_undelivered(r->n->count, source, why);
+		free(r);
+		return;
+	}
+	if (r->too_big) {
+		char why[128];
+
+		snprintf(why, sizeof(why),
+			 "its infos take %zu bytes, more than "
+			 "PMIxevEventMax=%zu KiB: not relayed to the other "
+			 "nodes",
+			 r->too_big, r->n->max_bytes >> 10);
 		evcount_undelivered(r->n->count, source, why);
 		free(r);
 		return;
@@ -144,11 +158,18 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 		free(r);
 		return PMIX_OPERATION_SUCCEEDED;
 	}
+	r->n = n;
+	r->source = *source;
+	if (bo.size > n->max_bytes) {
+		r->too_big = bo.size;
+		if (agent_post(n->agent, relay_work, r) < 0)
+			free(r);
+		PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
 	PMIX_LOAD_NSPACE(m.nspace, source->nspace);
 	m.info = (const uint8_t *)bo.bytes;
 	m.ninfo = bo.size;
-	r->n = n;
-	r->source = *source;
 	pmixev_buf_init(&r->body);
 	if (pmixev_notify_pack(&r->body, &m) < 0 ||
 	    agent_post(n->agent, relay_work, r) < 0) {
@@ -238,7 +259,8 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 }
 
 struct notify *notify_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, struct evcount *count)
+			     const struct layout *lay, struct evcount *count,
+			     size_t max_bytes)
 {
 	struct notify *n = calloc(1, sizeof(*n));
 
@@ -248,6 +270,7 @@ struct notify *notify_create(struct overlay *ov, struct agent *agent,
 	n->agent = agent;
 	n->lay = lay;
 	n->count = count;
+	n->max_bytes = max_bytes;
 	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
 	return n;
 }

@@ -44,6 +44,7 @@ void overlay_link_drop_queue(struct link *l)
 		free(q);
 	}
 	l->head = l->tail = NULL;
+	l->queued = 0;
 }
 
 /* Forget the connection of a link (the conn itself is freed by its owner). */
@@ -61,9 +62,25 @@ static int link_send(struct link *l, uint8_t type, uint32_t src, uint32_t dst,
 		     const void *data, size_t len)
 {
 	struct queued *q;
+	size_t waiting = l->up ? conn_queued(l->conn) : l->queued;
 
 	if (l->dead)
 		return -1;
+	/* A budget per link: a peer that cannot keep up (or a job sending
+	 * more than the network takes) never makes the stepd hold more. */
+	if (waiting > l->ov->cfg.max_queued ||
+	    len > l->ov->cfg.max_queued - waiting) {
+		if (!l->over)
+			PMIXEV_ERROR("overlay: %s to %s node %u refused: %zu "
+				     "bytes wait for that link already "
+				     "(PMIxevOverlayMax=%zu MiB)",
+				     pmixev_msg_type_name(type),
+				     overlay_role_name(l->role), l->peer,
+				     waiting, l->ov->cfg.max_queued >> 20);
+		l->over = true;
+		return -1;
+	}
+	l->over = false;
 	if (l->up)
 		return conn_send(l->conn, type, src, dst, data, len);
 	if (!(q = calloc(1, sizeof(*q))) || (len && !(q->data = malloc(len)))) {
@@ -76,6 +93,7 @@ static int link_send(struct link *l, uint8_t type, uint32_t src, uint32_t dst,
 	q->len = len;
 	if (len)
 		memcpy(q->data, data, len);
+	l->queued += len;
 	if (l->tail)
 		l->tail->next = q;
 	else

@@ -46,6 +46,7 @@ struct overlay_cfg {
 	const char *srun_host;
 	uint16_t srun_port;
 	uint32_t max_frame;    /* largest payload accepted */
+	size_t max_queued;     /* bytes waiting to be sent on one link */
 	unsigned timeout_sec;  /* bootstrap must finish within this */
 	unsigned heartbeat_ms; /* 0: no heartbeats; else a neighbour silent
 				* for 3 periods is lost */

@@ -47,6 +47,8 @@ struct link {
 	uint64_t rx_bytes;   /* conn_rx_bytes at that time */
 	uint64_t nonce;
 	struct queued *head, *tail; /* frames waiting for `up` */
+	size_t queued;		    /* their bytes */
+	bool over;		    /* over PMIxevOverlayMax (logged once) */
 	struct event *timer;	    /* pending: authentication deadline */
 };
 

@@ -58,6 +58,7 @@ struct pubsub {
 	uint64_t next_id;
 	struct pending *pending;
 	struct published *dir;
+	size_t held, max_bytes; /* keys and values in dir, and the bound */
 	struct waiter *waiters;
 };
 
@@ -272,11 +273,27 @@ static void wake_waiters(struct pubsub *ps)
 	}
 }
 
+static size_t entry_bytes(const struct pubsub_entry *e)
+{
+	return strlen(e->key) + e->nvalue;
+}
+
 static int publish(struct pubsub *ps, const struct req *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
 		if (find(ps, r->e[i].key))
 			return PMIX_ERR_DUPLICATE_KEY;
+		bytes += entry_bytes(&r->e[i]);
+	}
+	if (bytes > ps->max_bytes - ps->held) {
+		PMIXEV_ERROR("publish of %zu bytes by rank %u refused: the "
+			     "step's directory holds %zu of "
+			     "PMIxevPublishMax=%zu MiB",
+			     bytes, r->rank, ps->held, ps->max_bytes >> 20);
+		return PMIX_ERR_OUT_OF_RESOURCE;
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct published *d = calloc(1, sizeof(*d));
 		uint8_t *value = malloc(r->e[i].nvalue ? r->e[i].nvalue : 1);
@@ -291,6 +308,7 @@ static int publish(struct pubsub *ps, const struct req *r)
 		d->e.value = memcpy(value, r->e[i].value, r->e[i].nvalue);
 		d->next = ps->dir;
 		ps->dir = d;
+		ps->held += entry_bytes(&d->e);
 	}
 	return PMIX_SUCCESS;
 }
@@ -306,6 +324,7 @@ static int unpublish(struct pubsub *ps, const struct req *r)
 			if (strcmp(d->e.key, r->e[i].key) == 0 &&
 			    d->e.rank == r->rank) {
 				*pp = d->next;
+				ps->held -= entry_bytes(&d->e);
 				free(d->e.value);
 				free(d);
 				rc = PMIX_SUCCESS;
@@ -448,7 +467,8 @@ void pubsub_lost(struct pubsub *ps, uint32_t node)
 }
 
 struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec)
+			     const struct layout *lay, unsigned timeout_sec,
+			     size_t max_bytes)
 {
 	struct pubsub *ps = calloc(1, sizeof(*ps));
 
@@ -458,6 +478,7 @@ struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
 	ps->agent = agent;
 	ps->lay = lay;
 	ps->timeout_sec = timeout_sec;
+	ps->max_bytes = max_bytes;
 	overlay_on(ov, PMIXEV_MSG_PUBSUB_REQ, on_req, ps);
 	overlay_on(ov, PMIXEV_MSG_PUBSUB_RESP, on_resp, ps);
 	return ps;

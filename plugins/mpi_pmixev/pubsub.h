@@ -35,8 +35,11 @@ struct pubsub_entry {
 typedef void (*pubsub_done_fn)(int status, const struct pubsub_entry *e,
 			       size_t n, void *arg);
 
+/* The directory (on the tree's root) holds at most `max_bytes` of keys
+ * and values; a publish beyond fails with PMIX_ERR_OUT_OF_RESOURCE. */
 struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec);
+			     const struct layout *lay, unsigned timeout_sec,
+			     size_t max_bytes);
 
 /*
  * Run `op` for `rank` with `n` entries (values only for publish; copied).

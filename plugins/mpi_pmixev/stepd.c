@@ -154,6 +154,7 @@ static int build(const struct stepd_binding *bind)
 		.srun_host = lay->srun_host,
 		.srun_port = lay->srun_port,
 		.max_frame = MAX_FRAME,
+		.max_queued = (size_t)st.conf.overlay_mib << 20,
 		.timeout_sec = st.conf.timeout_sec,
 		.heartbeat_ms = st.conf.heartbeat_ms,
 	};
@@ -166,11 +167,13 @@ static int build(const struct stepd_binding *bind)
 				      st.conf.timeout_sec)) ||
 	    !(st.dmodex = dmodex_create(st.ov, st.agent, lay,
 					st.conf.timeout_sec)) ||
-	    !(st.pubsub = pubsub_create(st.ov, st.agent, lay,
-					st.conf.timeout_sec)) ||
+	    !(st.pubsub =
+		      pubsub_create(st.ov, st.agent, lay, st.conf.timeout_sec,
+				    (size_t)st.conf.publish_mib << 20)) ||
 	    !(st.evcount = evcount_create(st.conf.event_cache)) ||
 	    !(st.events = events_create(st.ov, lay, st.evcount)) ||
-	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount)) ||
+	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount,
+					(size_t)st.conf.event_kib << 10)) ||
 	    !(st.gate = pmix_gate_create(st.agent, lay->uid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
@@ -200,10 +203,20 @@ static int build(const struct stepd_binding *bind)
 	return 0;
 }
 
+/* A job may lower a budget the site set, never raise it. */
+static void keep_budget(unsigned *job, unsigned site, const char *key)
+{
+	if (*job <= site)
+		return;
+	PMIXEV_INFO("the job asked for %s=%u; the site's bound %u applies", key,
+		    *job, site);
+	*job = site;
+}
+
 int stepd_prefork(char **env, const struct stepd_binding *bind)
 {
 	struct pmixev_step step;
-	unsigned site_watch;
+	struct pmixev_conf site;
 	char err[512];
 
 	if (pmixev_step_from_env(&step, env, err, sizeof(err)) < 0) {
@@ -215,17 +228,20 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		refuse("invalid mpi.conf entry ", err);
 		return SLURM_SUCCESS;
 	}
-	site_watch = st.conf.watch_min; /* the job may not change it */
+	site = st.conf; /* the job may not change the site's bounds */
 	if (pmixev_conf_apply_env(&st.conf, env, err, sizeof(err)) < 0) {
 		refuse("invalid job environment ", err);
 		return SLURM_SUCCESS;
 	}
-	st.conf.watch_min = site_watch;
-	if (st.conf.watch_sec < site_watch) {
+	st.conf.watch_min = site.watch_min;
+	keep_budget(&st.conf.event_kib, site.event_kib, "PMIxevEventMax");
+	keep_budget(&st.conf.publish_mib, site.publish_mib, "PMIxevPublishMax");
+	keep_budget(&st.conf.overlay_mib, site.overlay_mib, "PMIxevOverlayMax");
+	if (st.conf.watch_sec < site.watch_min) {
 		PMIXEV_INFO("the job asked to watch slurmctld every %u s; the "
 			    "site's minimum is PMIxevWatchIntervalMin=%u",
-			    st.conf.watch_sec, site_watch);
-		st.conf.watch_sec = site_watch;
+			    st.conf.watch_sec, site.watch_min);
+		st.conf.watch_sec = site.watch_min;
 	}
 	pmixev_log_set_debug(st.conf.debug);
 	if (layout_from_env(&st.lay, env, err, sizeof(err)) < 0) {

@@ -1,0 +1,122 @@
+/*
+ * pmix_hog - a job that tries to make the stepds hold a lot of memory.
+ *
+ * usage: pmix_hog publish COUNT KIB   rank 0 publishes COUNT keys of KIB
+ *                                     KiB each (they live in the first
+ *                                     node's stepd)
+ *        pmix_hog notify KIB          rank 0 sends event -3001 carrying
+ *                                     one info of KIB KiB to the step; the
+ *                                     other ranks count what reaches them
+ *
+ * Output, publish: "pmix_hog: published P of COUNT; then STATUS"
+ *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
+ * Exit status 0 unless a PMIx call failed in an unexpected way.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#define PROG "pmix_hog"
+#include "client_util.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned got;
+
+static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
+		     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+		     size_t nresults,
+		     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+	pthread_mutex_lock(&lock);
+	got++;
+	pthread_mutex_unlock(&lock);
+	if (cbfunc)
+		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+static int publish(const pmix_proc_t *me, long count, long kib)
+{
+	size_t len = (size_t)kib << 10;
+	char *blob = malloc(len);
+	pmix_status_t rc = PMIX_SUCCESS;
+	long i;
+
+	if (!blob)
+		return 1;
+	memset(blob, 'x', len);
+	for (i = 0; me->rank == 0 && i < count; i++) {
+		pmix_byte_object_t bo = {.bytes = blob, .size = len};
+		pmix_info_t info;
+		char key[64];
+
+		snprintf(key, sizeof(key), "pmixev.hog.%ld", i);
+		PMIX_INFO_LOAD(&info, key, &bo, PMIX_BYTE_OBJECT);
+		rc = PMIx_Publish(&info, 1);
+		info.value.data.bo.bytes = NULL; /* blob is ours */
+		PMIX_INFO_DESTRUCT(&info);
+		if (rc != PMIX_SUCCESS)
+			break;
+	}
+	if (me->rank == 0)
+		printf(PROG ": published %ld of %ld; then %s\n", i, count,
+		       rc == PMIX_SUCCESS ? "nothing" : PMIx_Error_string(rc));
+	free(blob);
+	return 0;
+}
+
+static int notify(const pmix_proc_t *me, long kib)
+{
+	pmix_status_t code = -3001;
+	size_t len = (size_t)kib << 10;
+	char *blob = malloc(len);
+
+	if (!blob || client_register(&code, 1, on_event) < 0 ||
+	    client_sync(me, 1) != PMIX_SUCCESS)
+		return 1;
+	memset(blob, 'x', len);
+	if (me->rank == 0) {
+		pmix_byte_object_t bo = {.bytes = blob, .size = len};
+		pmix_info_t info;
+
+		PMIX_INFO_LOAD(&info, "pmixev.hog", &bo, PMIX_BYTE_OBJECT);
+		PMIx_Notify_event(code, NULL, PMIX_RANGE_SESSION, &info, 1,
+				  NULL, NULL);
+		info.value.data.bo.bytes = NULL;
+		PMIX_INFO_DESTRUCT(&info);
+	}
+	sleep(3);
+	pthread_mutex_lock(&lock);
+	printf(PROG ": rank %u on %s: got %u event(s)\n", me->rank,
+	       client_host(), got);
+	pthread_mutex_unlock(&lock);
+	free(blob);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long a = 0, b = 0;
+	pmix_proc_t me;
+	int rc = 2;
+
+	client_watchdog(PROG, 0);
+	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+		return 1;
+	if (argc == 4 && !strcmp(argv[1], "publish") &&
+	    !client_parse_long(argv[2], 1, 100000, &a) &&
+	    !client_parse_long(argv[3], 1, 1 << 20, &b))
+		rc = publish(&me, a, b);
+	else if (argc == 3 && !strcmp(argv[1], "notify") &&
+		 !client_parse_long(argv[2], 1, 1 << 20, &a))
+		rc = notify(&me, a);
+	else
+		fprintf(stderr,
+			"usage: " PROG " publish COUNT KIB | notify KIB\n");
+	client_sync(&me, 2);
+	PMIx_Finalize(NULL, 0);
+	return rc;
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# What one job may make a root slurmstepd hold is bounded (mpi.conf
+# PMIxevPublishMax, PMIxevEventMax, PMIxevOverlayMax; a job may lower
+# them): 40 publishes of 8 MiB stop at the 64 MiB default with
+# PMIX_ERR_OUT_OF_RESOURCE and the first node's stepd stays small; a job
+# that lowers the bound to 1 MiB is held to it; an event larger than
+# PMIxevEventMax stays on its node, counted and logged, while a small one
+# still reaches every rank.
+. "$(dirname "$0")/lib.sh"
+plan 6
+
+hog=$(client pmix_hog)
+
+# peak RSS (kB) of the step's stepd on n1 while the command runs
+peak_rss() {
+	local stop=$PMIXEV_CLUSTER_WORKDIR/20-stop peak=0 p v
+	rm -f "$stop"
+	(
+		while [ ! -e "$stop" ]; do
+			for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
+				[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+				v=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$p/status" 2>/dev/null)
+				[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
+			done
+			sleep 0.1
+		done
+		echo "$peak" >"$stop.rss"
+	) &
+	"$@"
+	touch "$stop"
+	wait $!
+	rss=$(cat "$stop.rss")
+}
+
+peak_rss run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 40 8192
+echo "$out" | grep -q "^pmix_hog: published 7 of 40; then OUT-OF-RESOURCE"
+ok $? "40 publishes of 8 MiB: the 8th is refused with PMIX_ERR_OUT_OF_RESOURCE (PMIxevPublishMax=64)" || show
+grep -q "step $job\.0 on n1: publish of [0-9]* bytes by rank 0 refused: the step's directory holds [0-9]* of PMIxevPublishMax=64 MiB" "$(slurmd_log n1)"
+ok $? "n1's stepd logs the refusal with the bound"
+diag "peak RSS of n1's slurmstepd under the publish attack: $((rss / 1024)) MiB"
+[ "$rss" -lt $((200 * 1024)) ]
+ok $? "n1's slurmstepd stayed under 200 MiB ($((rss / 1024)) MiB; 499 MiB before the bound)"
+
+step_env=(SLURM_PMIXEV_PUBLISH_MAX=1)
+run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 8 256
+step_env=()
+echo "$out" | grep -q "^pmix_hog: published 3 of 8; then OUT-OF-RESOURCE"
+ok $? "a job that lowers PMIxevPublishMax to 1 MiB is held to it (3 of 8 x 256 KiB)" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" notify 2048
+[ "$(lines '^pmix_hog: rank [12] on n[23]: got 0 event\(s\)$')" -eq 2 ]
+ok $? "an event of 2 MiB (PMIxevEventMax=1024 KiB) does not leave rank 0's node" || show
+grep -q "step $job\.0 on n1: .*rank@0.*more than PMIxevEventMax=1024 KiB: not relayed" "$(slurmd_log n1)"
+ok $? "n1's stepd logs and counts it as undelivered" ||
+	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
+
+done_testing
