@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,17 +23,21 @@
 
 #include "nspace.h"
 #include "pmix_gate.h"
+#include "pmixev_bridge.h"
 #include "pmixev_cpubind.h"
+#include "pmixev_fsafe.h"
 #include "pmixev_log.h"
-
-#define TMPDIR_BASE "/tmp"
 
 struct server {
 	const struct layout *lay;
-	char dir[512];	  /* server tmpdir: tools find the step here */
-	char tmpdir[600]; /* PMIX_TMPDIR for the job */
-	char nsdir[600];  /* PMIX_NSDIR */
-	bool dir_made;
+	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
+	char priv[136];	   /* root's "J.S.NODE.srv", mode 0700 ... */
+	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" */
+	char user[128];	   /* the job owner's "J.S.NODE", mode 0700: */
+	char userdir[640]; /* tools' TMPDIR (a copy of the rendezvous) */
+	char tmpdir[700];  /* PMIX_TMPDIR: userdir/tmp */
+	char nsdir[700];   /* PMIX_NSDIR: userdir/ns */
+	bool dirs_made;
 	bool pmix_up;
 	hwloc_topology_t topo;
 	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
@@ -81,50 +84,129 @@ static pmix_status_t sync_wait(struct sync *s, pmix_status_t rc)
 	return s->status;
 }
 
-static int make_dir(const char *path, const struct layout *lay)
+/* Remove `name` from the run directory (user content included), never
+ * following a link. */
+static int remove_dir(struct server *srv, const char *name)
 {
-	if (mkdir(path, 0700) < 0 && errno != EEXIST)
-		return -1;
-	return chown(path, lay->uid, lay->gid);
+	if (pmixev_fsafe_remove_tree(srv->rundir, name) == 0)
+		return 0;
+	PMIXEV_ERROR("cannot remove %s/%s: %m", PMIXEV_RUN_DIR, name);
+	return -1;
 }
 
-/* Best effort; server_destroy checks that the directory is gone. */
-static int rm_entry(const char *path, const struct stat *st, int type,
-		    struct FTW *ftw)
+/* A fresh directory `name` in `parent`, with fresh `subs` in it. */
+static int fresh_dir(int parent, const char *name, const char *const *subs)
 {
-	int rc = type == FTW_DP ? rmdir(path) : unlink(path);
+	int fd = pmixev_fsafe_mkdir_new(parent, name, 0700), sub;
 
-	(void)rc;
+	if (fd < 0)
+		return -1;
+	for (; subs && *subs; subs++) {
+		if ((sub = pmixev_fsafe_mkdir_new(fd, *subs, 0700)) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(sub);
+	}
+	close(fd);
 	return 0;
 }
 
+/*
+ * Root's directory for the PMIx server (its rendezvous files) and the job
+ * owner's (PMIX_TMPDIR, PMIX_NSDIR, and a copy of the rendezvous for the
+ * owner's tools), both new in the run directory, which only root writes:
+ * no user can plant anything before or while root works in them. The
+ * owner gets theirs once it is complete (server_give_dirs).
+ */
 static int make_dirs(struct server *srv)
 {
+	static const char *const priv_subs[] = {"pmix", NULL},
+				 *const user_subs[] = {"tmp", "ns", NULL};
 	const struct layout *lay = srv->lay;
+	struct stat st;
 
-	snprintf(srv->dir, sizeof(srv->dir), "%s/pmixev.%s.%s", TMPDIR_BASE,
-		 lay->step.id, lay->step.node);
-	snprintf(srv->tmpdir, sizeof(srv->tmpdir), "%s/job", srv->dir);
-	snprintf(srv->nsdir, sizeof(srv->nsdir), "%s/ns", srv->dir);
-	/* One step runs once per node: an existing directory was left by a
-	 * killed stepd, and its rendezvous files would mislead PMIx tools. */
-	if (access(srv->dir, F_OK) == 0) {
-		PMIXEV_INFO(
-			"removing %s, left by an earlier stepd of this step",
-			srv->dir);
-		nftw(srv->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-	}
-	if (make_dir(srv->dir, lay) < 0) {
-		PMIXEV_ERROR("cannot create %s: %m", srv->dir);
+	if (snprintf(srv->user, sizeof(srv->user), "%s.%s", lay->step.id,
+		     lay->step.node) >= (int)sizeof(srv->user)) {
+		PMIXEV_ERROR("the node name is too long for a directory name");
 		return -1;
 	}
-	srv->dir_made = true;
-	if (make_dir(srv->tmpdir, lay) < 0 || make_dir(srv->nsdir, lay) < 0) {
-		PMIXEV_ERROR("cannot create the job tmpdirs in %s: %m",
-			     srv->dir);
+	snprintf(srv->priv, sizeof(srv->priv), "%s.srv", srv->user);
+	snprintf(srv->srvdir, sizeof(srv->srvdir), "%s/%s/pmix", PMIXEV_RUN_DIR,
+		 srv->priv);
+	snprintf(srv->userdir, sizeof(srv->userdir), "%s/%s", PMIXEV_RUN_DIR,
+		 srv->user);
+	snprintf(srv->tmpdir, sizeof(srv->tmpdir), "%s/tmp", srv->userdir);
+	snprintf(srv->nsdir, sizeof(srv->nsdir), "%s/ns", srv->userdir);
+	srv->rundir = pmixev_fsafe_root_dir(PMIXEV_RUN_DIR, PMIXEV_RUN_MODE);
+	if (srv->rundir < 0) {
+		PMIXEV_ERROR("%s must be a directory of root that only root "
+			     "can write: %m",
+			     PMIXEV_RUN_DIR);
+		return -1;
+	}
+	/* One step runs once per node: these were left by a killed stepd,
+	 * and their rendezvous files would mislead PMIx tools. */
+	if (fstatat(srv->rundir, srv->user, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(srv->rundir, srv->priv, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		PMIXEV_INFO(
+			"removing %s/%s and %s/%s, left by an earlier stepd "
+			"of this step",
+			PMIXEV_RUN_DIR, srv->user, PMIXEV_RUN_DIR, srv->priv);
+		if (remove_dir(srv, srv->user) < 0 ||
+		    remove_dir(srv, srv->priv) < 0)
+			return -1;
+	}
+	srv->dirs_made = true;
+	if (fresh_dir(srv->rundir, srv->priv, priv_subs) < 0 ||
+	    fresh_dir(srv->rundir, srv->user, user_subs) < 0) {
+		PMIXEV_ERROR("cannot create %s/%s or %s/%s: %m", PMIXEV_RUN_DIR,
+			     srv->priv, PMIXEV_RUN_DIR, srv->user);
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Hand the owner's directory over: a copy of each of PMIx's rendezvous
+ * files (pmix.*, root's, mode 0640) for the owner's tools, then the
+ * directories themselves.
+ */
+static int give_dirs(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	int srvfd = -1, userfd = -1, rc = -1;
+	struct dirent *e;
+	DIR *d = NULL;
+
+	srvfd = openat(srv->rundir, srv->srvdir + strlen(PMIXEV_RUN_DIR) + 1,
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	userfd = openat(srv->rundir, srv->user,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (srvfd < 0 || userfd < 0 || !(d = fdopendir(dup(srvfd))))
+		goto out;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
+		    pmixev_fsafe_copy_new(srvfd, e->d_name, userfd, e->d_name,
+					  lay->uid, lay->gid, 0600) < 0)
+			goto out;
+	if (pmixev_fsafe_give(userfd, "tmp", lay->uid, lay->gid, 0700) < 0 ||
+	    pmixev_fsafe_give(userfd, "ns", lay->uid, lay->gid, 0700) < 0 ||
+	    pmixev_fsafe_give(srv->rundir, srv->user, lay->uid, lay->gid,
+			      0700) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		PMIXEV_ERROR("cannot hand %s to the job owner: %m",
+			     srv->userdir);
+	if (d)
+		closedir(d);
+	if (srvfd >= 0)
+		close(srvfd);
+	if (userfd >= 0)
+		close(userfd);
+	return rc;
 }
 
 /*
@@ -179,27 +261,6 @@ static int load_topology(struct server *srv, uint32_t bind_type,
 	return 0;
 }
 
-/*
- * PMIx writes its tool rendezvous files (pmix.<host>.tool.*) as root,
- * mode 0640: hand them to the job owner so that the owner's tools (pps,
- * pevent) can attach to the step.
- */
-static void give_rendezvous_files(struct server *srv)
-{
-	DIR *d = opendir(srv->dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
-		    fchownat(dirfd(d), e->d_name, srv->lay->uid, srv->lay->gid,
-			     AT_SYMLINK_NOFOLLOW) < 0)
-			PMIXEV_ERROR("cannot give %s/%s to the job owner: %m",
-				     srv->dir, e->d_name);
-	closedir(d);
-}
-
 static int init_pmix(struct server *srv)
 {
 	const struct layout *lay = srv->lay;
@@ -211,8 +272,8 @@ static int init_pmix(struct server *srv)
 	pmix_info_t info[8];
 	pmix_status_t rc;
 
-	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->dir, PMIX_STRING);
-	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, TMPDIR_BASE, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->srvdir, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, srv->srvdir, PMIX_STRING);
 	PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[3], PMIX_USERID, &uid, PMIX_UINT32);
 	PMIX_INFO_LOAD(&info[4], PMIX_GRPID, &gid, PMIX_UINT32);
@@ -244,8 +305,7 @@ static int init_pmix(struct server *srv)
 		return -1;
 	}
 	srv->pmix_up = true;
-	give_rendezvous_files(srv);
-	return 0;
+	return give_dirs(srv);
 }
 
 static int register_nspace(struct server *srv)
@@ -325,6 +385,7 @@ struct server *server_create(const struct layout *lay,
 	if (!srv)
 		return NULL;
 	srv->lay = lay;
+	srv->rundir = -1;
 	srv->event_cache = event_cache;
 	upcalls_bind(deps);
 	if (make_dirs(srv) < 0)
@@ -390,13 +451,12 @@ void server_destroy(struct server *srv)
 		free(srv->task_env[i]);
 	}
 	free(srv->task_env);
-	if (srv->dir_made) {
-		struct stat st;
-
-		nftw(srv->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-		if (lstat(srv->dir, &st) == 0)
-			PMIXEV_ERROR("cannot remove %s", srv->dir);
+	if (srv->dirs_made) {
+		remove_dir(srv, srv->user);
+		remove_dir(srv, srv->priv);
 	}
+	if (srv->rundir >= 0)
+		close(srv->rundir);
 	if (srv->cpuset)
 		hwloc_bitmap_free(srv->cpuset);
 	for (uint32_t i = 0; srv->task_cpus && i < layout_nlocal(srv->lay); i++)

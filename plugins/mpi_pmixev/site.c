@@ -19,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "pmixev_fsafe.h"
 #include "pmixev_log.h"
 
 #define MAX_LINE 1024
@@ -129,20 +130,20 @@ struct site *site_create(struct agent *agent, struct events *ev,
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct site *s = calloc(1, sizeof(*s));
-	struct stat st;
+	int dirfd;
 
 	if (!s)
 		return NULL;
 	s->agent = agent;
 	s->ev = ev;
-	if ((mkdir(PMIXEV_SITE_DIR, 0700) < 0 && errno != EEXIST) ||
-	    lstat(PMIXEV_SITE_DIR, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != 0 || (st.st_mode & 077)) {
+	if ((dirfd = pmixev_fsafe_root_dir(PMIXEV_SITE_DIR, PMIXEV_RUN_MODE)) <
+	    0) {
 		PMIXEV_ERROR("site events disabled: %s must be a directory "
-			     "of root, mode 0700",
+			     "of root that only root can write: %m",
 			     PMIXEV_SITE_DIR);
 		goto fail;
 	}
+	close(dirfd);
 	if (snprintf(s->path, sizeof(s->path), "%s/%s.%s.sock", PMIXEV_SITE_DIR,
 		     lay->step.node, lay->step.id) >= (int)sizeof(s->path)) {
 		PMIXEV_ERROR("site events disabled: socket path too long");
