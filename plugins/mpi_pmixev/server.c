@@ -31,9 +31,9 @@
 struct server {
 	const struct layout *lay;
 	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
-	char priv[136];	   /* root's "J.S.NODE.srv", mode 0700 ... */
+	char priv[136];	   /* root's "CLUSTER.J.S.NODE.srv", 0700 ... */
 	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" */
-	char user[128];	   /* the job owner's "J.S.NODE", mode 0700: */
+	char user[128];	   /* the job owner's "CLUSTER.J.S.NODE", 0700: */
 	char userdir[640]; /* tools' TMPDIR (a copy of the rendezvous) */
 	char tmpdir[700];  /* PMIX_TMPDIR: userdir/tmp */
 	char nsdir[700];   /* PMIX_NSDIR: userdir/ns */
@@ -126,9 +126,13 @@ static int make_dirs(struct server *srv)
 	const struct layout *lay = srv->lay;
 	struct stat st;
 
-	if (snprintf(srv->user, sizeof(srv->user), "%s.%s", lay->step.id,
+	/* Clusters whose nodes share a host (and its /run) reuse job ids. */
+	if (snprintf(srv->user, sizeof(srv->user), "%s.%s.%s",
+		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		     lay->step.id,
 		     lay->step.node) >= (int)sizeof(srv->user)) {
-		PMIXEV_ERROR("the node name is too long for a directory name");
+		PMIXEV_ERROR("the cluster and node names are too long for a "
+			     "directory name");
 		return -1;
 	}
 	snprintf(srv->priv, sizeof(srv->priv), "%s.srv", srv->user);

@@ -18,7 +18,7 @@ wait_ready pmix_listen 3
 # the step's server directory is the documented way (README).
 slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	env TMPDIR="/run/pmixev/$job.0.n1" pps 2>&1)
+	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pps 2>&1)
 ok $? "pps on n1 exits 0" || diag "$out"
 echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
 ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out"
@@ -28,7 +28,7 @@ ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out
 # stepds that were killed elsewhere on the node would mislead them).
 stepd=$(stepd_pid n1)
 out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	env TMPDIR="/run/pmixev/$job.0.n1" pevent --pid "$stepd" --event -3333 --range 3 2>&1)
+	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pevent --pid "$stepd" --event -3333 --range 3 2>&1)
 ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"
 [ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
 ok $? "n1's stepd gave both tools an identity of their own" ||

@@ -53,7 +53,7 @@ rm -rf /tmp/pmixev.*.0.n1
 # 2. The owner's directory at the step's end.
 log=$PMIXEV_CLUSTER_WORKDIR/21-job.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 sleep 4
-own=/run/pmixev/$job.0.n1
+own=/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1
 cat >"$PMIXEV_CLUSTER_WORKDIR/21-swap.sh" <<EOS
 cd "$own" || exit 1
 for t in . tmp ns; do
