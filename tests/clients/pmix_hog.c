@@ -1,9 +1,10 @@
 /*
  * pmix_hog - a job that tries to make the stepds hold a lot of memory.
  *
- * usage: pmix_hog publish COUNT KIB   rank 0 publishes COUNT keys of KIB
- *                                     KiB each (they live in the first
- *                                     node's stepd)
+ * usage: pmix_hog publish COUNT KIB   the last rank publishes COUNT keys
+ *                                     of KIB KiB each (they travel to the
+ *                                     first node's stepd, which keeps
+ *                                     them)
  *        pmix_hog notify KIB          rank 0 sends event -3001 carrying
  *                                     one info of KIB KiB to the step; the
  *                                     other ranks count what reaches them
@@ -40,6 +41,7 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 
 static int publish(const pmix_proc_t *me, long count, long kib)
 {
+	uint32_t last = client_job_size(me) - 1;
 	size_t len = (size_t)kib << 10;
 	char *blob = malloc(len);
 	pmix_status_t rc = PMIX_SUCCESS;
@@ -48,7 +50,7 @@ static int publish(const pmix_proc_t *me, long count, long kib)
 	if (!blob)
 		return 1;
 	memset(blob, 'x', len);
-	for (i = 0; me->rank == 0 && i < count; i++) {
+	for (i = 0; me->rank == last && i < count; i++) {
 		pmix_byte_object_t bo = {.bytes = blob, .size = len};
 		pmix_info_t info;
 		char key[64];
@@ -61,7 +63,7 @@ static int publish(const pmix_proc_t *me, long count, long kib)
 		if (rc != PMIX_SUCCESS)
 			break;
 	}
-	if (me->rank == 0)
+	if (me->rank == last)
 		printf(PROG ": published %ld of %ld; then %s\n", i, count,
 		       rc == PMIX_SUCCESS ? "nothing" : PMIx_Error_string(rc));
 	free(blob);

@@ -127,7 +127,11 @@ wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: no answer from slurmct
 ok $? "slurmctld stops: the watcher logs the outage"
 sleep 3
 bash "$CLUSTER" ctld start >/dev/null
-scontrol update jobid="$job" timelimit=9
+# (slurmctld may refuse updates for a moment while it recovers its state)
+for _ in $(seq 50); do
+	scontrol update jobid="$job" timelimit=9 2>/dev/null && break
+	sleep 0.2
+done
 seen 'TIME_LIMIT left=[3-5][0-9][0-9] changed=1 ' 120 &&
 	[ "$(grep -c "step $job\.0 on n1: watcher: no answer from slurmctld" "$(slurmd_log n1)")" -eq 1 ] &&
 	grep -Eq "step $job\.0 on n1: watcher: slurmctld answers again after [0-9]+ s" "$(slurmd_log n1)"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # What one job may make a root slurmstepd hold is bounded (mpi.conf
 # PMIxevPublishMax, PMIxevEventMax, PMIxevOverlayMax; a job may lower
-# them): 40 publishes of 8 MiB stop at the 64 MiB default with
-# PMIX_ERR_OUT_OF_RESOURCE and the first node's stepd stays small; a job
+# them): 40 publishes of 8 MiB from n3 stop at the 64 MiB default with
+# PMIX_ERR_OUT_OF_RESOURCE, the first node's stepd stays small, and the
+# 8 MiB messages in transit never pass for a silent node; a job
 # that lowers the bound to 1 MiB is held to it; an event larger than
 # PMIxevEventMax stays on its node, counted and logged, while a small one
 # still reaches every rank.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 hog=$(client pmix_hog)
 
@@ -35,11 +36,18 @@ peak_rss() {
 peak_rss run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 40 8192
 echo "$out" | grep -q "^pmix_hog: published 7 of 40; then OUT-OF-RESOURCE"
 ok $? "40 publishes of 8 MiB: the 8th is refused with PMIX_ERR_OUT_OF_RESOURCE (PMIxevPublishMax=64)" || show
-grep -q "step $job\.0 on n1: publish of [0-9]* bytes by rank 0 refused: the step's directory holds [0-9]* of PMIxevPublishMax=64 MiB" "$(slurmd_log n1)"
+grep -q "step $job\.0 on n1: publish of [0-9]* bytes by rank 2 refused: the step's directory holds [0-9]* of PMIxevPublishMax=64 MiB" "$(slurmd_log n1)"
 ok $? "n1's stepd logs the refusal with the bound"
 diag "peak RSS of n1's slurmstepd under the publish attack: $((rss / 1024)) MiB"
 [ "$rss" -lt $((200 * 1024)) ]
 ok $? "n1's slurmstepd stayed under 200 MiB ($((rss / 1024)) MiB; 499 MiB before the bound)"
+
+# One 60 MiB message between stepds takes longer than three heartbeat
+# periods to arrive whole: bytes arriving are signs of life too.
+run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 1 61440
+echo "$out" | grep -q "^pmix_hog: published 1 of 1; then nothing" &&
+	! grep -Eq "step $job\.0 on n[1-3]: overlay: (lost|.*no heartbeat)" "$(slurmd_log n1)" "$(slurmd_log n2)" "$(slurmd_log n3)"
+ok $? "a 60 MiB publish from n3 reaches n1: no node taken for lost (heartbeat 200 ms)" || show
 
 step_env=(SLURM_PMIXEV_PUBLISH_MAX=1)
 run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 8 256
