@@ -5,7 +5,7 @@
 #
 # Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev).
 # Works without a configured tree: the sources include "config.h", which
-# an empty stand-in satisfies (these modules use nothing from it). Seeds
+# a stand-in that only asks for GNU extensions satisfies. Seeds
 # come from tests/fuzz/corpus/<target>/ and are never modified; new inputs
 # go to a temporary corpus. Exits non-zero if a target fails to build or
 # crashes; the crashing input is kept and its path printed.
@@ -28,11 +28,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pmixev-fuzz.XXXXXX")
 keep=0
 trap '[ "$keep" -eq 1 ] || rm -rf "$work"' EXIT
 mkdir "$work/include"
-: >"$work/include/config.h"
+echo "#define _GNU_SOURCE 1" >"$work/include/config.h"
 
 # target name, then its sources
 targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c,pmixev_owner.c
-fuzz_taskmap:pmixev_taskmap.c"
+fuzz_taskmap:pmixev_taskmap.c
+fuzz_peeruid:pmixev_peeruid.c"
 
 failed=0
 for spec in $targets; do
