@@ -75,6 +75,10 @@ environment:
   PMIXEV_TASK_PLUGIN   TaskPlugin (default task/none; task/affinity binds tasks)
   PMIXEV_NODE_CORES    cores per node (default 32; binding needs real ones)
   PMIXEV_MPI_CONF      contents of mpi.conf (default empty)
+  PMIXEV_ASAN=1        the plugins are an ASan build (configure
+                       --enable-sanitizers): the daemons (so slurmstepd)
+                       run with ASan's runtime preloaded, reports in
+                       \$PMIXEV_CLUSTER_DIR/log/asan.*
   PMIX_MCA_*, PMIXEV_* are passed to the daemons; all else is cleared.
 EOF
 }
@@ -135,10 +139,19 @@ launch() {
 	printf '%s\n' "$!" >"$PIDDIR/$name.pid"
 }
 
+# With PMIXEV_ASAN=1: what a process needs to load an ASan-built plugin
+# (the runtime first; leaks are not reported: Slurm's daemons exit without
+# freeing), one report file per process in the log directory.
+asan_env() {
+	printf 'LD_PRELOAD=%s\n' "$(gcc -print-file-name=libasan.so)"
+	printf 'ASAN_OPTIONS=%s\n' "detect_leaks=0:abort_on_error=1:log_path=$LOGDIR/asan"
+}
+
 # Clean environment for the daemons (plus PMIX_MCA_* / PMIXEV_* knobs).
 daemon_env() {
 	local v
 	printf '%s\n' env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C HOME=/root
+	if [[ ${PMIXEV_ASAN:-0} == 1 ]]; then asan_env; fi
 	while IFS= read -r v; do
 		printf '%s=%s\n' "$v" "${!v}"
 	done < <(compgen -e | grep -E '^(PMIX_MCA_|PMIXEV_)' || true)
@@ -478,6 +491,9 @@ cmd_env() {
 		PMIXEV_SLURMD_LOG_PATTERN "$LOGDIR/slurmd-%n.log" \
 		PMIXEV_MUNGED_LOG "$LOGDIR/munged.log" \
 		PMIXEV_MUNGE_SOCKET "$MUNGE_SOCKET"
+	if [[ ${PMIXEV_ASAN:-0} == 1 ]]; then
+		printf 'export PMIXEV_ASAN_ENV=%q\n' "$(asan_env | tr '\n' ' ')"
+	fi
 }
 
 cmd_reconfigure() {

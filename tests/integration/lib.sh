@@ -46,6 +46,10 @@ as_user() {
 		bash -c 'cd "$0" && exec "$@"' "$PMIXEV_CLUSTER_WORKDIR" "$@"
 }
 _as_user_env=()
+# An ASan-built plugin loads into srun too: give the runtime to the user's
+# commands (tests/cluster/cluster.sh, PMIXEV_ASAN).
+# shellcheck disable=SC2206 # words on purpose
+[ -n "${PMIXEV_ASAN_ENV:-}" ] && _as_user_env=($PMIXEV_ASAN_ENV)
 
 # with_env NAME=VALUE... -- CMD...: as_user with extra environment.
 with_env() {
