@@ -129,8 +129,7 @@ static int make_dirs(struct server *srv)
 	/* Clusters whose nodes share a host (and its /run) reuse job ids. */
 	if (snprintf(srv->user, sizeof(srv->user), "%s.%s.%s",
 		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
-		     lay->step.id,
-		     lay->step.node) >= (int)sizeof(srv->user)) {
+		     lay->step.id, lay->step.node) >= (int)sizeof(srv->user)) {
 		PMIXEV_ERROR("the cluster and node names are too long for a "
 			     "directory name");
 		return -1;

@@ -9,6 +9,7 @@
 #define PMIXEV_CLIENT_UTIL_H_
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,44 @@ static inline int client_register(pmix_status_t *codes, size_t ncodes,
 	while (!done)
 		usleep(1000);
 	return done > 0 ? 0 : -1;
+}
+
+/*
+ * client_count_event: an event handler that counts what it gets and keeps
+ * the source namespace of the last event; client_counted reads both.
+ */
+static pthread_mutex_t client_count_lock __attribute__((unused)) =
+	PTHREAD_MUTEX_INITIALIZER;
+static unsigned client_count __attribute__((unused));
+static char client_count_from[PMIX_MAX_NSLEN + 1] __attribute__((unused)) =
+	"none";
+
+static inline void
+client_count_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
+		   pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+		   size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+		   void *cbdata)
+{
+	pthread_mutex_lock(&client_count_lock);
+	client_count++;
+	if (src)
+		PMIX_LOAD_NSPACE(client_count_from, src->nspace);
+	pthread_mutex_unlock(&client_count_lock);
+	if (cbfunc)
+		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* How many events client_count_event got; the last source into `from`. */
+static inline unsigned client_counted(char from[PMIX_MAX_NSLEN + 1])
+{
+	unsigned n;
+
+	pthread_mutex_lock(&client_count_lock);
+	n = client_count;
+	if (from)
+		PMIX_LOAD_NSPACE(from, client_count_from);
+	pthread_mutex_unlock(&client_count_lock);
+	return n;
 }
 
 #endif /* PMIXEV_CLIENT_UTIL_H_ */

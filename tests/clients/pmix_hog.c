@@ -13,7 +13,6 @@
  *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
  * Exit status 0 unless a PMIx call failed in an unexpected way.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,21 +22,6 @@
 
 #define PROG "pmix_hog"
 #include "client_util.h"
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned got;
-
-static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
-		     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
-		     size_t nresults,
-		     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
-{
-	pthread_mutex_lock(&lock);
-	got++;
-	pthread_mutex_unlock(&lock);
-	if (cbfunc)
-		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
 
 static int publish(const pmix_proc_t *me, long count, long kib)
 {
@@ -76,7 +60,7 @@ static int notify(const pmix_proc_t *me, long kib)
 	size_t len = (size_t)kib << 10;
 	char *blob = malloc(len);
 
-	if (!blob || client_register(&code, 1, on_event) < 0 ||
+	if (!blob || client_register(&code, 1, client_count_event) < 0 ||
 	    client_sync(me, 1) != PMIX_SUCCESS)
 		return 1;
 	memset(blob, 'x', len);
@@ -91,10 +75,8 @@ static int notify(const pmix_proc_t *me, long kib)
 		PMIX_INFO_DESTRUCT(&info);
 	}
 	sleep(3);
-	pthread_mutex_lock(&lock);
 	printf(PROG ": rank %u on %s: got %u event(s)\n", me->rank,
-	       client_host(), got);
-	pthread_mutex_unlock(&lock);
+	       client_host(), client_counted(NULL));
 	free(blob);
 	return 0;
 }

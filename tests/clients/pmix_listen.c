@@ -20,28 +20,12 @@
 #define PROG "pmix_listen"
 #include "client_util.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned got;
-static char from[PMIX_MAX_NSLEN + 1] = "none";
-
-static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
-		     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
-		     size_t nresults,
-		     pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
-{
-	pthread_mutex_lock(&lock);
-	got++;
-	if (src)
-		PMIX_LOAD_NSPACE(from, src->nspace);
-	pthread_mutex_unlock(&lock);
-	if (cbfunc)
-		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
-}
-
 int main(int argc, char **argv)
 {
+	char from[PMIX_MAX_NSLEN + 1];
 	pmix_status_t code;
 	pmix_proc_t me;
+	unsigned got;
 	long v;
 
 	if (argc != 3 ||
@@ -53,7 +37,7 @@ int main(int argc, char **argv)
 	client_watchdog(PROG, 0);
 	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
 		return 1;
-	if (client_register(&code, 1, on_event) < 0 ||
+	if (client_register(&code, 1, client_count_event) < 0 ||
 	    client_sync(&me, 1) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: setup failed\n", me.rank);
 		return 1;
@@ -62,10 +46,9 @@ int main(int argc, char **argv)
 	while (access(argv[2], F_OK) != 0)
 		usleep(10000);
 	sleep(2);
-	pthread_mutex_lock(&lock);
+	got = client_counted(from);
 	printf(PROG ": rank %u on %s: got %u event(s) from %s\n", me.rank,
 	       client_host(), got, from);
-	pthread_mutex_unlock(&lock);
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
 	return 0;

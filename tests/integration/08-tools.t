@@ -6,13 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 5
 
-listen=$(client pmix_listen)
-flag=$PMIXEV_CLUSTER_WORKDIR/08-sent
-rm -f "$flag"
-log=$PMIXEV_CLUSTER_WORKDIR/08-job.out
-start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
-	"$listen" -3333 "$flag"
-wait_ready pmix_listen 3
+listen_step 08
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
 # the step's server directory is the documented way (README).

@@ -10,14 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 7
 
-listen=$(client pmix_listen)
-intrude=$(client pmix_intrude)
-flag=$PMIXEV_CLUSTER_WORKDIR/19-sent
-rm -f "$flag"
-log=$PMIXEV_CLUSTER_WORKDIR/19-job.out
-start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
-	"$listen" -3333 "$flag"
-wait_ready pmix_listen 3
+listen_step 19
 slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
 uid=$(id -u "$PMIXEV_TEST_USER") gid=$(id -g "$PMIXEV_TEST_USER")
 other=$(id -u "$PMIXEV_OTHER_USER")

@@ -151,6 +151,17 @@ start_step() {
 	return 1
 }
 
+# listen_step NAME: start pmix_listen (-3333) as 3 ranks on n1-n3 with
+# start_step, log $PMIXEV_CLUSTER_WORKDIR/NAME-job.out, and wait until every
+# rank is ready; the ranks report once the file $flag exists.
+listen_step() {
+	flag=$PMIXEV_CLUSTER_WORKDIR/$1-sent
+	log=$PMIXEV_CLUSTER_WORKDIR/$1-job.out
+	rm -f "$flag"
+	start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
+		"$(client pmix_listen)" -3333 "$flag" && wait_ready pmix_listen 3
+}
+
 # stepd_pid NODE: pid of this job's slurmstepd of step 0 on NODE.
 stepd_pid() {
 	local p
