@@ -3,7 +3,7 @@
 #
 #   1. install missing Debian packages      6. libFuzzer, 15 s per decoder
 #   2. build (./build)                      7. make distcheck
-#   3. clang-format check                   8. build + unit tests against
+#   3. clang-format and layout checks       8. build + unit tests against
 #   4. unit tests (cmocka, TAP)                Slurm 24.11 / OpenPMIx 5
 #   5. ASan/UBSan build + unit tests           (Debian 13 root)
 #                                           9. local 3-node Slurm cluster +
@@ -27,9 +27,10 @@ bash "$src/scripts/install-deps.sh"
 stage "build"
 bash "$src/scripts/build.sh" "$build"
 
-stage "format check"
+stage "format check and layout check"
 make -C "$build" -s format-check
 echo "all C files follow .clang-format"
+bash "$src/tests/check-layout.sh"
 
 stage "unit tests"
 make -C "$build" -s check

@@ -117,6 +117,10 @@ struct link *overlay_child_slot(struct overlay *ov, uint32_t from,
 /* Allocate the gone set; 0 or -1. */
 int overlay_heal_init(struct overlay *ov);
 
+/* overlay_admit.c */
+/* Listen on an ephemeral port of every address (ov->port). 0 or -1. */
+int overlay_listen(struct overlay *ov);
+
 /* overlay_handshake.c */
 int overlay_connect_parent(struct overlay *ov);
 struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
