@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -210,14 +211,24 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void become_owner(const struct owner *o, int fd, const gid_t *groups,
-			 int ngroups, char *const envp[])
+static void become_owner(const struct owner *o, int fd, int null,
+			 const gid_t *groups, int ngroups, char *const envp[])
 {
 	const struct layout *lay = o->lay;
 	sigset_t none;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Nothing of slurmstepd's may stay open in the helper: a task's
+	 * output pipe it held would keep the step's I/O from ending. */
+	/* (both moved above 0..3 first: either may sit where the other
+	 * goes) */
+	if ((fd = fcntl(fd, F_DUPFD, 10)) < 0 ||
+	    (null = fcntl(null, F_DUPFD, 10)) < 0)
+		_exit(126);
+	for (int i = 0; i < 3; i++)
+		if (dup2(null, i) < 0)
+			_exit(126);
 	if (dup2(fd, HELPER_FD) < 0)
 		_exit(126);
 	close_range(HELPER_FD + 1, ~0U, 0);
@@ -249,18 +260,21 @@ static int start_helper(struct owner *o)
 {
 	gid_t *groups = malloc(MAX_GROUPS * sizeof(*groups));
 	char *envp[3] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL};
-	int sv[2] = {-1, -1}, ngroups = 0;
+	int sv[2] = {-1, -1}, ngroups = 0, null = -1;
 
 	if (o->conf_env[0])
 		envp[1] = o->conf_env;
 	if (!groups)
 		goto fail;
 	owner_groups(o->lay, groups, &ngroups);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    (null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		goto fail;
 	o->pid = fork();
 	if (o->pid == 0)
-		become_owner(o, sv[1], groups, ngroups, envp);
+		become_owner(o, sv[1], null, groups, ngroups, envp);
+	close(null);
+	null = -1;
 	if (o->pid < 0)
 		goto fail;
 	close(sv[1]);
@@ -276,6 +290,8 @@ static int start_helper(struct owner *o)
 	return 0;
 fail:
 	PMIXEV_ERROR("cannot start the owner helper %s: %m", o->path);
+	if (null >= 0)
+		close(null);
 	if (sv[1] >= 0)
 		close(sv[1]);
 	if (o->fd < 0 && sv[0] >= 0)
@@ -323,6 +339,10 @@ void owner_destroy(struct owner *o)
 	if (!o)
 		return;
 	stop_helper(o);
+	/* The step ends: a killed helper gets a moment (0.2 s at most) to
+	 * be reaped before it is left to init. */
+	for (int i = 0; i < 20 && reap_corpses(o, false); i++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	reap_corpses(o, true);
 	if (o->reap)
 		event_free(o->reap);
