@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -26,12 +27,17 @@
 #define SWEEP_SEC 1
 #define KNOWN_MAX 1024 /* connections remembered as checked */
 
-/* A connection looked at: the same descriptor with the same peer need
- * not be looked at again (a shut-out one stays open until the library
- * notices). */
+/*
+ * A connection looked at need not be looked at again (a shut-out one
+ * stays open until the library notices). It is known by descriptor and
+ * socket inode, not by the peer's address: a descriptor freed by one
+ * connection and reused for another from the same address and port (an
+ * unprivileged user may bind the port a finished client used) is a new
+ * socket with a new inode.
+ */
 struct known {
 	int fd;
-	struct sockaddr_storage peer;
+	ino_t ino;
 };
 
 struct pmix_gate {
@@ -69,26 +75,23 @@ static uint16_t port_of(const struct sockaddr_storage *ss)
 	return 0;
 }
 
-static bool is_known(struct pmix_gate *g, int fd,
-		     const struct sockaddr_storage *peer)
+static bool is_known(struct pmix_gate *g, int fd, ino_t ino)
 {
 	for (size_t i = 0; i < g->nknown; i++)
-		if (g->known[i].fd == fd &&
-		    memcmp(&g->known[i].peer, peer, sizeof(*peer)) == 0)
+		if (g->known[i].fd == fd && g->known[i].ino == ino)
 			return true;
 	return false;
 }
 
-static void remember(struct pmix_gate *g, int fd,
-		     const struct sockaddr_storage *peer)
+static void remember(struct pmix_gate *g, int fd, ino_t ino)
 {
 	for (size_t i = 0; i < g->nknown; i++)
 		if (g->known[i].fd == fd) {
-			g->known[i].peer = *peer;
+			g->known[i].ino = ino;
 			return;
 		}
 	if (g->nknown < KNOWN_MAX)
-		g->known[g->nknown++] = (struct known){fd, *peer};
+		g->known[g->nknown++] = (struct known){fd, ino};
 }
 
 static bool is_loopback(const struct sockaddr_storage *ss)
@@ -106,6 +109,7 @@ static bool is_loopback(const struct sockaddr_storage *ss)
 static unsigned look_at(struct pmix_gate *g, int fd)
 {
 	struct sockaddr_storage local, peer;
+	struct stat st;
 	socklen_t llen = sizeof(local), plen = sizeof(peer);
 	char addr[INET6_ADDRSTRLEN] = "?";
 	int one = 1, rc, err;
@@ -117,14 +121,17 @@ static unsigned look_at(struct pmix_gate *g, int fd)
 	    port_of(&local) != g->port ||
 	    getpeername(fd, (struct sockaddr *)&peer, &plen) < 0)
 		return 0; /* not a connection of the server (or its listener) */
-	if (is_known(g, fd, &peer))
+	if (fstat(fd, &st) < 0)
+		st.st_ino = 0; /* looked at every time */
+	else if (is_known(g, fd, st.st_ino))
 		return 0;
 	if (!is_loopback(&local))
 		return 0;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	rc = pmixev_peeruid_of_fd(fd, &uid);
 	err = errno;
-	remember(g, fd, &peer);
+	if (st.st_ino)
+		remember(g, fd, st.st_ino);
 	if (rc == 0 && (uid == g->job_uid || uid == 0))
 		return 0;
 	if (peer.ss_family == AF_INET)
@@ -152,6 +159,45 @@ static unsigned look_at(struct pmix_gate *g, int fd)
 	return 1;
 }
 
+/*
+ * The server's port while it is not known yet (between the start of its
+ * listener and pmix_gate_set_port): the one listening TCP socket of this
+ * process on a loopback address (pmixev's own listen on all addresses or
+ * on Unix sockets).
+ */
+static uint16_t find_listener(DIR *dir)
+{
+	struct dirent *de;
+	uint16_t port = 0;
+
+	while ((de = readdir(dir))) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof(ss), olen;
+		int fd = atoi(de->d_name), on = 0;
+
+		olen = sizeof(on);
+		memset(&ss, 0, sizeof(ss));
+		if (de->d_name[0] != '.' && fd != dirfd(dir) &&
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &olen) ==
+			    0 &&
+		    on && getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+		    is_loopback(&ss))
+			port = port_of(&ss);
+	}
+	rewinddir(dir);
+	return port;
+}
+
+bool pmix_gate_ready(struct pmix_gate *g)
+{
+	bool ready;
+
+	pthread_mutex_lock(&g->lock);
+	ready = g->port != 0;
+	pthread_mutex_unlock(&g->lock);
+	return ready;
+}
+
 unsigned pmix_gate_sweep(struct pmix_gate *g)
 {
 	DIR *dir;
@@ -161,10 +207,10 @@ unsigned pmix_gate_sweep(struct pmix_gate *g)
 	if (!g)
 		return 0;
 	pthread_mutex_lock(&g->lock);
-	if (!g->port)
-		dir = NULL;
-	else if ((dir = opendir("/proc/self/fd"))) {
-		while ((de = readdir(dir)))
+	if ((dir = opendir("/proc/self/fd"))) {
+		if (!g->port)
+			g->port = find_listener(dir);
+		while (g->port && (de = readdir(dir)))
 			if (de->d_name[0] != '.' &&
 			    atoi(de->d_name) != dirfd(dir))
 				n += look_at(g, atoi(de->d_name));

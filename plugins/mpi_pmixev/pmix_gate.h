@@ -16,6 +16,7 @@
 #ifndef PMIXEV_PMIX_GATE_H_
 #define PMIXEV_PMIX_GATE_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -37,6 +38,9 @@ void pmix_gate_destroy(struct pmix_gate *g);
  * those of other users. Any thread. Returns how many were shut out.
  */
 unsigned pmix_gate_sweep(struct pmix_gate *g);
+
+/* Whether the server's port is known (else nothing can be told apart). */
+bool pmix_gate_ready(struct pmix_gate *g);
 
 /* The port in an OpenPMIx server URI ("ns.rank;tcp4://127.0.0.1:PORT"),
  * or 0. */

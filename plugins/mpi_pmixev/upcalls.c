@@ -355,7 +355,7 @@ static void tool_connected(pmix_info_t *info, size_t ninfo,
 	 * answer cannot be sent), so the library keeps a small record of
 	 * each refused tool until the step ends.
 	 */
-	if (pmix_gate_sweep(deps.gate) > 0) {
+	if (pmix_gate_sweep(deps.gate) > 0 || !pmix_gate_ready(deps.gate)) {
 		PMIXEV_DEBUG(1, "a tool connection was refused: not answered");
 		return;
 	}
