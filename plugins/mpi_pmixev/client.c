@@ -100,7 +100,6 @@ client_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 	cfg = (struct rdv_cfg){.job_id = info->step_id.job_id,
 			       .step_id = info->step_id.step_id,
 			       .nnodes = info->step_layout->node_cnt,
-			       .job_uid = getuid(),
 			       .slurmd_uid = slurm_conf.slurmd_user_id,
 			       .authinfo = slurm_conf.authinfo,
 			       .kill_wait = slurm_conf.kill_wait,

@@ -22,7 +22,6 @@ struct rdv_cfg {
 	uint32_t job_id;
 	uint32_t step_id;
 	uint32_t nnodes;
-	uid_t job_uid;
 	uid_t slurmd_uid;
 	const char *authinfo; /* slurm.conf AuthInfo */
 	uint16_t kill_wait;   /* seconds from SIGTERM to SIGKILL */
