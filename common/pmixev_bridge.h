@@ -22,8 +22,8 @@ typedef void (*pmixev_task_exit_fn)(uint32_t rank, int status);
  * pmixev's run directory: root's, mode 0711 (others may pass through to a
  * name they know, never list it). Each stepd listens there for site events
  * from pmixev-notify (sockets NODE.JOB.STEP.sock, mode 0600; plugins/
- * mpi_pmixev/site.h has the protocol) and keeps its PMIx server's
- * directories (plugins/mpi_pmixev/server.c).
+ * plugins/mpi_pmixev/stepd/site.h has the protocol) and keeps its PMIx server's
+ * directories (plugins/mpi_pmixev/pmix/server.c).
  */
 #define PMIXEV_RUN_DIR	"/run/pmixev"
 #define PMIXEV_RUN_MODE 0711

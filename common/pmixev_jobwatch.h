@@ -2,7 +2,7 @@
  * pmixev_jobwatch.h - what changed in a job between two looks at it from
  * slurmctld: the scheduler events pmixev turns into PMIx events.
  *
- * Fed with each state the owner helper reads (common/pmixev_owner.h), it
+ * Fed with each state the owner helper reads (common/pmixev_helper_msg.h), it
  * says what to announce:
  *   PREEMPT       preempt_time became set: value = grace seconds left,
  *                 detail = PMIXEV_PREEMPT_* (what Slurm will do then)
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pmixev_owner.h"
+#include "pmixev_helper_msg.h"
 
 enum pmixev_jobev_kind {
 	PMIXEV_JOBEV_PREEMPT,

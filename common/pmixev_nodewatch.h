@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "pmixev_owner.h"
+#include "pmixev_helper_msg.h"
 
 struct pmixev_nodeev {
 	struct pmixev_node_state node; /* avail UP: it is back in service */

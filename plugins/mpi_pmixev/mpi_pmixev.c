@@ -1,7 +1,7 @@
 /*
  * mpi_pmixev.c - the mpi/pmixev plugin's entry points. They only route:
- * mpi.conf hooks to mpi_conf.c, slurmstepd hooks to stepd.c, srun hooks to
- * client.c.
+ * mpi.conf hooks to mpi_conf.c, slurmstepd hooks to stepd/stepd.c, srun
+ * hooks to srun/srun_step.c.
  *
  * init() runs in slurmctld, slurmd, srun and slurmstepd alike; it must stay
  * cheap and must not touch PMIx.
@@ -10,10 +10,10 @@
 
 #include "slurm_compat.h"
 
-#include "client.h"
+#include "srun/srun_step.h"
 #include "mpi_conf.h"
 #include "pmixev_log.h"
-#include "stepd.h"
+#include "stepd/stepd.h"
 
 const char plugin_name[] = "PMIx with Slurm events (pmixev)";
 const char plugin_type[] = "mpi/pmixev";
@@ -59,12 +59,12 @@ int mpi_p_slurmstepd_task(const mpi_plugin_task_info_t *job, char ***env)
 mpi_plugin_client_state_t *
 mpi_p_client_prelaunch(const mpi_plugin_client_info_t *job, char ***env)
 {
-	return client_prelaunch(job, env);
+	return srun_step_prelaunch(job, env);
 }
 
 int mpi_p_client_fini(mpi_plugin_client_state_t *state)
 {
-	return client_fini(state);
+	return srun_step_fini(state);
 }
 
 void mpi_p_conf_options(s_p_options_t **full_options, int *full_opt_cnt)

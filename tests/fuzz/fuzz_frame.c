@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "pmixev_frame.h"
-#include "pmixev_owner.h"
+#include "pmixev_helper_msg.h"
 #include "pmixev_proto.h"
 
 #define FUZZ_MAX_LEN 4096

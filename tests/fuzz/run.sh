@@ -31,7 +31,7 @@ mkdir "$work/include"
 echo "#define _GNU_SOURCE 1" >"$work/include/config.h"
 
 # target name, then its sources
-targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c,pmixev_owner.c
+targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c,pmixev_helper_msg.c
 fuzz_taskmap:pmixev_taskmap.c
 fuzz_peeruid:pmixev_peeruid.c"
 

@@ -1,6 +1,6 @@
 /*
  * Unit tests for the event messages of common/pmixev_proto.c (EVENT,
- * NOTIFY) and for common/pmixev_owner.c (the owner helper's messages):
+ * NOTIFY) and for common/pmixev_helper_msg.c (the owner helper's messages):
  * round trips and strict rejection of truncated or trailing bodies.
  */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "pmixev_owner.h"
+#include "pmixev_helper_msg.h"
 #include "pmixev_proto.h"
 #include "proto_strict.h"
 

@@ -1,0 +1,166 @@
+/*
+ * pmixev_helper_msg.c - encoding of the stepd <-> owner helper messages.
+ */
+#include "config.h"
+
+#include "pmixev_helper_msg.h"
+
+#include <errno.h>
+#include <string.h>
+
+static int done_packing(const struct pmixev_buf *b)
+{
+	return pmixev_buf_ok(b) && b->len <= PMIXEV_OWNER_MSG_MAX ? 0 : -1;
+}
+
+static int done_unpacking(const struct pmixev_buf *b)
+{
+	return pmixev_buf_ok(b) && pmixev_buf_remaining(b) == 0 ? 0 : -1;
+}
+
+static int known_op(uint8_t op)
+{
+	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE;
+}
+
+int pmixev_owner_req_pack(struct pmixev_buf *b,
+			  const struct pmixev_owner_req *m)
+{
+	if (!known_op(m->op)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_buf_put_u8(b, m->op);
+	pmixev_buf_put_u32(b, m->id);
+	pmixev_buf_put_u32(b, m->job_id);
+	return done_packing(b);
+}
+
+int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m)
+{
+	struct pmixev_owner_req t;
+
+	pmixev_buf_get_u8(b, &t.op);
+	pmixev_buf_get_u32(b, &t.id);
+	pmixev_buf_get_u32(b, &t.job_id);
+	if (done_unpacking(b) < 0 || !known_op(t.op))
+		return -1;
+	*m = t;
+	return 0;
+}
+
+static int pack_nodes(struct pmixev_buf *b, const struct pmixev_nodes_state *s)
+{
+	if (s->count > PMIXEV_OWNER_NODES_MAX)
+		return -1;
+	for (uint32_t i = 0; i < s->count; i++) {
+		const struct pmixev_node_state *n = &s->node[i];
+
+		if (!memchr(n->name, '\0', sizeof(n->name)) ||
+		    !memchr(n->reason, '\0', sizeof(n->reason)) ||
+		    n->avail == PMIXEV_NODE_UP ||
+		    n->avail > PMIXEV_NODE_AVAIL_MAX)
+			return -1;
+	}
+	pmixev_buf_put_i32(b, s->rc);
+	pmixev_buf_put_u32(b, s->count);
+	pmixev_buf_put_u32(b, s->omitted);
+	for (uint32_t i = 0; i < s->count; i++) {
+		pmixev_buf_put_str(b, s->node[i].name);
+		pmixev_buf_put_u8(b, s->node[i].avail);
+		pmixev_buf_put_str(b, s->node[i].reason);
+	}
+	return 0;
+}
+
+static int unpack_nodes(struct pmixev_buf *b, struct pmixev_nodes_state *s)
+{
+	pmixev_buf_get_i32(b, &s->rc);
+	pmixev_buf_get_u32(b, &s->count);
+	pmixev_buf_get_u32(b, &s->omitted);
+	if (!pmixev_buf_ok(b) || s->count > PMIXEV_OWNER_NODES_MAX)
+		return -1;
+	for (uint32_t i = 0; i < s->count; i++) {
+		struct pmixev_node_state *n = &s->node[i];
+
+		pmixev_buf_get_str(b, n->name, sizeof(n->name));
+		pmixev_buf_get_u8(b, &n->avail);
+		pmixev_buf_get_str(b, n->reason, sizeof(n->reason));
+		if (n->avail == PMIXEV_NODE_UP ||
+		    n->avail > PMIXEV_NODE_AVAIL_MAX)
+			return -1;
+	}
+	return 0;
+}
+
+int pmixev_owner_resp_pack(struct pmixev_buf *b,
+			   const struct pmixev_owner_resp *m)
+{
+	const struct pmixev_job_state *j = &m->job;
+
+	if (!known_op(m->op)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_buf_put_u8(b, m->op);
+	pmixev_buf_put_u32(b, m->id);
+	if (m->op == PMIXEV_OWNER_NODE_STATE) {
+		if (pack_nodes(b, &m->nodes) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		return done_packing(b);
+	}
+	if (!memchr(j->reason, '\0', sizeof(j->reason)) ||
+	    !memchr(j->nodes, '\0', sizeof(j->nodes))) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_buf_put_i32(b, j->rc);
+	pmixev_buf_put_u32(b, j->state);
+	pmixev_buf_put_u32(b, j->restarts);
+	pmixev_buf_put_u32(b, j->time_limit);
+	pmixev_buf_put_u16(b, j->preempt_mode);
+	pmixev_buf_put_u64(b, (uint64_t)j->end_time);
+	pmixev_buf_put_u64(b, (uint64_t)j->preempt_time);
+	pmixev_buf_put_u64(b, (uint64_t)j->suspend_time);
+	pmixev_buf_put_u64(b, (uint64_t)j->now);
+	pmixev_buf_put_str(b, j->reason);
+	pmixev_buf_put_str(b, j->nodes);
+	return done_packing(b);
+}
+
+int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
+{
+	struct pmixev_owner_resp t;
+	struct pmixev_job_state *j = &t.job;
+	uint64_t end = 0, preempt = 0, suspend = 0, now = 0;
+
+	pmixev_buf_get_u8(b, &t.op);
+	pmixev_buf_get_u32(b, &t.id);
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_NODE_STATE) {
+		if (unpack_nodes(b, &t.nodes) < 0 || done_unpacking(b) < 0)
+			return -1;
+		*m = t;
+		return 0;
+	}
+	pmixev_buf_get_i32(b, &j->rc);
+	pmixev_buf_get_u32(b, &j->state);
+	pmixev_buf_get_u32(b, &j->restarts);
+	pmixev_buf_get_u32(b, &j->time_limit);
+	pmixev_buf_get_u16(b, &j->preempt_mode);
+	pmixev_buf_get_u64(b, &end);
+	pmixev_buf_get_u64(b, &preempt);
+	pmixev_buf_get_u64(b, &suspend);
+	pmixev_buf_get_u64(b, &now);
+	pmixev_buf_get_str(b, j->reason, sizeof(j->reason));
+	pmixev_buf_get_str(b, j->nodes, sizeof(j->nodes));
+	if (done_unpacking(b) < 0 || !known_op(t.op))
+		return -1;
+	j->end_time = (int64_t)end;
+	j->preempt_time = (int64_t)preempt;
+	j->suspend_time = (int64_t)suspend;
+	j->now = (int64_t)now;
+	*m = t;
+	return 0;
+}

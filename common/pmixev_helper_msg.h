@@ -1,0 +1,93 @@
+/*
+ * pmixev_helper_msg.h - the messages between a slurmstepd and its owner helper
+ * (pmixev-owner): the process that talks to slurmctld for the step with
+ * the job owner's uid, gid and groups, so that slurmctld applies the
+ * owner's rights (never root's).
+ *
+ * One request or answer per SOCK_SEQPACKET message, at most
+ * PMIXEV_OWNER_MSG_MAX bytes. Every request carries an id the answer
+ * repeats. Requests so far:
+ *   PMIXEV_OWNER_JOB_STATE   the job's scheduling state (slurm_load_job)
+ *   PMIXEV_OWNER_NODE_STATE  which of the job's nodes Slurm has taken out
+ *                            of service (slurm_load_node, answered from
+ *                            the helper's copy when nothing changed)
+ * Job control and allocation requests will follow the same pattern.
+ * Pure code, unit-tested in tests/unit/test_proto_events.c.
+ */
+#ifndef PMIXEV_HELPER_MSG_H_
+#define PMIXEV_HELPER_MSG_H_
+
+#include <stdint.h>
+
+#include "pmixev_buf.h"
+
+#define PMIXEV_OWNER_MSG_MAX   32768
+#define PMIXEV_OWNER_TEXT      256
+#define PMIXEV_OWNER_NODES_MAX 64 /* offline nodes in one answer */
+#define PMIXEV_OWNER_NAME      64 /* node name incl. NUL */
+
+enum pmixev_owner_op {
+	PMIXEV_OWNER_JOB_STATE = 1,
+	PMIXEV_OWNER_NODE_STATE = 2,
+};
+
+struct pmixev_owner_req {
+	uint8_t op;
+	uint32_t id;
+	uint32_t job_id;
+};
+
+/* slurmctld's view of the job, as far as pmixev watches it. */
+struct pmixev_job_state {
+	int32_t rc;	       /* 0, or the Slurm error number of the call */
+	uint32_t state;	       /* job_state, with its flags */
+	uint32_t restarts;     /* restart_cnt */
+	uint32_t time_limit;   /* minutes */
+	uint16_t preempt_mode; /* the cluster's PreemptMode */
+	int64_t end_time;      /* seconds since the epoch, 0 if none */
+	int64_t preempt_time;  /* 0 unless preemption is under way */
+	int64_t suspend_time;  /* last suspend or resume, 0 if none */
+	int64_t now;	       /* the helper's clock when it asked */
+	char reason[PMIXEV_OWNER_TEXT]; /* Slurm's state_desc, or "" */
+	char nodes[PMIXEV_OWNER_TEXT];	/* the job's nodes, as Slurm lists them
+					 */
+};
+
+/* How far Slurm has taken a node out of service, least to most. */
+enum pmixev_node_avail {
+	PMIXEV_NODE_UP,
+	PMIXEV_NODE_DRAIN, /* draining or drained: no new work */
+	PMIXEV_NODE_FAIL,  /* expected to fail: no new work */
+	PMIXEV_NODE_DOWN,  /* unavailable */
+	PMIXEV_NODE_AVAIL_MAX = PMIXEV_NODE_DOWN,
+};
+
+struct pmixev_node_state {
+	char name[PMIXEV_OWNER_NAME];
+	uint8_t avail;			/* enum pmixev_node_avail, never UP */
+	char reason[PMIXEV_OWNER_TEXT]; /* the admin's or Slurm's, or "" */
+};
+
+/* The job's nodes that are not up, as far as they fit. */
+struct pmixev_nodes_state {
+	int32_t rc; /* 0, or the Slurm error number of the call */
+	uint32_t count;
+	uint32_t omitted; /* more offline nodes that did not fit */
+	struct pmixev_node_state node[PMIXEV_OWNER_NODES_MAX];
+};
+
+struct pmixev_owner_resp {
+	uint8_t op;
+	uint32_t id;
+	struct pmixev_job_state job;	 /* PMIXEV_OWNER_JOB_STATE */
+	struct pmixev_nodes_state nodes; /* PMIXEV_OWNER_NODE_STATE */
+};
+
+int pmixev_owner_req_pack(struct pmixev_buf *b,
+			  const struct pmixev_owner_req *m);
+int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m);
+int pmixev_owner_resp_pack(struct pmixev_buf *b,
+			   const struct pmixev_owner_resp *m);
+int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m);
+
+#endif /* PMIXEV_HELPER_MSG_H_ */

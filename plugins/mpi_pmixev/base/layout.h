@@ -1,0 +1,55 @@
+/*
+ * base/layout.h - the shape of a step as one slurmstepd sees it at prefork:
+ * identity, node names, which ranks run where, the job owner, and the
+ * PMIx namespace name. Read from the step environment (slurmstepd's own
+ * variables plus SLURM_PMIXEV_TASKMAP from srun), never from slurmstepd's
+ * internal step record.
+ */
+#ifndef PMIXEV_BASE_LAYOUT_H_
+#define PMIXEV_BASE_LAYOUT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmixev_step.h"
+#include "pmixev_taskmap.h"
+
+#define PMIXEV_TASKMAP_ENV  "SLURM_PMIXEV_TASKMAP"
+#define PMIXEV_RDV_PORT_ENV "SLURM_PMIXEV_RDV_PORT"
+
+struct layout {
+	struct pmixev_step step; /* ids, sizes, this node's name */
+	uint32_t nodeid;	 /* index of this node in `nodes` */
+	char **nodes;		 /* [nnames] node names */
+	uint32_t nnames;	 /* == step.nnodes once valid */
+	struct pmixev_taskmap map;
+	/*
+	 * PMIx applications: one per --multi-prog line, else one. In the
+	 * task-map form with a group per application: apps.nnodes is the
+	 * number of applications, apps.node_of[r] rank r's application,
+	 * apps.local_of[r] its rank within it.
+	 */
+	struct pmixev_taskmap apps;
+	uid_t uid;
+	gid_t gid;
+	char nspace[256]; /* "slurm.pmixev.JOB.STEP" */
+	/* The stepds' own namespace, "NSPACE.srv"; node i's stepd is rank i.
+	 * Events the stepds inject about a node come from it. */
+	char srv_nspace[256];
+	char srun_host[256];
+	uint16_t srun_port;
+};
+
+/* Fill `lay` from the step env. 0, or -1 with the reason in `err`. */
+int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen);
+
+/* Local ranks of this node: lay->map.ranks[lay->nodeid]. */
+static inline uint32_t layout_nlocal(const struct layout *lay)
+{
+	return lay->map.count[lay->nodeid];
+}
+
+void layout_free(struct layout *lay);
+
+#endif /* PMIXEV_BASE_LAYOUT_H_ */

@@ -1,0 +1,271 @@
+/*
+ * pmix/dmodex.c - direct modex over the overlay.
+ */
+#include "config.h"
+
+#include "pmix/dmodex.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_server.h>
+
+#include "pmixev_buf.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_proto.h"
+
+struct request {
+	struct dmodex *d;
+	uint64_t id;
+	uint32_t node; /* hosting node */
+	dmodex_done_fn done;
+	void *arg;
+	struct event *timer;
+	struct request *next;
+};
+
+/* A request served here for a peer: lives until PMIx answers. */
+struct serving {
+	struct agent *agent;
+	struct dmodex *d; /* NULL once the dmodex is gone */
+	uint64_t id;
+	uint32_t requester;
+	int status;
+	uint8_t *data;
+	size_t ndata;
+	struct serving *next;
+};
+
+struct dmodex {
+	struct overlay *ov;
+	struct agent *agent;
+	const struct layout *lay;
+	unsigned timeout_sec;
+	uint64_t next_id;
+	struct request *requests;
+	struct serving *serving;
+};
+
+static void request_end(struct request *r, int status, const uint8_t *data,
+			size_t ndata)
+{
+	struct request **pp;
+
+	for (pp = &r->d->requests; *pp; pp = &(*pp)->next)
+		if (*pp == r) {
+			*pp = r->next;
+			break;
+		}
+	if (r->timer)
+		event_free(r->timer);
+	r->done(status, data, ndata, r->arg);
+	free(r);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct request *r = arg;
+
+	PMIXEV_ERROR("direct modex from node %u: no answer within the timeout",
+		     r->node);
+	request_end(r, PMIX_ERR_TIMEOUT, NULL, 0);
+}
+
+void dmodex_request(struct dmodex *d, uint32_t rank, unsigned timeout_sec,
+		    dmodex_done_fn done, void *arg)
+{
+	struct timeval tv = {
+		(time_t)(timeout_sec ? timeout_sec : d->timeout_sec), 0};
+	struct pmixev_dmdx_req m = {.rank = rank, .timeout_sec = timeout_sec};
+	struct request *r;
+	struct pmixev_buf b;
+	int rc;
+
+	if (rank >= d->lay->step.ntasks) {
+		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		return;
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		done(PMIX_ERR_NOMEM, NULL, 0, arg);
+		return;
+	}
+	r->d = d;
+	r->id = m.id = ++d->next_id;
+	r->node = d->lay->map.node_of[rank];
+	r->done = done;
+	r->arg = arg;
+	r->next = d->requests;
+	d->requests = r;
+	snprintf(m.nspace, sizeof(m.nspace), "%s", d->lay->nspace);
+	pmixev_buf_init(&b);
+	rc = pmixev_dmdx_req_pack(&b, &m);
+	if (rc == 0)
+		rc = overlay_send(d->ov, r->node, PMIXEV_MSG_DMDX_REQ, b.data,
+				  b.len);
+	pmixev_buf_release(&b);
+	r->timer = evtimer_new(agent_base(d->agent), on_timeout, r);
+	if (rc < 0 || !r->timer || evtimer_add(r->timer, &tv) < 0)
+		request_end(r, PMIX_ERR_UNREACH, NULL, 0);
+}
+
+static void serving_unlink(struct serving *s)
+{
+	struct serving **pp;
+
+	if (!s->d)
+		return;
+	for (pp = &s->d->serving; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+}
+
+/* Agent thread: send PMIx's answer back to the requester. */
+static void send_answer(void *arg)
+{
+	struct serving *s = arg;
+	struct pmixev_dmdx_resp m = {.id = s->id,
+				     .status = s->status,
+				     .data = s->data,
+				     .ndata = s->ndata};
+	struct pmixev_buf b;
+
+	if (s->d) {
+		pmixev_buf_init(&b);
+		if (pmixev_dmdx_resp_pack(&b, &m) < 0 ||
+		    overlay_send(s->d->ov, s->requester, PMIXEV_MSG_DMDX_RESP,
+				 b.data, b.len) < 0)
+			PMIXEV_ERROR("direct modex: cannot answer node %u",
+				     s->requester);
+		pmixev_buf_release(&b);
+		serving_unlink(s);
+	}
+	free(s->data);
+	free(s);
+}
+
+/* PMIx progress thread: copy the data and hand it to the agent. */
+static void on_pmix_answer(pmix_status_t status, char *data, size_t sz,
+			   void *cbdata)
+{
+	struct serving *s = cbdata;
+
+	s->status = status;
+	if (status == PMIX_SUCCESS && sz) {
+		if ((s->data = malloc(sz))) {
+			memcpy(s->data, data, sz);
+			s->ndata = sz;
+		} else {
+			s->status = PMIX_ERR_NOMEM;
+		}
+	}
+	if (agent_post(s->agent, send_answer, s) < 0) {
+		free(s->data);
+		free(s);
+	}
+}
+
+static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct dmodex *d = ctx;
+	struct pmixev_dmdx_req m;
+	struct serving *s;
+	struct pmixev_buf b;
+	pmix_proc_t proc;
+	pmix_status_t rc;
+
+	pmixev_buf_reader(&b, buf, len);
+	if (pmixev_dmdx_req_unpack(&b, &m) < 0 || src >= d->lay->step.nnodes) {
+		PMIXEV_ERROR("direct modex: malformed request from node %u",
+			     src);
+		return;
+	}
+	if (!(s = calloc(1, sizeof(*s))))
+		return;
+	s->agent = d->agent;
+	s->d = d;
+	s->id = m.id;
+	s->requester = src;
+	s->next = d->serving;
+	d->serving = s;
+	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
+	    m.rank >= d->lay->step.ntasks ||
+	    d->lay->map.node_of[m.rank] != d->lay->nodeid) {
+		s->status = PMIX_ERR_NOT_FOUND;
+		send_answer(s);
+		return;
+	}
+	PMIX_LOAD_PROCID(&proc, m.nspace, m.rank);
+	rc = PMIx_server_dmodex_request(&proc, on_pmix_answer, s);
+	if (rc != PMIX_SUCCESS) {
+		s->status = rc;
+		send_answer(s);
+	}
+}
+
+static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct dmodex *d = ctx;
+	struct pmixev_dmdx_resp m;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, buf, len);
+	if (pmixev_dmdx_resp_unpack(&b, &m) < 0) {
+		PMIXEV_ERROR("direct modex: malformed answer from node %u",
+			     src);
+		return;
+	}
+	for (struct request *r = d->requests; r; r = r->next)
+		if (r->id == m.id && r->node == src) {
+			request_end(r, m.status, m.data, m.ndata);
+			return;
+		}
+}
+
+void dmodex_lost(struct dmodex *d, uint32_t node)
+{
+	struct request *r, *next;
+
+	/* The tree heals around the node: only requests to it fail. */
+	for (r = d->requests; r; r = next) {
+		next = r->next;
+		if (r->node == node)
+			request_end(r, PMIX_ERR_UNREACH, NULL, 0);
+	}
+}
+
+struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, unsigned timeout_sec)
+{
+	struct dmodex *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->ov = ov;
+	d->agent = agent;
+	d->lay = lay;
+	d->timeout_sec = timeout_sec;
+	overlay_on(ov, PMIXEV_MSG_DMDX_REQ, on_req, d);
+	overlay_on(ov, PMIXEV_MSG_DMDX_RESP, on_resp, d);
+	return d;
+}
+
+void dmodex_destroy(struct dmodex *d)
+{
+	struct request *r, *next;
+
+	if (!d)
+		return;
+	for (r = d->requests; r; r = next) {
+		next = r->next;
+		if (r->timer)
+			event_free(r->timer);
+		free(r);
+	}
+	/* Answers still in PMIx's hands free themselves when they come. */
+	for (struct serving *s = d->serving; s; s = s->next)
+		s->d = NULL;
+	free(d);
+}

@@ -1,0 +1,524 @@
+/*
+ * pmix/fence.c - tree collectives.
+ */
+#include "config.h"
+
+#include "pmix/fence.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix_common.h>
+
+#include "pmixev_buf.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_proto.h"
+
+/* Per-signature sequence numbers. */
+struct sigstate {
+	char sig[PMIXEV_SIG_MAX];
+	uint64_t next_local; /* last seq this node started locally */
+	uint64_t done;	     /* every seq <= done has ended */
+	int last_status;     /* status of the last one that ended */
+	struct sigstate *next;
+};
+
+struct tracker {
+	struct fence *f;
+	struct sigstate *ss;
+	uint64_t seq;
+	bool local;	 /* this node hosts participants */
+	bool local_in;	 /* ... and their contribution arrived */
+	bool *nodes;	 /* [nnodes] hosts participants */
+	uint32_t parent; /* the tree when the tracker started */
+	uint32_t *child; /* [nchild] */
+	uint32_t nchild;
+	bool *exp; /* [nchild] child subtree hosts participants */
+	bool *got; /* [nchild] child contribution arrived */
+	bool sent_up;
+	bool collect;
+	struct pmixev_buf data;
+	fence_done_fn done;
+	void *arg;
+	struct event *timer;
+	struct tracker *next;
+};
+
+struct fence {
+	struct overlay *ov;
+	const struct layout *lay;
+	struct event_base *base;
+	unsigned timeout_sec;
+	uint32_t self;
+	uint32_t *scratch; /* [nnodes] */
+	struct sigstate *sigs;
+	struct tracker *trackers;
+};
+
+static struct sigstate *sig_get(struct fence *f, const char *sig)
+{
+	struct sigstate *ss;
+
+	for (ss = f->sigs; ss; ss = ss->next)
+		if (strcmp(ss->sig, sig) == 0)
+			return ss;
+	if (!(ss = calloc(1, sizeof(*ss))))
+		return NULL;
+	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
+	ss->next = f->sigs;
+	f->sigs = ss;
+	return ss;
+}
+
+/* "F:*" or "F:0-3,5" from sorted, de-duplicated ranks. */
+static int sig_format(char kind, bool all, const uint32_t *ranks, size_t n,
+		      char *sig, size_t len)
+{
+	size_t off = (size_t)snprintf(sig, len, "%c:", kind);
+
+	if (all)
+		return snprintf(sig + off, len - off, "*") < (int)(len - off)
+			       ? 0
+			       : -1;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		off += (size_t)snprintf(sig + off, off < len ? len - off : 0,
+					"%s%u", i ? "," : "", ranks[i]);
+		if (j > i)
+			off += (size_t)snprintf(sig + off,
+						off < len ? len - off : 0,
+						"-%u", ranks[j]);
+		if (off >= len)
+			return -1;
+		i = j + 1;
+	}
+	return n ? 0 : -1;
+}
+
+/* Nodes hosting the participants named in `sig`; -1 if malformed. */
+static int sig_nodes(const struct fence *f, const char *sig, bool *nodes)
+{
+	const struct pmixev_taskmap *map = &f->lay->map;
+	const char *p = sig + 2;
+	unsigned long a, b;
+	char *end;
+
+	if (strlen(sig) < 3 || sig[1] != ':' || !strchr("FCD", sig[0]))
+		return -1;
+	if (strcmp(p, "*") == 0) {
+		for (uint32_t i = 0; i < map->nnodes; i++)
+			nodes[i] = map->count[i] > 0;
+		return 0;
+	}
+	memset(nodes, 0, map->nnodes * sizeof(*nodes));
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = b = strtoul(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -1;
+			b = strtoul(p, &end, 10);
+		}
+		if (b < a || b >= map->ntasks)
+			return -1;
+		for (unsigned long r = a; r <= b; r++)
+			nodes[map->node_of[r]] = true;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+}
+
+static uint32_t child_index(const struct tracker *t, uint32_t node)
+{
+	for (uint32_t i = 0; i < t->nchild; i++)
+		if (t->child[i] == node)
+			return i;
+	return UINT32_MAX;
+}
+
+static void tracker_free(struct tracker *t)
+{
+	struct tracker **pp;
+
+	for (pp = &t->f->trackers; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	if (t->timer)
+		event_free(t->timer);
+	pmixev_buf_release(&t->data);
+	free(t->nodes);
+	free(t->child);
+	free(t->exp);
+	free(t->got);
+	free(t);
+}
+
+static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
+		     const uint8_t *data, size_t ndata)
+{
+	struct pmixev_fence_msg m = {.seq = t->seq,
+				     .status = status,
+				     .collect = t->collect,
+				     .data = data,
+				     .ndata = ndata};
+	struct pmixev_buf b;
+
+	snprintf(m.sig, sizeof(m.sig), "%s", t->ss->sig);
+	pmixev_buf_init(&b);
+	if (pmixev_fence_pack(&b, &m) < 0 ||
+	    overlay_send(t->f->ov, dst, type, b.data, b.len) < 0)
+		PMIXEV_DEBUG(1, "fence %s #%llu: cannot reach node %u",
+			     t->ss->sig, (unsigned long long)t->seq, dst);
+	pmixev_buf_release(&b);
+}
+
+/*
+ * End the collective on this node with `status`: deliver locally, pass the
+ * outcome down to the expected children and, on failure, up to the parent
+ * (except toward `from`, where it came from).
+ */
+static void finish(struct tracker *t, int status, const uint8_t *data,
+		   size_t ndata, uint32_t from)
+{
+	uint32_t parent = overlay_parent(t->f->ov);
+
+	for (uint32_t i = 0; i < t->nchild; i++) {
+		uint32_t c = t->child[i];
+
+		if (t->exp[i] && c != from)
+			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, status, data,
+				 ndata);
+	}
+	if (status != PMIX_SUCCESS && parent != PMIXEV_TREE_NONE &&
+	    parent != from)
+		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, status, NULL, 0);
+	if (t->seq > t->ss->done)
+		t->ss->done = t->seq;
+	t->ss->last_status = status;
+	if (t->local_in)
+		t->done(status, data, ndata, t->arg);
+	tracker_free(t);
+}
+
+static void fail(struct tracker *t, int status, uint32_t from, const char *why)
+{
+	PMIXEV_ERROR("%s %s #%llu failed: %s",
+		     t->ss->sig[0] == 'F' ? "fence" : "connect/disconnect",
+		     t->ss->sig, (unsigned long long)t->seq, why);
+	finish(t, status, NULL, 0, from);
+}
+
+static void check_complete(struct tracker *t)
+{
+	uint32_t parent = overlay_parent(t->f->ov);
+
+	if (t->sent_up || (t->local && !t->local_in))
+		return;
+	for (uint32_t i = 0; i < t->nchild; i++)
+		if (t->exp[i] && !t->got[i])
+			return;
+	if (parent == PMIXEV_TREE_NONE) {
+		/* finish() frees t: keep the data alive across the call. */
+		struct pmixev_buf data = t->data;
+
+		t->data = (struct pmixev_buf){0};
+		finish(t, PMIX_SUCCESS, data.data, data.len, PMIXEV_TREE_NONE);
+		pmixev_buf_release(&data);
+		return;
+	}
+	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIX_SUCCESS, t->data.data,
+		 t->data.len);
+	t->sent_up = true;
+	pmixev_buf_release(&t->data);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct tracker *t = arg;
+	char why[128];
+
+	snprintf(why, sizeof(why), "no result within %u s (%s)",
+		 t->f->timeout_sec,
+		 t->sent_up ? "waiting for the root" : "waiting for peers");
+	fail(t, PMIX_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
+}
+
+static struct tracker *tracker_find(struct fence *f, struct sigstate *ss,
+				    uint64_t seq)
+{
+	for (struct tracker *t = f->trackers; t; t = t->next)
+		if (t->ss == ss && t->seq == seq)
+			return t;
+	return NULL;
+}
+
+static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
+				   uint64_t seq, unsigned timeout_sec)
+{
+	struct timeval tv = {
+		(time_t)(timeout_sec ? timeout_sec : f->timeout_sec), 0};
+	struct tracker *t = calloc(1, sizeof(*t));
+	uint32_t nnodes = f->lay->step.nnodes;
+
+	if (!t || !(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
+	    sig_nodes(f, ss->sig, t->nodes) < 0)
+		goto fail;
+	t->f = f;
+	t->ss = ss;
+	t->seq = seq;
+	pmixev_buf_init(&t->data);
+	t->local = t->nodes[f->self];
+	t->parent = overlay_parent(f->ov);
+	t->nchild = (uint32_t)overlay_children(f->ov, f->scratch);
+	if (t->nchild && (!(t->child = malloc(t->nchild * sizeof(*t->child))) ||
+			  !(t->exp = calloc(t->nchild, sizeof(bool))) ||
+			  !(t->got = calloc(t->nchild, sizeof(bool)))))
+		goto fail;
+	for (uint32_t i = 0; i < t->nchild; i++) {
+		uint32_t c = t->child[i] = f->scratch[i];
+
+		for (uint32_t n = c; n < nnodes && !t->exp[i]; n++)
+			t->exp[i] =
+				t->nodes[n] && overlay_in_subtree(f->ov, c, n);
+	}
+	t->timer = evtimer_new(f->base, on_timeout, t);
+	if (!t->timer || evtimer_add(t->timer, &tv) < 0)
+		goto fail;
+	t->next = f->trackers;
+	f->trackers = t;
+	return t;
+fail:
+	if (t) {
+		if (t->timer)
+			event_free(t->timer);
+		free(t->nodes);
+		free(t->child);
+		free(t->exp);
+		free(t->got);
+		free(t);
+	}
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
+		 size_t nranks, bool collect, unsigned timeout_sec,
+		 const uint8_t *data, size_t ndata, fence_done_fn done,
+		 void *arg)
+{
+	char sig[PMIXEV_SIG_MAX];
+	uint32_t *sorted = NULL;
+	struct sigstate *ss;
+	struct tracker *t;
+	size_t n = 0;
+
+	if (!all) {
+		if (!(sorted = malloc((nranks ? nranks : 1) * sizeof(*sorted))))
+			goto nomem;
+		memcpy(sorted, ranks, nranks * sizeof(*sorted));
+		qsort(sorted, nranks, sizeof(*sorted), cmp_u32);
+		for (size_t i = 0; i < nranks; i++)
+			if (!n || sorted[n - 1] != sorted[i])
+				sorted[n++] = sorted[i];
+	}
+	if (sig_format(kind, all, sorted, n, sig, sizeof(sig)) < 0) {
+		free(sorted);
+		PMIXEV_ERROR("fence: participant set too large or empty");
+		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		return;
+	}
+	free(sorted);
+	if (!(ss = sig_get(f, sig)))
+		goto nomem;
+	ss->next_local++;
+	if (ss->next_local <= ss->done) {
+		/* Failed on a peer's word before our contribution came in. */
+		done(ss->last_status, NULL, 0, arg);
+		return;
+	}
+	t = tracker_find(f, ss, ss->next_local);
+	if (!t && !(t = tracker_new(f, ss, ss->next_local, timeout_sec)))
+		goto nomem;
+	if (!t->local || t->local_in) {
+		PMIXEV_ERROR("fence %s #%llu: unexpected local contribution",
+			     sig, (unsigned long long)t->seq);
+		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		return;
+	}
+	t->local_in = true;
+	t->collect = collect;
+	t->done = done;
+	t->arg = arg;
+	if (collect && ndata && pmixev_buf_put_raw(&t->data, data, ndata) < 0) {
+		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		return;
+	}
+	PMIXEV_DEBUG(3, "fence %s #%llu: local contribution (%zu bytes)", sig,
+		     (unsigned long long)t->seq, ndata);
+	check_complete(t);
+	return;
+nomem:
+	free(sorted);
+	done(PMIX_ERR_NOMEM, NULL, 0, arg);
+}
+
+static int unpack(struct fence *f, uint32_t src, const uint8_t *buf, size_t len,
+		  struct pmixev_fence_msg *m)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, buf, len);
+	if (pmixev_fence_unpack(&b, m) < 0) {
+		PMIXEV_ERROR("fence: malformed message from node %u", src);
+		return -1;
+	}
+	return 0;
+}
+
+static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct fence *f = ctx;
+	struct pmixev_fence_msg m;
+	struct sigstate *ss;
+	struct tracker *t;
+	uint32_t ci;
+
+	if (unpack(f, src, buf, len, &m) < 0)
+		return;
+	if (!overlay_is_child(f->ov, src) || !(ss = sig_get(f, m.sig))) {
+		PMIXEV_ERROR("fence %s: contribution from node %u, which is "
+			     "not our child",
+			     m.sig, src);
+		return;
+	}
+	if (m.seq <= ss->done)
+		return; /* already ended here (failed) */
+	t = tracker_find(f, ss, m.seq);
+	if (!t && !(t = tracker_new(f, ss, m.seq, 0))) {
+		PMIXEV_ERROR("fence %s #%llu from node %u: invalid signature "
+			     "or out of memory",
+			     m.sig, (unsigned long long)m.seq, src);
+		return;
+	}
+	if (m.status != PMIX_SUCCESS) {
+		fail(t, m.status, src, "a peer reported an error");
+		return;
+	}
+	ci = child_index(t, src);
+	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
+		PMIXEV_ERROR("fence %s #%llu: unexpected contribution from "
+			     "node %u",
+			     m.sig, (unsigned long long)m.seq, src);
+		return;
+	}
+	t->got[ci] = true;
+	if (m.ndata && pmixev_buf_put_raw(&t->data, m.data, m.ndata) < 0) {
+		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		return;
+	}
+	check_complete(t);
+}
+
+static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct fence *f = ctx;
+	struct pmixev_fence_msg m;
+	struct sigstate *ss;
+	struct tracker *t;
+
+	if (unpack(f, src, buf, len, &m) < 0)
+		return;
+	if (src != overlay_parent(f->ov)) {
+		PMIXEV_ERROR("fence %s: result from node %u, which is not our "
+			     "parent",
+			     m.sig, src);
+		return;
+	}
+	if (!(ss = sig_get(f, m.sig)) || !(t = tracker_find(f, ss, m.seq)))
+		return; /* ended here already */
+	if (m.status != PMIX_SUCCESS)
+		fail(t, m.status, src, "the root reported an error");
+	else
+		finish(t, PMIX_SUCCESS, m.data, m.ndata, src);
+}
+
+/* Is the tree still the one `t` started with (seen from here)? */
+static bool same_tree(struct tracker *t)
+{
+	struct fence *f = t->f;
+	size_t n = overlay_children(f->ov, f->scratch);
+
+	if (t->parent != overlay_parent(f->ov) || n != t->nchild)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (f->scratch[i] != t->child[i])
+			return false;
+	return true;
+}
+
+void fence_lost(struct fence *f, uint32_t node)
+{
+	struct tracker *t, *next;
+
+	for (t = f->trackers; t; t = next) {
+		next = t->next;
+		if (t->nodes[node] || !same_tree(t))
+			fail(t, PMIX_ERR_UNREACH, node,
+			     "a node of the step became unreachable");
+	}
+}
+
+struct fence *fence_create(struct overlay *ov, const struct layout *lay,
+			   struct event_base *base, unsigned timeout_sec)
+{
+	struct fence *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch)))) {
+		free(f);
+		return NULL;
+	}
+	f->ov = ov;
+	f->lay = lay;
+	f->base = base;
+	f->timeout_sec = timeout_sec;
+	f->self = overlay_self(ov);
+	overlay_on(ov, PMIXEV_MSG_FENCE_UP, on_up, f);
+	overlay_on(ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
+	return f;
+}
+
+void fence_destroy(struct fence *f)
+{
+	struct sigstate *ss, *next;
+
+	if (!f)
+		return;
+	while (f->trackers)
+		tracker_free(f->trackers);
+	for (ss = f->sigs; ss; ss = next) {
+		next = ss->next;
+		free(ss);
+	}
+	free(f->scratch);
+	free(f);
+}

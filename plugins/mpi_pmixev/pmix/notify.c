@@ -1,0 +1,281 @@
+/*
+ * pmix/notify.c - relaying clients' events between nodes.
+ */
+#include "config.h"
+
+#include "pmix/notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "pmix/inject.h"
+#include "pmixev_buf.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_proto.h"
+
+/* Most infos an event may carry across nodes. */
+#define MAX_INFO 4096
+
+/* The PMIx server's own marker on events from clients (src/event/). */
+#define SERVER_INTERNAL_NOTIFY "pmix.srvr.internal.notify"
+
+struct notify {
+	struct overlay *ov;
+	struct agent *agent;
+	const struct layout *lay;
+	struct evcount *count;
+	size_t max_bytes; /* PMIxevEventMax */
+};
+
+/* A relay on its way to the agent thread. */
+struct relay {
+	struct notify *n;
+	pmix_proc_t source;
+	size_t too_many; /* infos, when over MAX_INFO: count, do not relay */
+	size_t too_big;	 /* bytes, when over max_bytes: likewise */
+	struct pmixev_buf body; /* packed pmixev_notify_msg */
+};
+
+/* How a sender's events are counted: "rank@R" for the step's processes,
+ * "NSPACE:R" for tools. */
+static void source_name(const struct notify *n, const pmix_proc_t *p, char *buf,
+			size_t len)
+{
+	if (PMIX_CHECK_NSPACE(p->nspace, n->lay->nspace))
+		snprintf(buf, len, "rank@%u", p->rank);
+	else
+		snprintf(buf, len, "%s:%u", p->nspace, p->rank);
+}
+
+/* An event handed to the local server, released when PMIx is done. */
+struct injected {
+	pmix_info_t *info;
+	size_t ninfo;
+};
+
+static void relay_work(void *arg)
+{
+	struct relay *r = arg;
+	char source[PMIX_MAX_NSLEN + 16];
+
+	/* The local server cached it before handing it to us. */
+	source_name(r->n, &r->source, source, sizeof(source));
+	evcount_cached(r->n->count, source);
+	if (r->too_many) {
+		char why[96];
+
+		snprintf(why, sizeof(why),
+			 "it carries %zu infos, more than %d: not relayed "
+			 "to the other nodes",
+			 r->too_many, MAX_INFO);
+		evcount_undelivered(r->n->count, source, why);
+		free(r);
+		return;
+	}
+	if (r->too_big) {
+		char why[128];
+
+		snprintf(why, sizeof(why),
+			 "its infos take %zu bytes, more than "
+			 "PMIxevEventMax=%zu KiB: not relayed to the other "
+			 "nodes",
+			 r->too_big, r->n->max_bytes >> 10);
+		evcount_undelivered(r->n->count, source, why);
+		free(r);
+		return;
+	}
+	overlay_broadcast(r->n->ov, PMIXEV_MSG_NOTIFY, r->body.data,
+			  r->body.len);
+	pmixev_buf_release(&r->body);
+	free(r);
+}
+
+/* Pack `info` (without the server's marker) as PMIx does; malloc'd. */
+static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
+			       pmix_byte_object_t *bo)
+{
+	pmix_info_t *keep = NULL;
+	pmix_data_buffer_t buf;
+	int32_t n = 0;
+	pmix_status_t rc;
+
+	if (ninfo) {
+		PMIX_INFO_CREATE(keep, ninfo);
+		if (!keep)
+			return PMIX_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < ninfo; i++)
+		if (!PMIX_CHECK_KEY(&info[i], SERVER_INTERNAL_NOTIFY))
+			PMIX_INFO_XFER(&keep[n++], &info[i]);
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_pack(NULL, &buf, &n, 1, PMIX_INT32);
+	if (rc == PMIX_SUCCESS && n > 0)
+		rc = PMIx_Data_pack(NULL, &buf, keep, n, PMIX_INFO);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unload(&buf, bo);
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	if (keep)
+		PMIX_INFO_FREE(keep, ninfo);
+	return rc;
+}
+
+pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
+				 const pmix_proc_t *source,
+				 pmix_data_range_t range,
+				 const pmix_info_t info[], size_t ninfo)
+{
+	struct pmixev_notify_msg m = {
+		.rank = source->rank, .code = code, .range = range};
+	pmix_byte_object_t bo = {0};
+	struct relay *r;
+
+	/* notify_event must answer OPERATION_SUCCEEDED and never call back:
+	 * the library mishandles anything else (shared notes). */
+	if (range == PMIX_RANGE_LOCAL || range == PMIX_RANGE_PROC_LOCAL ||
+	    range == PMIX_RANGE_RM)
+		return PMIX_OPERATION_SUCCEEDED;
+	/* The server hands up the stepds' own node events too (their source
+	 * is the server): the stepds spread those themselves. */
+	if (PMIX_CHECK_NSPACE(source->nspace, n->lay->srv_nspace))
+		return PMIX_OPERATION_SUCCEEDED;
+	if (ninfo > MAX_INFO && (r = calloc(1, sizeof(*r)))) {
+		r->n = n;
+		r->source = *source;
+		r->too_many = ninfo;
+		if (agent_post(n->agent, relay_work, r) < 0)
+			free(r);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
+	if (!(r = calloc(1, sizeof(*r))) ||
+	    pack_info(info, ninfo, &bo) != PMIX_SUCCESS) {
+		PMIXEV_ERROR("event %s from %s:%u not relayed: out of memory",
+			     PMIx_Error_string(code), source->nspace,
+			     source->rank);
+		free(r);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
+	r->n = n;
+	r->source = *source;
+	if (bo.size > n->max_bytes) {
+		r->too_big = bo.size;
+		if (agent_post(n->agent, relay_work, r) < 0)
+			free(r);
+		PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+		return PMIX_OPERATION_SUCCEEDED;
+	}
+	PMIX_LOAD_NSPACE(m.nspace, source->nspace);
+	m.info = (const uint8_t *)bo.bytes;
+	m.ninfo = bo.size;
+	pmixev_buf_init(&r->body);
+	if (pmixev_notify_pack(&r->body, &m) < 0 ||
+	    agent_post(n->agent, relay_work, r) < 0) {
+		PMIXEV_ERROR("event %s from %s:%u not relayed",
+			     PMIx_Error_string(code), source->nspace,
+			     source->rank);
+		pmixev_buf_release(&r->body);
+		free(r);
+	}
+	PMIX_BYTE_OBJECT_DESTRUCT(&bo);
+	return PMIX_OPERATION_SUCCEEDED;
+}
+
+static void injected_done(pmix_status_t status, void *cbdata)
+{
+	struct injected *in = cbdata;
+
+	PMIX_INFO_FREE(in->info, in->ninfo);
+	free(in);
+}
+
+static pmix_status_t unpack_info(const struct pmixev_notify_msg *m,
+				 struct injected *in)
+{
+	pmix_data_buffer_t buf;
+	pmix_byte_object_t bo = {.bytes = malloc(m->ninfo ? m->ninfo : 1),
+				 .size = m->ninfo};
+	int32_t n = 0, cnt = 1;
+	pmix_status_t rc;
+
+	if (!bo.bytes)
+		return PMIX_ERR_NOMEM;
+	memcpy(bo.bytes, m->info, m->ninfo);
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_load(&buf, &bo);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unpack(NULL, &buf, &n, &cnt, PMIX_INT32);
+	if (rc == PMIX_SUCCESS && (n < 0 || n > MAX_INFO))
+		rc = PMIX_ERR_BAD_PARAM;
+	if (rc == PMIX_SUCCESS && n > 0) {
+		PMIX_INFO_CREATE(in->info, (size_t)n);
+		cnt = n;
+		rc = in->info ? PMIx_Data_unpack(NULL, &buf, in->info, &cnt,
+						 PMIX_INFO)
+			      : PMIX_ERR_NOMEM;
+		in->ninfo = (size_t)n;
+	}
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	return rc;
+}
+
+static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
+{
+	struct notify *n = ctx;
+	struct pmixev_notify_msg m;
+	struct injected *in = calloc(1, sizeof(*in));
+	const struct layout *lay = n->lay;
+	char name[PMIX_MAX_NSLEN + 16];
+	struct pmixev_buf b;
+	pmix_proc_t source;
+	pmix_status_t rc;
+
+	pmixev_buf_reader(&b, data, len);
+	if (!in || pmixev_notify_unpack(&b, &m) < 0 ||
+	    m.range > PMIX_RANGE_PROC_LOCAL || unpack_info(&m, in) != 0) {
+		snprintf(name, sizeof(name), "stepd@%s",
+			 src < lay->step.nnodes ? lay->nodes[src] : "?");
+		evcount_undelivered(n->count, name,
+				    in ? "malformed client event frame"
+				       : "out of memory");
+		if (in)
+			injected_done(PMIX_SUCCESS, in);
+		return;
+	}
+	PMIX_LOAD_PROCID(&source, m.nspace, m.rank);
+	source_name(n, &source, name, sizeof(name));
+	rc = PMIx_Notify_event(m.code, &source, m.range, in->info, in->ninfo,
+			       injected_done, in);
+	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			injected_done(rc, in);
+		evcount_cached(n->count, name);
+		return;
+	}
+	evcount_undelivered(n->count, name, PMIx_Error_string(rc));
+	injected_done(rc, in);
+}
+
+struct notify *notify_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, struct evcount *count,
+			     size_t max_bytes)
+{
+	struct notify *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->ov = ov;
+	n->agent = agent;
+	n->lay = lay;
+	n->count = count;
+	n->max_bytes = max_bytes;
+	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
+	return n;
+}
+
+void notify_destroy(struct notify *n)
+{
+	free(n);
+}

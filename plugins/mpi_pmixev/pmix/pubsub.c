@@ -1,0 +1,224 @@
+/*
+ * pmix/pubsub.c - the publish, lookup and unpublish upcalls: convert
+ * between PMIx values and the directory's packed entries (pubsub_dir.c).
+ */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+#include "pmixev_log.h"
+#include "pmix/module.h"
+
+struct ps_call {
+	enum pubsub_op op;
+	uint32_t rank;
+	bool wait;
+	unsigned timeout;
+	struct pubsub_entry *e;
+	size_t n;
+	pmix_op_cbfunc_t op_cb;
+	pmix_lookup_cbfunc_t lookup_cb;
+	void *cbdata;
+};
+
+static void call_free(struct ps_call *c)
+{
+	for (size_t i = 0; c->e && i < c->n; i++)
+		free(c->e[i].value);
+	free(c->e);
+	free(c);
+}
+
+/* Pack one PMIx value into malloc'd bytes. */
+static pmix_status_t pack_value(const pmix_value_t *v, uint8_t **out,
+				size_t *len)
+{
+	pmix_data_buffer_t buf;
+	pmix_byte_object_t bo;
+	pmix_status_t rc;
+
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_pack(NULL, &buf, (void *)v, 1, PMIX_VALUE);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unload(&buf, &bo);
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	*out = (uint8_t *)bo.bytes;
+	*len = bo.size;
+	return PMIX_SUCCESS;
+}
+
+static pmix_status_t unpack_value(const uint8_t *bytes, size_t len,
+				  pmix_value_t *v)
+{
+	pmix_data_buffer_t buf;
+	pmix_byte_object_t bo = {.bytes = malloc(len ? len : 1), .size = len};
+	int32_t cnt = 1;
+	pmix_status_t rc;
+
+	if (!bo.bytes)
+		return PMIX_ERR_NOMEM;
+	memcpy(bo.bytes, bytes, len);
+	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
+	rc = PMIx_Data_load(&buf, &bo);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Data_unpack(NULL, &buf, v, &cnt, PMIX_VALUE);
+	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	return rc;
+}
+
+static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
+{
+	const struct upcall_deps *deps = upcalls_deps();
+	struct ps_call *c = arg;
+	pmix_pdata_t *pd = NULL;
+
+	if (c->op != PUBSUB_LOOKUP) {
+		c->op_cb(status, c->cbdata);
+		call_free(c);
+		return;
+	}
+	if (status == PMIX_SUCCESS && n) {
+		PMIX_PDATA_CREATE(pd, n);
+		for (size_t i = 0; pd && i < n; i++) {
+			PMIX_LOAD_PROCID(&pd[i].proc, deps->lay->nspace,
+					 e[i].rank);
+			PMIX_LOAD_KEY(pd[i].key, e[i].key);
+			if (unpack_value(e[i].value, e[i].nvalue,
+					 &pd[i].value) != PMIX_SUCCESS)
+				status = PMIX_ERR_UNPACK_FAILURE;
+		}
+		if (!pd)
+			status = PMIX_ERR_NOMEM;
+	}
+	c->lookup_cb(status, status == PMIX_SUCCESS ? pd : NULL,
+		     status == PMIX_SUCCESS ? n : 0, c->cbdata);
+	if (pd)
+		PMIX_PDATA_FREE(pd, n);
+	call_free(c);
+}
+
+static void work(void *arg)
+{
+	struct ps_call *c = arg;
+
+	pubsub_request(upcalls_deps()->pubsub, c->op, c->rank, c->wait,
+		       c->timeout, c->e, c->n, done, c);
+}
+
+static pmix_status_t post(struct ps_call *c)
+{
+	if (agent_post(upcalls_deps()->agent, work, c) == 0)
+		return PMIX_SUCCESS;
+	call_free(c);
+	return PMIX_ERR_UNREACH;
+}
+
+/* Directives PMIx or the caller attach; everything else is data. */
+static bool is_directive(const char *key)
+{
+	return strncmp(key, "pmix.", 5) == 0;
+}
+
+static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
+				const pmix_info_t info[], size_t ninfo,
+				size_t nentries)
+{
+	struct ps_call *c = calloc(1, sizeof(*c));
+
+	if (!c || !(c->e = calloc(nentries ? nentries : 1, sizeof(*c->e)))) {
+		free(c);
+		return NULL;
+	}
+	c->op = op;
+	c->rank = proc->rank;
+	for (size_t i = 0; i < ninfo; i++) {
+		if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
+			c->wait = true;
+		else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) &&
+			 info[i].value.type == PMIX_INT &&
+			 info[i].value.data.integer > 0)
+			c->timeout = (unsigned)info[i].value.data.integer;
+	}
+	return c;
+}
+
+pmix_status_t upcall_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+			     size_t ninfo, pmix_op_cbfunc_t cbfunc,
+			     void *cbdata)
+{
+	struct ps_call *c = call_new(PUBSUB_PUBLISH, proc, info, ninfo, ninfo);
+	pmix_status_t rc;
+
+	if (!c)
+		return PMIX_ERR_NOMEM;
+	for (size_t i = 0; i < ninfo; i++) {
+		struct pubsub_entry *e = &c->e[c->n];
+
+		if (is_directive(info[i].key))
+			continue;
+		PMIX_LOAD_KEY(e->key, info[i].key);
+		rc = pack_value(&info[i].value, &e->value, &e->nvalue);
+		if (rc != PMIX_SUCCESS) {
+			call_free(c);
+			return rc;
+		}
+		c->n++;
+	}
+	c->op_cb = cbfunc;
+	c->cbdata = cbdata;
+	return post(c);
+}
+
+static pmix_status_t keyed(enum pubsub_op op, const pmix_proc_t *proc,
+			   char **keys, const pmix_info_t info[], size_t ninfo,
+			   struct ps_call **out)
+{
+	size_t n = 0;
+	struct ps_call *c;
+
+	while (keys && keys[n])
+		n++;
+	if (!n)
+		return PMIX_ERR_BAD_PARAM;
+	if (!(c = call_new(op, proc, info, ninfo, n)))
+		return PMIX_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		PMIX_LOAD_KEY(c->e[i].key, keys[i]);
+	c->n = n;
+	*out = c;
+	return PMIX_SUCCESS;
+}
+
+pmix_status_t upcall_lookup(const pmix_proc_t *proc, char **keys,
+			    const pmix_info_t info[], size_t ninfo,
+			    pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+{
+	struct ps_call *c = NULL;
+	pmix_status_t rc = keyed(PUBSUB_LOOKUP, proc, keys, info, ninfo, &c);
+
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	c->lookup_cb = cbfunc;
+	c->cbdata = cbdata;
+	return post(c);
+}
+
+pmix_status_t upcall_unpublish(const pmix_proc_t *proc, char **keys,
+			       const pmix_info_t info[], size_t ninfo,
+			       pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	struct ps_call *c = NULL;
+	pmix_status_t rc = keyed(PUBSUB_UNPUBLISH, proc, keys, info, ninfo, &c);
+
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	c->op_cb = cbfunc;
+	c->cbdata = cbdata;
+	return post(c);
+}

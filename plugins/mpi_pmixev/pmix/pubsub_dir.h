@@ -1,0 +1,58 @@
+/*
+ * pmix/pubsub_dir.h - PMIx publish/lookup/unpublish across the step's nodes.
+ *
+ * The step's directory lives in the root stepd (node 0); requests from any
+ * node are routed there over the overlay. A lookup with PMIX_WAIT is held
+ * until every key is published or its timeout expires. Values travel as
+ * PMIx-packed pmix_value_t. All calls on the agent thread.
+ */
+#ifndef PMIXEV_PMIX_PUBSUB_DIR_H_
+#define PMIXEV_PMIX_PUBSUB_DIR_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+#include "base/agent.h"
+#include "base/layout.h"
+#include "overlay/overlay.h"
+
+struct pubsub;
+
+enum pubsub_op { PUBSUB_PUBLISH = 1, PUBSUB_LOOKUP, PUBSUB_UNPUBLISH };
+
+/* One key, and for publish/lookup results its packed value. */
+struct pubsub_entry {
+	char key[PMIX_MAX_KEYLEN + 1];
+	uint32_t rank; /* publisher */
+	uint8_t *value;
+	size_t nvalue;
+};
+
+/* Result: status and (lookup) the entries found, valid during the call. */
+typedef void (*pubsub_done_fn)(int status, const struct pubsub_entry *e,
+			       size_t n, void *arg);
+
+/* The directory (on the tree's root) holds at most `max_bytes` of keys
+ * and values; a publish beyond fails with PMIX_ERR_OUT_OF_RESOURCE. */
+struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
+			     const struct layout *lay, unsigned timeout_sec,
+			     size_t max_bytes);
+
+/*
+ * Run `op` for `rank` with `n` entries (values only for publish; copied).
+ * `done` runs exactly once.
+ */
+void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
+		    bool wait, unsigned timeout_sec,
+		    const struct pubsub_entry *e, size_t n, pubsub_done_fn done,
+		    void *arg);
+
+void pubsub_lost(struct pubsub *ps, uint32_t node);
+
+/* Free everything without calling any `done`. */
+void pubsub_destroy(struct pubsub *ps);
+
+#endif /* PMIXEV_PMIX_PUBSUB_DIR_H_ */

@@ -1,0 +1,472 @@
+/*
+ * pmix/server.c - PMIx server lifecycle inside slurmstepd.
+ */
+#include "config.h"
+
+#include "pmix/server.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hwloc.h>
+#include <pmix.h>
+
+#include "slurm_compat.h"
+
+#include "pmix/nspace.h"
+#include "pmix/gate.h"
+#include "pmixev_bridge.h"
+#include "pmixev_cpubind.h"
+#include "pmixev_fsafe.h"
+#include "pmixev_log.h"
+
+struct server {
+	const struct layout *lay;
+	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
+	char priv[136];	   /* root's "CLUSTER.J.S.NODE.srv", 0700 ... */
+	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" */
+	char user[128];	   /* the job owner's "CLUSTER.J.S.NODE", 0700: */
+	char userdir[640]; /* tools' TMPDIR (a copy of the rendezvous) */
+	char tmpdir[700];  /* PMIX_TMPDIR: userdir/tmp */
+	char nsdir[700];   /* PMIX_NSDIR: userdir/ns */
+	bool dirs_made;
+	bool pmix_up;
+	hwloc_topology_t topo;
+	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
+	hwloc_bitmap_t *task_cpus; /* [nlocal]: where each local task runs */
+	unsigned event_cache;	   /* OpenPMIx's pmix_max_events */
+	char ***task_env;	   /* [nlocal] NULL-terminated, malloc'd */
+};
+
+/* Wait on slurmstepd's main thread for a PMIx operation's callback. */
+struct sync {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;
+	pmix_status_t status;
+};
+
+#define SYNC_INIT                                                              \
+	{                                                                      \
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,    \
+			PMIX_SUCCESS                                           \
+	}
+
+static void sync_cb(pmix_status_t status, void *cbdata)
+{
+	struct sync *s = cbdata;
+
+	pthread_mutex_lock(&s->lock);
+	s->status = status;
+	s->done = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static pmix_status_t sync_wait(struct sync *s, pmix_status_t rc)
+{
+	if (rc == PMIX_OPERATION_SUCCEEDED)
+		return PMIX_SUCCESS;
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	pthread_mutex_lock(&s->lock);
+	while (!s->done)
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+	return s->status;
+}
+
+/* Remove `name` from the run directory (user content included), never
+ * following a link. */
+static int remove_dir(struct server *srv, const char *name)
+{
+	if (pmixev_fsafe_remove_tree(srv->rundir, name) == 0)
+		return 0;
+	PMIXEV_ERROR("cannot remove %s/%s: %m", PMIXEV_RUN_DIR, name);
+	return -1;
+}
+
+/* A fresh directory `name` in `parent`, with fresh `subs` in it. */
+static int fresh_dir(int parent, const char *name, const char *const *subs)
+{
+	int fd = pmixev_fsafe_mkdir_new(parent, name, 0700), sub;
+
+	if (fd < 0)
+		return -1;
+	for (; subs && *subs; subs++) {
+		if ((sub = pmixev_fsafe_mkdir_new(fd, *subs, 0700)) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(sub);
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Root's directory for the PMIx server (its rendezvous files) and the job
+ * owner's (PMIX_TMPDIR, PMIX_NSDIR, and a copy of the rendezvous for the
+ * owner's tools), both new in the run directory, which only root writes:
+ * no user can plant anything before or while root works in them. The
+ * owner gets theirs once it is complete (server_give_dirs).
+ */
+static int make_dirs(struct server *srv)
+{
+	static const char *const priv_subs[] = {"pmix", NULL},
+				 *const user_subs[] = {"tmp", "ns", NULL};
+	const struct layout *lay = srv->lay;
+	struct stat st;
+
+	/* Clusters whose nodes share a host (and its /run) reuse job ids. */
+	if (snprintf(srv->user, sizeof(srv->user), "%s.%s.%s",
+		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		     lay->step.id, lay->step.node) >= (int)sizeof(srv->user)) {
+		PMIXEV_ERROR("the cluster and node names are too long for a "
+			     "directory name");
+		return -1;
+	}
+	snprintf(srv->priv, sizeof(srv->priv), "%s.srv", srv->user);
+	snprintf(srv->srvdir, sizeof(srv->srvdir), "%s/%s/pmix", PMIXEV_RUN_DIR,
+		 srv->priv);
+	snprintf(srv->userdir, sizeof(srv->userdir), "%s/%s", PMIXEV_RUN_DIR,
+		 srv->user);
+	snprintf(srv->tmpdir, sizeof(srv->tmpdir), "%s/tmp", srv->userdir);
+	snprintf(srv->nsdir, sizeof(srv->nsdir), "%s/ns", srv->userdir);
+	srv->rundir = pmixev_fsafe_root_dir(PMIXEV_RUN_DIR, PMIXEV_RUN_MODE);
+	if (srv->rundir < 0) {
+		PMIXEV_ERROR("%s must be a directory of root that only root "
+			     "can write: %m",
+			     PMIXEV_RUN_DIR);
+		return -1;
+	}
+	/* One step runs once per node: these were left by a killed stepd,
+	 * and their rendezvous files would mislead PMIx tools. */
+	if (fstatat(srv->rundir, srv->user, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    fstatat(srv->rundir, srv->priv, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		PMIXEV_INFO(
+			"removing %s/%s and %s/%s, left by an earlier stepd "
+			"of this step",
+			PMIXEV_RUN_DIR, srv->user, PMIXEV_RUN_DIR, srv->priv);
+		if (remove_dir(srv, srv->user) < 0 ||
+		    remove_dir(srv, srv->priv) < 0)
+			return -1;
+	}
+	srv->dirs_made = true;
+	if (fresh_dir(srv->rundir, srv->priv, priv_subs) < 0 ||
+	    fresh_dir(srv->rundir, srv->user, user_subs) < 0) {
+		PMIXEV_ERROR("cannot create %s/%s or %s/%s: %m", PMIXEV_RUN_DIR,
+			     srv->priv, PMIXEV_RUN_DIR, srv->user);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Hand the owner's directory over: a copy of each of PMIx's rendezvous
+ * files (pmix.*, root's, mode 0640) for the owner's tools, then the
+ * directories themselves.
+ */
+static int give_dirs(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	int srvfd = -1, userfd = -1, rc = -1;
+	struct dirent *e;
+	DIR *d = NULL;
+
+	srvfd = openat(srv->rundir, srv->srvdir + strlen(PMIXEV_RUN_DIR) + 1,
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	userfd = openat(srv->rundir, srv->user,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (srvfd < 0 || userfd < 0 || !(d = fdopendir(dup(srvfd))))
+		goto out;
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
+		    pmixev_fsafe_copy_new(srvfd, e->d_name, userfd, e->d_name,
+					  lay->uid, lay->gid, 0600) < 0)
+			goto out;
+	if (pmixev_fsafe_give(userfd, "tmp", lay->uid, lay->gid, 0700) < 0 ||
+	    pmixev_fsafe_give(userfd, "ns", lay->uid, lay->gid, 0700) < 0 ||
+	    pmixev_fsafe_give(srv->rundir, srv->user, lay->uid, lay->gid,
+			      0700) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		PMIXEV_ERROR("cannot hand %s to the job owner: %m",
+			     srv->userdir);
+	if (d)
+		closedir(d);
+	if (srvfd >= 0)
+		close(srvfd);
+	if (userfd >= 0)
+		close(userfd);
+	return rc;
+}
+
+/*
+ * Where local task `i` will run: the CPUs Slurm binds it to (`type`,
+ * `list`), as far as they exist here, else the step's. False if Slurm's
+ * list was unreadable.
+ */
+static bool task_cpus(struct server *srv, uint32_t type, const char *list,
+		      uint32_t i, hwloc_bitmap_t set)
+{
+	struct pmixev_cpus cpus;
+	int rc = pmixev_cpubind_task(type, list, i, &cpus);
+
+	hwloc_bitmap_zero(set);
+	for (unsigned cpu = 0; rc == 1 && cpu < PMIXEV_CPUBIND_MAX; cpu++)
+		if (cpus.bits[cpu / 64] >> (cpu % 64) & 1)
+			hwloc_bitmap_set(set, cpu);
+	hwloc_bitmap_and(set, set,
+			 hwloc_topology_get_complete_cpuset(srv->topo));
+	if (rc != 1 || hwloc_bitmap_iszero(set))
+		hwloc_bitmap_copy(set, srv->cpuset);
+	return rc >= 0;
+}
+
+static int load_topology(struct server *srv, uint32_t bind_type,
+			 const char *bind_list)
+{
+	uint32_t nlocal = layout_nlocal(srv->lay);
+	bool readable = true;
+
+	if (hwloc_topology_init(&srv->topo) < 0 ||
+	    hwloc_topology_load(srv->topo) < 0 ||
+	    !(srv->cpuset = hwloc_bitmap_alloc()) ||
+	    !(srv->task_cpus =
+		      calloc(nlocal ? nlocal : 1, sizeof(*srv->task_cpus))))
+		return -1;
+	/* The CPUs this step may use (task/none: the whole node). */
+	if (hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
+	    0)
+		hwloc_bitmap_copy(srv->cpuset,
+				  hwloc_topology_get_allowed_cpuset(srv->topo));
+	for (uint32_t i = 0; i < nlocal; i++) {
+		if (!(srv->task_cpus[i] = hwloc_bitmap_alloc()))
+			return -1;
+		readable &= task_cpus(srv, bind_type, bind_list, i,
+				      srv->task_cpus[i]);
+	}
+	if (!readable)
+		PMIXEV_ERROR("cannot read Slurm's CPU binding \"%s\" (type "
+			     "0x%x); the tasks' locality is the step's CPUs",
+			     bind_list ? bind_list : "", (unsigned)bind_type);
+	return 0;
+}
+
+static int init_pmix(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
+	uint32_t uid = lay->uid, gid = lay->gid;
+	pmix_rank_t rank = lay->nodeid;
+	char cache[16];
+	bool yes = true;
+	pmix_info_t info[8];
+	pmix_status_t rc;
+
+	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->srvdir, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, srv->srvdir, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[3], PMIX_USERID, &uid, PMIX_UINT32);
+	PMIX_INFO_LOAD(&info[4], PMIX_GRPID, &gid, PMIX_UINT32);
+	PMIX_INFO_LOAD(&info[5], PMIX_SERVER_NSPACE, lay->srv_nspace,
+		       PMIX_STRING);
+	PMIX_INFO_LOAD(&info[6], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
+	PMIX_INFO_LOAD(&info[7], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
+	/* The cache size has no attribute in OpenPMIx 4.2, only this MCA
+	 * parameter, read from the environment by PMIx_server_init. */
+	snprintf(cache, sizeof(cache), "%u", srv->event_cache);
+	if (setenv("PMIX_MCA_pmix_max_events", cache, 1) < 0)
+		PMIXEV_ERROR("cannot set the event cache size: %m");
+	/*
+	 * Only the "hash" data store: the shared-memory ones (4.2: ds12,
+	 * ds21; 5.0: shmem2) make root create files in directories the job
+	 * owner can write, following symlinks, and chown them to the owner.
+	 */
+	if (setenv("PMIX_MCA_gds", "hash", 1) < 0) {
+		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
+		return -1;
+	}
+	rc = PMIx_server_init(&upcalls_module, info, 8);
+	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
+	 * which PMIx keeps using; it is ours to destroy after finalize. */
+	for (size_t i = 0; i < 7; i++)
+		PMIX_INFO_DESTRUCT(&info[i]);
+	if (rc != PMIX_SUCCESS) {
+		PMIXEV_ERROR("PMIx_server_init: %s", PMIx_Error_string(rc));
+		return -1;
+	}
+	srv->pmix_up = true;
+	return give_dirs(srv);
+}
+
+static int register_nspace(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
+	struct sync s = SYNC_INIT;
+	pmix_info_t *info = NULL;
+	size_t ninfo = 0;
+	pmix_status_t rc;
+	char err[256];
+
+	if (nspace_info_build(lay, &dirs,
+			      (const hwloc_const_cpuset_t *)srv->task_cpus,
+			      &info, &ninfo, err, sizeof(err)) < 0) {
+		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
+		return -1;
+	}
+	rc = sync_wait(&s, PMIx_server_register_nspace(
+				   lay->nspace, (int)layout_nlocal(lay), info,
+				   ninfo, sync_cb, &s));
+	PMIX_INFO_FREE(info, ninfo);
+	if (rc != PMIX_SUCCESS) {
+		PMIXEV_ERROR("PMIx_server_register_nspace(%s): %s", lay->nspace,
+			     PMIx_Error_string(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int register_clients(struct server *srv)
+{
+	const struct layout *lay = srv->lay;
+	uint32_t n = layout_nlocal(lay);
+	pmix_status_t rc;
+
+	if (n && !(srv->task_env = calloc(n, sizeof(*srv->task_env))))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct sync s = SYNC_INIT;
+		pmix_proc_t proc;
+
+		PMIX_LOAD_PROCID(&proc, lay->nspace,
+				 lay->map.ranks[lay->nodeid][i]);
+		rc = sync_wait(&s, PMIx_server_register_client(&proc, lay->uid,
+							       lay->gid, NULL,
+							       sync_cb, &s));
+		if (rc == PMIX_SUCCESS)
+			rc = PMIx_server_setup_fork(&proc, &srv->task_env[i]);
+		if (rc != PMIX_SUCCESS) {
+			PMIXEV_ERROR("registering rank %u: %s", proc.rank,
+				     PMIx_Error_string(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The loopback port the server listens on, from a client's environment
+ * (PMIX_SERVER_URI*), or 0. */
+static uint16_t server_port(const struct server *srv)
+{
+	for (char **e = srv->task_env ? srv->task_env[0] : NULL; e && *e; e++)
+		if (strncmp(*e, "PMIX_SERVER_URI", 15) == 0 && strchr(*e, '='))
+			return pmix_gate_uri_port(strchr(*e, '=') + 1);
+	return 0;
+}
+
+struct server *server_create(const struct layout *lay,
+			     const struct upcall_deps *deps,
+			     unsigned event_cache, uint32_t bind_type,
+			     const char *bind_list)
+{
+	struct server *srv = calloc(1, sizeof(*srv));
+	uint16_t port;
+
+	if (!srv)
+		return NULL;
+	srv->lay = lay;
+	srv->rundir = -1;
+	srv->event_cache = event_cache;
+	upcalls_bind(deps);
+	if (make_dirs(srv) < 0)
+		goto fail;
+	if (load_topology(srv, bind_type, bind_list) < 0) {
+		PMIXEV_ERROR("cannot load the node topology (hwloc)");
+		goto fail;
+	}
+	if (init_pmix(srv) < 0 || register_nspace(srv) < 0 ||
+	    register_clients(srv) < 0)
+		goto fail;
+	if (!(port = server_port(srv))) {
+		PMIXEV_ERROR("cannot find the PMIx server's port in its "
+			     "clients' environment: without it connections of "
+			     "other users cannot be refused");
+		goto fail;
+	}
+	pmix_gate_set_port(deps->gate, port);
+	return srv;
+fail:
+	server_destroy(srv);
+	return NULL;
+}
+
+int server_task_env(const struct server *srv, uint32_t rank, char ***env)
+{
+	const struct layout *lay = srv->lay;
+
+	for (uint32_t i = 0; i < layout_nlocal(lay); i++) {
+		if (lay->map.ranks[lay->nodeid][i] != rank)
+			continue;
+		for (char **e = srv->task_env[i]; e && *e; e++) {
+			char *eq = strchr(*e, '='), name[256];
+			size_t n = eq ? (size_t)(eq - *e) : 0;
+
+			if (!n || n >= sizeof(name))
+				continue;
+			memcpy(name, *e, n);
+			name[n] = '\0';
+			slurm_env_array_overwrite(env, name, eq + 1);
+		}
+		return 0;
+	}
+	return -1;
+}
+
+void server_destroy(struct server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->pmix_up) {
+		pmix_status_t rc = PMIx_server_finalize();
+
+		if (rc != PMIX_SUCCESS)
+			PMIXEV_ERROR("PMIx_server_finalize: %s",
+				     PMIx_Error_string(rc));
+	}
+	upcalls_bind(NULL);
+	for (uint32_t i = 0; srv->task_env && i < layout_nlocal(srv->lay);
+	     i++) {
+		for (char **e = srv->task_env[i]; e && *e; e++)
+			free(*e);
+		free(srv->task_env[i]);
+	}
+	free(srv->task_env);
+	if (srv->dirs_made) {
+		remove_dir(srv, srv->user);
+		remove_dir(srv, srv->priv);
+	}
+	if (srv->rundir >= 0)
+		close(srv->rundir);
+	if (srv->cpuset)
+		hwloc_bitmap_free(srv->cpuset);
+	for (uint32_t i = 0; srv->task_cpus && i < layout_nlocal(srv->lay); i++)
+		if (srv->task_cpus[i])
+			hwloc_bitmap_free(srv->task_cpus[i]);
+	free(srv->task_cpus);
+	if (srv->topo)
+		hwloc_topology_destroy(srv->topo);
+	free(srv);
+}

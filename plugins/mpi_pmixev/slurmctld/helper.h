@@ -1,0 +1,41 @@
+/*
+ * slurmctld/helper.h - the step's owner helper: slurmctld requests made with
+ * the job owner's identity, never root's.
+ *
+ * helper_create forks pmixev-owner (tools/pmixev-owner.c; path from
+ * PMIXEV_OWNER_HELPER in slurmstepd's environment, else the installed
+ * one) with the owner's groups, gid and uid set for good before exec, and
+ * talks to it over a socketpair watched by the agent's event loop. One
+ * request is in flight at a time; its answer comes back through the
+ * callback on the agent thread. If the helper dies, or gives no answer in
+ * 30 s (stuck in a Slurm call), the request fails and the next one starts a
+ * new helper.
+ */
+#ifndef PMIXEV_SLURMCTLD_HELPER_H_
+#define PMIXEV_SLURMCTLD_HELPER_H_
+
+#include "base/agent.h"
+#include "base/layout.h"
+#include "pmixev_helper_msg.h"
+
+struct helper;
+
+/* The answer to a request (NULL when the helper failed). */
+typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
+
+/* `slurm_conf`: the job's SLURM_CONF for the helper, or NULL. */
+struct helper *helper_create(struct agent *agent, const struct layout *lay,
+			     const char *slurm_conf);
+
+/*
+ * Ask slurmctld (agent thread) for the job's state (PMIXEV_OWNER_JOB_STATE)
+ * or its nodes' (PMIXEV_OWNER_NODE_STATE). 0, or -1 when a request is
+ * already in flight or the helper cannot be started (logged).
+ */
+int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
+		   void *arg);
+
+/* Close the channel (the helper exits) and reap it. */
+void helper_destroy(struct helper *o);
+
+#endif /* PMIXEV_SLURMCTLD_HELPER_H_ */

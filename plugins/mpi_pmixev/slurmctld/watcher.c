@@ -1,0 +1,232 @@
+/*
+ * slurmctld/watcher.c - polling slurmctld for the job's scheduler events.
+ */
+#include "config.h"
+
+#include "slurmctld/watcher.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <pmix_common.h>
+
+#include "pmixev_events.h"
+#include "pmixev_jobwatch.h"
+#include "pmixev_log.h"
+#include "pmixev_nodewatch.h"
+
+#define BACKOFF_MAX_SEC 60
+
+struct watcher {
+	struct agent *agent;
+	struct helper *owner;
+	struct events *ev;
+	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
+	unsigned mask;			  /* kinds announced */
+	unsigned node_every;		  /* a node look every so many, or 0 */
+	uint64_t looks;			  /* answered or not */
+	struct event *timer;
+	struct pmixev_jobwatch jw;
+	struct pmixev_nodewatch nw;
+	struct pmixev_nodeev nev[PMIXEV_NODEEV_MAX];
+	uint32_t omitted; /* offline nodes the last answer could not hold */
+	uint64_t requests;
+	time_t started, outage;	  /* outage: since when, or 0 */
+	unsigned helper_failures; /* in a row */
+};
+
+static const int codes[] = {
+	[PMIXEV_JOBEV_PREEMPT] = PMIX_JCTRL_PREEMPT_ALERT,
+	[PMIXEV_JOBEV_TIME_WARNING] = PMIXEV_EVENT_TIME_LIMIT,
+	[PMIXEV_JOBEV_TIME_CHANGED] = PMIXEV_EVENT_TIME_LIMIT,
+	[PMIXEV_JOBEV_SUSPENDED] = PMIXEV_EVENT_JOB_SUSPENDED,
+	[PMIXEV_JOBEV_RESUMED] = PMIXEV_EVENT_JOB_RESUMED,
+	[PMIXEV_JOBEV_REQUEUED] = PMIXEV_EVENT_JOB_REQUEUED,
+	[PMIXEV_JOBEV_CANCELLED] = PMIX_ERR_JOB_CANCELED,
+	[PMIXEV_JOBEV_ENDED] = PMIX_EVENT_JOB_END,
+};
+
+static void arm(struct watcher *w)
+{
+	struct timeval tv = {(time_t)w->delay_sec, 0};
+
+	evtimer_add(w->timer, &tv);
+}
+
+/*
+ * No answer: Slurm error `rc`, or (rc < 0) the helper died, which Slurm
+ * does to it at the step's end: only the third time in a row is news.
+ */
+static void outage(struct watcher *w, int rc)
+{
+	if (rc < 0 && ++w->helper_failures < 3)
+		return;
+	if (!w->outage) {
+		w->outage = time(NULL);
+		PMIXEV_ERROR("watcher: no answer from slurmctld (%s %d); "
+			     "retrying with backoff up to %d s",
+			     rc < 0 ? "owner helper failures:" : "Slurm error",
+			     rc < 0 ? (int)w->helper_failures : rc,
+			     BACKOFF_MAX_SEC);
+	}
+	w->delay_sec = w->delay_sec * 2 > BACKOFF_MAX_SEC ? BACKOFF_MAX_SEC
+							  : w->delay_sec * 2;
+}
+
+/* An answer came: the outage, if any, is over. */
+static void answered(struct watcher *w)
+{
+	w->helper_failures = 0;
+	if (w->outage) {
+		PMIXEV_INFO("watcher: slurmctld answers again after %lld s; "
+			    "catching up with the job's state",
+			    (long long)(time(NULL) - w->outage));
+		w->outage = 0;
+	}
+	w->delay_sec = w->interval_sec;
+}
+
+static void on_job(struct watcher *w, const struct pmixev_job_state *job)
+{
+	struct pmixev_jobev out[PMIXEV_JOBEV_MAX];
+	size_t n = pmixev_jobwatch_update(&w->jw, job, out);
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t detail = out[i].kind == PMIXEV_JOBEV_TIME_CHANGED
+					  ? 1
+					  : out[i].detail;
+
+		PMIXEV_INFO("watcher: %s%s", out[i].text,
+			    w->mask & PMIXEV_JOBEV_BIT(out[i].kind)
+				    ? ""
+				    : " (not announced: the job did not ask)");
+		if (w->mask & PMIXEV_JOBEV_BIT(out[i].kind))
+			events_job(w->ev, codes[out[i].kind], out[i].value,
+				   detail, out[i].text);
+	}
+}
+
+static void on_nodes(struct watcher *w, const struct pmixev_nodes_state *s)
+{
+	size_t n = pmixev_nodewatch_update(&w->nw, s, w->nev);
+
+	if (s->omitted && s->omitted != w->omitted)
+		PMIXEV_ERROR("watcher: %u more of the job's nodes are out of "
+			     "service than one answer holds (%d); they are "
+			     "announced once others are back",
+			     (unsigned)s->omitted, PMIXEV_OWNER_NODES_MAX);
+	w->omitted = s->omitted;
+	for (size_t i = 0; i < n; i++) {
+		const struct pmixev_node_state *node = &w->nev[i].node;
+
+		PMIXEV_INFO("watcher: %s", w->nev[i].text);
+		if (node->avail != PMIXEV_NODE_UP)
+			events_node_offline(w->ev, node->name, node->avail,
+					    node->reason, w->nev[i].text);
+	}
+}
+
+static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
+{
+	struct watcher *w = arg;
+	int32_t rc = !resp				   ? -1
+		     : resp->op == PMIXEV_OWNER_NODE_STATE ? resp->nodes.rc
+							   : resp->job.rc;
+
+	if (rc) {
+		outage(w, rc);
+		arm(w);
+		return;
+	}
+	answered(w);
+	if (resp->op == PMIXEV_OWNER_NODE_STATE)
+		on_nodes(w, &resp->nodes);
+	else
+		on_job(w, &resp->job);
+	arm(w);
+}
+
+/*
+ * Each look is one request. A node look takes the place of the last job
+ * look of every node_every, never an early one: a preemption right after
+ * the start (a likely time) is seen at the next look.
+ */
+static enum pmixev_owner_op next_look(struct watcher *w)
+{
+	uint64_t k = w->looks++;
+
+	if (w->node_every && k % w->node_every == w->node_every - 1)
+		return PMIXEV_OWNER_NODE_STATE;
+	return PMIXEV_OWNER_JOB_STATE;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct watcher *w = arg;
+
+	if (helper_request(w->owner, next_look(w), on_answer, w) < 0) {
+		outage(w, -1);
+		arm(w);
+		return;
+	}
+	w->requests++;
+}
+
+struct watcher *watcher_create(struct agent *agent, struct helper *owner,
+			       struct events *ev, unsigned interval_sec,
+			       unsigned warn_sec, unsigned mask,
+			       unsigned node_sec)
+{
+	struct watcher *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->agent = agent;
+	w->owner = owner;
+	w->ev = ev;
+	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
+	w->mask = mask;
+	if (node_sec && (mask & PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE))) {
+		/* At least every other look is the job's. */
+		w->node_every =
+			(node_sec + w->interval_sec - 1) / w->interval_sec;
+		if (w->node_every < 2)
+			w->node_every = 2;
+	}
+	pmixev_jobwatch_init(&w->jw, (int64_t)warn_sec);
+	pmixev_nodewatch_init(&w->nw);
+	return w;
+}
+
+int watcher_start(struct watcher *w)
+{
+	struct timeval now = {0, 0};
+
+	w->timer = evtimer_new(agent_base(w->agent), on_timer, w);
+	if (!w->timer || evtimer_add(w->timer, &now) < 0) {
+		PMIXEV_ERROR("watcher: cannot start its timer");
+		return -1;
+	}
+	w->started = time(NULL);
+	PMIXEV_DEBUG(1,
+		     "watcher: asking slurmctld every %u s (time-limit "
+		     "warning %lld s before the end, events 0x%03x; one look "
+		     "in %u at the job's nodes, 0: none)",
+		     w->interval_sec, (long long)w->jw.lead, w->mask,
+		     w->node_every);
+	return 0;
+}
+
+void watcher_destroy(struct watcher *w)
+{
+	if (!w)
+		return;
+	if (w->started)
+		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s",
+			    (unsigned long long)w->requests,
+			    (long long)(time(NULL) - w->started));
+	if (w->timer)
+		event_free(w->timer);
+	free(w);
+}

@@ -1,0 +1,43 @@
+/*
+ * srun/rendezvous.h - srun's side of the overlay: the rendezvous where the
+ * step's stepds learn each other's addresses, and where a client's abort
+ * reaches the user.
+ *
+ * Runs its own agent thread in srun (as the job owner). Each stepd sends
+ * RDV_HELLO (munge credential: root, SlurmdUser or the job owner; job,
+ * step and node id must match); once all have, srun answers each with
+ * RDV_TABLE under its own credential. An ABORT from a stepd is printed,
+ * and the step is sent SIGTERM, then SIGKILL after KillWait; its status
+ * becomes srun's exit status (rdv_abort_status).
+ */
+#ifndef PMIXEV_SRUN_RENDEZVOUS_H_
+#define PMIXEV_SRUN_RENDEZVOUS_H_
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rdv;
+
+struct rdv_cfg {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t nnodes;
+	uid_t slurmd_uid;
+	const char *authinfo; /* slurm.conf AuthInfo */
+	uint16_t kill_wait;   /* seconds from SIGTERM to SIGKILL */
+	uint32_t max_frame;
+};
+
+/* Start listening (port in *port) on a new agent thread. NULL on failure. */
+struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port);
+
+/*
+ * Stop the thread; returns the status of the first abort a client
+ * requested, or 0.
+ */
+int rdv_stop(struct rdv *rdv);
+
+/* Stop the thread and free everything. NULL-safe. */
+void rdv_destroy(struct rdv *rdv);
+
+#endif /* PMIXEV_SRUN_RENDEZVOUS_H_ */

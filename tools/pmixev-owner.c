@@ -1,0 +1,268 @@
+/*
+ * pmixev-owner - a step's go-between to slurmctld, running as the job
+ * owner.
+ *
+ * usage (slurmstepd only): pmixev-owner FD
+ *
+ * slurmstepd runs as root; every RPC it sent would carry uid 0 and pass
+ * every permission check in slurmctld. So the mpi plugin forks this
+ * helper with the job owner's uid, gid and groups already set for good,
+ * and asks it over FD (a SOCK_SEQPACKET socket, common/pmixev_helper_msg.h).
+ * The helper reads the cluster's PreemptMode and the job partition's once,
+ * then answers each request with one public libslurm call. For node states
+ * it keeps the last node table and asks slurmctld only for a newer one
+ * (which slurmctld answers with "no change" when there is none). It ignores the
+ * signals Slurm sends to the step (it must keep answering during a preemption's
+ * grace time) and exits when the stepd closes FD.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "pmixev_helper_msg.h"
+
+#define PROG "pmixev-owner"
+
+static uint16_t preempt_mode;	   /* the cluster's */
+static uint16_t part_preempt_mode; /* the job's partition's, once known */
+static int part_known;
+static char *job_nodes;		    /* from the last job look */
+static node_info_msg_t *node_table; /* the last one slurmctld sent */
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: " PROG " FD (started by slurmstepd)\n");
+	return 2;
+}
+
+/* Slurm's job state and reason, as pmixev watches them. */
+static void fill_state(struct pmixev_job_state *j, const job_info_t *job)
+{
+	j->state = job->job_state;
+	j->restarts = job->restart_cnt;
+	j->time_limit = job->time_limit;
+	j->end_time = (int64_t)job->end_time;
+	j->preempt_time = (int64_t)job->preempt_time;
+	j->suspend_time = (int64_t)job->suspend_time;
+	snprintf(j->reason, sizeof(j->reason), "%s",
+		 job->state_desc ? job->state_desc : "");
+	snprintf(j->nodes, sizeof(j->nodes), "%s",
+		 job->nodes ? job->nodes : "");
+}
+
+/* The PreemptMode of partition `name`, if it sets one (one RPC, once). */
+static void learn_partition(const char *name)
+{
+	partition_info_msg_t *parts = NULL;
+
+	part_known = 1;
+	if (!name ||
+	    slurm_load_partitions((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < parts->record_count; i++) {
+		const partition_info_t *p = &parts->partition_array[i];
+
+		if (p->name && !strcmp(p->name, name) &&
+		    p->preempt_mode != NO_VAL16)
+			part_preempt_mode = p->preempt_mode;
+	}
+	slurm_free_partition_info_msg(parts);
+}
+
+static void job_state(uint32_t job_id, struct pmixev_job_state *j)
+{
+	job_info_msg_t *resp = NULL;
+
+	j->now = (int64_t)time(NULL);
+	j->preempt_mode = preempt_mode;
+	/* SHOW_LOCAL: one RPC, no federation lookup first. */
+	if (slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
+		j->rc = errno;
+		return;
+	}
+	if (resp->record_count < 1) {
+		j->rc = ESLURM_INVALID_JOB_ID;
+	} else {
+		if (!part_known)
+			learn_partition(resp->job_array[0].partition);
+		if (part_preempt_mode)
+			j->preempt_mode = part_preempt_mode;
+		fill_state(j, &resp->job_array[0]);
+		free(job_nodes);
+		job_nodes = resp->job_array[0].nodes
+				    ? strdup(resp->job_array[0].nodes)
+				    : NULL;
+	}
+	slurm_free_job_info_msg(resp);
+}
+
+static uint8_t avail(uint32_t state)
+{
+	if ((state & NODE_STATE_BASE) == NODE_STATE_DOWN)
+		return PMIXEV_NODE_DOWN;
+	if (state & NODE_STATE_FAIL)
+		return PMIXEV_NODE_FAIL;
+	if (state & NODE_STATE_DRAIN)
+		return PMIXEV_NODE_DRAIN;
+	return PMIXEV_NODE_UP;
+}
+
+/* The job's nodes (as of the last job look) that are not up. */
+static void node_state(struct pmixev_nodes_state *s)
+{
+	node_info_msg_t *fresh = NULL;
+	void *mine; /* hostlist_t: a pointer type, or one pointed to */
+
+	if (slurm_load_node(node_table ? node_table->last_update : (time_t)0,
+			    &fresh, SHOW_ALL) == SLURM_SUCCESS) {
+		if (node_table)
+			slurm_free_node_info_msg(node_table);
+		node_table = fresh;
+	} else if (errno != SLURM_NO_CHANGE_IN_DATA || !node_table) {
+		s->rc = errno;
+		return;
+	}
+	if (!job_nodes || !(mine = slurm_hostlist_create(job_nodes)))
+		return;
+	for (uint32_t i = 0; i < node_table->record_count; i++) {
+		const node_info_t *n = &node_table->node_array[i];
+		struct pmixev_node_state *out;
+
+		if (!n->name || avail(n->node_state) == PMIXEV_NODE_UP ||
+		    slurm_hostlist_find(mine, n->name) < 0)
+			continue;
+		if (s->count == PMIXEV_OWNER_NODES_MAX ||
+		    strlen(n->name) >= sizeof(out->name)) {
+			s->omitted++;
+			continue;
+		}
+		out = &s->node[s->count++];
+		snprintf(out->name, sizeof(out->name), "%s", n->name);
+		out->avail = avail(n->node_state);
+		snprintf(out->reason, sizeof(out->reason), "%s",
+			 n->reason ? n->reason : "");
+	}
+	slurm_hostlist_destroy(mine);
+}
+
+static int serve(int fd)
+{
+	uint8_t in[PMIXEV_OWNER_MSG_MAX];
+
+	for (;;) {
+		struct pmixev_owner_req req;
+		static struct pmixev_owner_resp resp;
+		struct pmixev_buf b;
+		ssize_t n = recv(fd, in, sizeof(in), 0);
+
+		if (n == 0)
+			return 0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": recv: %s\n", strerror(errno));
+			return 1;
+		}
+		pmixev_buf_reader(&b, in, (size_t)n);
+		if (pmixev_owner_req_unpack(&b, &req) < 0) {
+			fprintf(stderr, PROG ": malformed request\n");
+			return 1;
+		}
+		memset(&resp, 0, sizeof(resp));
+		resp.op = req.op;
+		resp.id = req.id;
+		if (req.op == PMIXEV_OWNER_NODE_STATE)
+			node_state(&resp.nodes);
+		else
+			job_state(req.job_id, &resp.job);
+		pmixev_buf_init(&b);
+		if (pmixev_owner_resp_pack(&b, &resp) < 0 ||
+		    send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len) {
+			pmixev_buf_release(&b);
+			return 1;
+		}
+		pmixev_buf_release(&b);
+	}
+}
+
+/*
+ * The job's user may not trace this process: a traced child cannot be
+ * reaped by slurmstepd, and its memory holds what slurmctld sent. A fresh
+ * exec is dumpable until this runs, so a tracer already attached then is
+ * caught here.
+ */
+static int untraceable(void)
+{
+	char line[256];
+	FILE *f;
+	long tracer = -1;
+
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		fprintf(stderr, PROG ": cannot make itself undumpable: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if ((f = fopen("/proc/self/status", "r"))) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+				break;
+		fclose(f);
+	}
+	if (tracer != 0) {
+		fprintf(stderr,
+			PROG ": refusing to run under a tracer (pid %ld)\n",
+			tracer);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	slurm_conf_t *conf = NULL;
+	char *end = NULL;
+	long fd;
+	int rc;
+
+	if (argc != 2)
+		return usage();
+	fd = strtol(argv[1], &end, 10);
+	if (*end || fd < 0 || fd > 1024)
+		return usage();
+	/* The identity must be one, for good: real = effective. */
+	if (getuid() != geteuid() || getgid() != getegid()) {
+		fprintf(stderr, PROG ": refusing to run set-id\n");
+		return 2;
+	}
+	if (untraceable() < 0)
+		return 2;
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR2, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	slurm_init(NULL);
+	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS) {
+		preempt_mode = conf->preempt_mode;
+		slurm_free_ctl_conf(conf);
+	}
+	rc = serve((int)fd);
+	if (node_table)
+		slurm_free_node_info_msg(node_table);
+	free(job_nodes);
+	slurm_fini();
+	return rc;
+}
