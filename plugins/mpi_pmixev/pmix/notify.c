@@ -16,6 +16,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "pmix/wire.h"
 
 /* Most infos an event may carry across nodes. */
 #define MAX_INFO 4096
@@ -94,13 +95,12 @@ static void relay_work(void *arg)
 	free(r);
 }
 
-/* Pack `info` (without the server's marker) as PMIx does; malloc'd. */
+/* `info` without the server's marker, as bytes; malloc'd. */
 static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
 			       pmix_byte_object_t *bo)
 {
 	pmix_info_t *keep = NULL;
-	pmix_data_buffer_t buf;
-	int32_t n = 0;
+	size_t n = 0;
 	pmix_status_t rc;
 
 	if (ninfo) {
@@ -111,13 +111,7 @@ static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
 	for (size_t i = 0; i < ninfo; i++)
 		if (!PMIX_CHECK_KEY(&info[i], SERVER_INTERNAL_NOTIFY))
 			PMIX_INFO_XFER(&keep[n++], &info[i]);
-	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
-	rc = PMIx_Data_pack(NULL, &buf, &n, 1, PMIX_INT32);
-	if (rc == PMIX_SUCCESS && n > 0)
-		rc = PMIx_Data_pack(NULL, &buf, keep, n, PMIX_INFO);
-	if (rc == PMIX_SUCCESS)
-		rc = PMIx_Data_unload(&buf, bo);
-	PMIX_DATA_BUFFER_DESTRUCT(&buf);
+	rc = wire_pack_infos(keep, n, bo);
 	if (keep)
 		PMIX_INFO_FREE(keep, ninfo);
 	return rc;
@@ -191,36 +185,6 @@ static void injected_done(pmix_status_t status, void *cbdata)
 	free(in);
 }
 
-static pmix_status_t unpack_info(const struct pmixev_notify_msg *m,
-				 struct injected *in)
-{
-	pmix_data_buffer_t buf;
-	pmix_byte_object_t bo = {.bytes = malloc(m->ninfo ? m->ninfo : 1),
-				 .size = m->ninfo};
-	int32_t n = 0, cnt = 1;
-	pmix_status_t rc;
-
-	if (!bo.bytes)
-		return PMIX_ERR_NOMEM;
-	memcpy(bo.bytes, m->info, m->ninfo);
-	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
-	rc = PMIx_Data_load(&buf, &bo);
-	if (rc == PMIX_SUCCESS)
-		rc = PMIx_Data_unpack(NULL, &buf, &n, &cnt, PMIX_INT32);
-	if (rc == PMIX_SUCCESS && (n < 0 || n > MAX_INFO))
-		rc = PMIX_ERR_BAD_PARAM;
-	if (rc == PMIX_SUCCESS && n > 0) {
-		PMIX_INFO_CREATE(in->info, (size_t)n);
-		cnt = n;
-		rc = in->info ? PMIx_Data_unpack(NULL, &buf, in->info, &cnt,
-						 PMIX_INFO)
-			      : PMIX_ERR_NOMEM;
-		in->ninfo = (size_t)n;
-	}
-	PMIX_DATA_BUFFER_DESTRUCT(&buf);
-	return rc;
-}
-
 static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
 	struct notify *n = ctx;
@@ -234,7 +198,9 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 
 	pmixev_buf_reader(&b, data, len);
 	if (!in || pmixev_notify_unpack(&b, &m) < 0 ||
-	    m.range > PMIX_RANGE_PROC_LOCAL || unpack_info(&m, in) != 0) {
+	    m.range > PMIX_RANGE_PROC_LOCAL ||
+	    wire_unpack_infos(m.info, m.ninfo, MAX_INFO, &in->info,
+			      &in->ninfo) != PMIX_SUCCESS) {
 		snprintf(name, sizeof(name), "stepd@%s",
 			 src < lay->step.nnodes ? lay->nodes[src] : "?");
 		evcount_undelivered(n->count, name,

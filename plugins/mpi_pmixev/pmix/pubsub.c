@@ -12,6 +12,7 @@
 
 #include "pmixev_log.h"
 #include "pmix/module.h"
+#include "pmix/wire.h"
 
 struct ps_call {
 	enum pubsub_op op;
@@ -33,45 +34,6 @@ static void call_free(struct ps_call *c)
 	free(c);
 }
 
-/* Pack one PMIx value into malloc'd bytes. */
-static pmix_status_t pack_value(const pmix_value_t *v, uint8_t **out,
-				size_t *len)
-{
-	pmix_data_buffer_t buf;
-	pmix_byte_object_t bo;
-	pmix_status_t rc;
-
-	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
-	rc = PMIx_Data_pack(NULL, &buf, (void *)v, 1, PMIX_VALUE);
-	if (rc == PMIX_SUCCESS)
-		rc = PMIx_Data_unload(&buf, &bo);
-	PMIX_DATA_BUFFER_DESTRUCT(&buf);
-	if (rc != PMIX_SUCCESS)
-		return rc;
-	*out = (uint8_t *)bo.bytes;
-	*len = bo.size;
-	return PMIX_SUCCESS;
-}
-
-static pmix_status_t unpack_value(const uint8_t *bytes, size_t len,
-				  pmix_value_t *v)
-{
-	pmix_data_buffer_t buf;
-	pmix_byte_object_t bo = {.bytes = malloc(len ? len : 1), .size = len};
-	int32_t cnt = 1;
-	pmix_status_t rc;
-
-	if (!bo.bytes)
-		return PMIX_ERR_NOMEM;
-	memcpy(bo.bytes, bytes, len);
-	PMIX_DATA_BUFFER_CONSTRUCT(&buf);
-	rc = PMIx_Data_load(&buf, &bo);
-	if (rc == PMIX_SUCCESS)
-		rc = PMIx_Data_unpack(NULL, &buf, v, &cnt, PMIX_VALUE);
-	PMIX_DATA_BUFFER_DESTRUCT(&buf);
-	return rc;
-}
-
 static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
 {
 	const struct upcall_deps *deps = upcalls_deps();
@@ -89,8 +51,8 @@ static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
 			PMIX_LOAD_PROCID(&pd[i].proc, deps->lay->nspace,
 					 e[i].rank);
 			PMIX_LOAD_KEY(pd[i].key, e[i].key);
-			if (unpack_value(e[i].value, e[i].nvalue,
-					 &pd[i].value) != PMIX_SUCCESS)
+			if (wire_unpack_value(e[i].value, e[i].nvalue,
+					      &pd[i].value) != PMIX_SUCCESS)
 				status = PMIX_ERR_UNPACK_FAILURE;
 		}
 		if (!pd)
@@ -159,15 +121,18 @@ pmix_status_t upcall_publish(const pmix_proc_t *proc, const pmix_info_t info[],
 		return PMIX_ERR_NOMEM;
 	for (size_t i = 0; i < ninfo; i++) {
 		struct pubsub_entry *e = &c->e[c->n];
+		pmix_byte_object_t bo;
 
 		if (is_directive(info[i].key))
 			continue;
 		PMIX_LOAD_KEY(e->key, info[i].key);
-		rc = pack_value(&info[i].value, &e->value, &e->nvalue);
+		rc = wire_pack_value(&info[i].value, &bo);
 		if (rc != PMIX_SUCCESS) {
 			call_free(c);
 			return rc;
 		}
+		e->value = (uint8_t *)bo.bytes;
+		e->nvalue = bo.size;
 		c->n++;
 	}
 	c->op_cb = cbfunc;
