@@ -30,26 +30,12 @@ enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 struct events {
 	struct overlay *ov;
 	const struct layout *lay;
-	struct evcount *count;
+	struct inject *inject;
 	uint64_t seq;		  /* events this node's stepd observed */
 	uint64_t site_seq;	  /* site events given to this node */
 	uint64_t job_seq;	  /* job events this node's watcher saw */
 	enum client_state *state; /* [ntasks], for local ranks */
 };
-
-/* An injected event's info, released when PMIx is done with it. */
-struct injected {
-	pmix_info_t *info;
-	size_t ninfo;
-};
-
-static void injected_done(pmix_status_t status, void *cbdata)
-{
-	struct injected *in = cbdata;
-
-	PMIX_INFO_FREE(in->info, in->ninfo);
-	free(in);
-}
 
 /* The procs of node `node`, as a data array (not PMIX_PROC-typed info). */
 static pmix_data_array_t *node_procs(const struct layout *lay, uint32_t node)
@@ -117,7 +103,7 @@ static void inject(struct events *ev, uint32_t src_node,
 		   const struct pmixev_event_msg *m)
 {
 	const struct layout *lay = ev->lay;
-	struct injected *in = calloc(1, sizeof(*in));
+	pmix_info_t *info = NULL;
 	bool node_event = m->rank == PMIXEV_EVENT_NO_RANK, yes = true;
 	uint32_t host = node_event ? m->node : lay->map.node_of[m->rank];
 	int exit_code = m->exit_code;
@@ -125,7 +111,6 @@ static void inject(struct events *ev, uint32_t src_node,
 	char source[PMIXEV_NODENAME_MAX + 8];
 	pmix_data_array_t *procs = NULL, everyone = {0};
 	pmix_proc_t who, all;
-	pmix_status_t rc;
 	size_t n = 0;
 
 	snprintf(source, sizeof(source), "%s@%s",
@@ -133,11 +118,9 @@ static void inject(struct events *ev, uint32_t src_node,
 		 : m->flags & PMIXEV_EVENT_JOB ? "slurmctld"
 					       : "stepd",
 		 lay->nodes[src_node]);
-	if (in)
-		PMIX_INFO_CREATE(in->info, INFO_MAX);
-	if (!in || !in->info) {
-		evcount_undelivered(ev->count, source, "out of memory");
-		free(in);
+	PMIX_INFO_CREATE(info, INFO_MAX);
+	if (!info) {
+		inject_undelivered(ev->inject, source, "out of memory");
 		return;
 	}
 	if (node_event) {
@@ -147,58 +130,46 @@ static void inject(struct events *ev, uint32_t src_node,
 		PMIX_LOAD_PROCID(&all, lay->nspace, PMIX_RANK_WILDCARD);
 		everyone = (pmix_data_array_t){
 			.type = PMIX_PROC, .size = 1, .array = &all};
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_CUSTOM_RANGE,
-			       &everyone, PMIX_DATA_ARRAY);
+		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_CUSTOM_RANGE, &everyone,
+			       PMIX_DATA_ARRAY);
 		if (m->flags & PMIXEV_EVENT_JOB &&
 		    m->code == PMIX_EVENT_NODE_OFFLINE)
-			n += offline_infos(lay, m, &in->info[n]);
+			n += offline_infos(lay, m, &info[n]);
 		else if (m->flags & PMIXEV_EVENT_JOB)
-			n += job_infos(m, &in->info[n]);
+			n += job_infos(m, &info[n]);
 		else if ((procs = node_procs(lay, m->node))) {
-			PMIX_INFO_LOAD(&in->info[n++],
-				       PMIX_EVENT_AFFECTED_PROCS, procs,
-				       PMIX_DATA_ARRAY);
+			PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROCS,
+				       procs, PMIX_DATA_ARRAY);
 			PMIX_DATA_ARRAY_FREE(procs);
 		}
 		if (!(m->flags & PMIXEV_EVENT_JOB))
-			PMIX_INFO_LOAD(&in->info[n++], PMIX_NODEID, &m->node,
+			PMIX_INFO_LOAD(&info[n++], PMIX_NODEID, &m->node,
 				       PMIX_UINT32);
 	} else {
 		PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
 		/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every
 		 * one of them for a failed process. */
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_AFFECTED_PROC, &who,
+		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC, &who,
 			       PMIX_PROC);
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_EXIT_CODE, &exit_code,
+		PMIX_INFO_LOAD(&info[n++], PMIX_EXIT_CODE, &exit_code,
 			       PMIX_INT);
 	}
 	if (!(m->flags & PMIXEV_EVENT_JOB))
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_HOSTNAME, lay->nodes[host],
+		PMIX_INFO_LOAD(&info[n++], PMIX_HOSTNAME, lay->nodes[host],
 			       PMIX_STRING);
-	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_TEXT_MESSAGE, m->text,
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TEXT_MESSAGE, m->text,
 		       PMIX_STRING);
-	PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_TIMESTAMP, &when, PMIX_TIME);
-	PMIX_INFO_LOAD(&in->info[n++], PMIXEV_EVENT_SOURCE, source,
-		       PMIX_STRING);
-	PMIX_INFO_LOAD(&in->info[n++], PMIXEV_EVENT_SEQ, &m->seq, PMIX_UINT64);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TIMESTAMP, &when, PMIX_TIME);
+	PMIX_INFO_LOAD(&info[n++], PMIXEV_EVENT_SOURCE, source, PMIX_STRING);
+	PMIX_INFO_LOAD(&info[n++], PMIXEV_EVENT_SEQ, &m->seq, PMIX_UINT64);
 	if (m->flags & PMIXEV_EVENT_NON_DEFAULT)
-		PMIX_INFO_LOAD(&in->info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
+		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
 			       PMIX_BOOL);
-	in->ninfo = INFO_MAX; /* what was allocated; unused slots are empty */
 	/* Proc events: the source is the dead process, never told of its own
 	 * end. */
-	rc = PMIx_Notify_event(m->code, &who,
-			       node_event ? PMIX_RANGE_CUSTOM
-					  : PMIX_RANGE_NAMESPACE,
-			       in->info, n, injected_done, in);
-	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
-		if (rc == PMIX_OPERATION_SUCCEEDED)
-			injected_done(rc, in);
-		evcount_cached(ev->count, source);
-		return;
-	}
-	evcount_undelivered(ev->count, source, PMIx_Error_string(rc));
-	injected_done(rc, in);
+	inject_event(ev->inject, source, m->code, &who,
+		     node_event ? PMIX_RANGE_CUSTOM : PMIX_RANGE_NAMESPACE,
+		     info, INFO_MAX, n);
 }
 
 /* A name for the log: pmixev's own codes are unknown to PMIx, and so are
@@ -240,7 +211,7 @@ static void on_event(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 		snprintf(from, sizeof(from), "stepd@%s",
 			 src < ev->lay->step.nnodes ? ev->lay->nodes[src]
 						    : "?");
-		evcount_undelivered(ev->count, from, "malformed event frame");
+		inject_undelivered(ev->inject, from, "malformed event frame");
 		return;
 	}
 	PMIXEV_DEBUG(2, "event %s from node %u (#%llu): %s",
@@ -372,7 +343,7 @@ void events_client_aborted(struct events *ev, uint32_t rank)
 }
 
 struct events *events_create(struct overlay *ov, const struct layout *lay,
-			     struct evcount *count)
+			     struct inject *inject)
 {
 	struct events *ev = calloc(1, sizeof(*ev));
 
@@ -383,7 +354,7 @@ struct events *events_create(struct overlay *ov, const struct layout *lay,
 	}
 	ev->ov = ov;
 	ev->lay = lay;
-	ev->count = count;
+	ev->inject = inject;
 	overlay_on(ov, PMIXEV_MSG_EVENT, on_event, ev);
 	return ev;
 }

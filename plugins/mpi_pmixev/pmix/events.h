@@ -33,9 +33,9 @@
 
 struct events;
 
-/* Events given to the local PMIx server, or lost, are counted in `count`. */
+/* Events reach the local PMIx server through `inject`. */
 struct events *events_create(struct overlay *ov, const struct layout *lay,
-			     struct evcount *count);
+			     struct inject *inject);
 
 /* What the local PMIx server told us about a local rank. */
 void events_client_connected(struct events *ev, uint32_t rank);

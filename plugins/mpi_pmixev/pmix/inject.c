@@ -1,5 +1,5 @@
 /*
- * pmix/inject.c - event loss counts: the log and the query answer.
+ * pmix/inject.c - events into the local PMIx server, and their counts.
  */
 #include "config.h"
 
@@ -13,15 +13,15 @@
 #include "pmixev_evloss.h"
 #include "pmixev_log.h"
 
-struct evcount {
+struct inject {
 	struct pmixev_evloss *loss;
 	unsigned slots;
 	uint64_t evicted; /* all sources */
 };
 
-struct evcount *evcount_create(unsigned slots)
+struct inject *inject_create(unsigned slots)
 {
-	struct evcount *c = calloc(1, sizeof(*c));
+	struct inject *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->loss = pmixev_evloss_create(slots))) {
 		free(c);
@@ -37,7 +37,7 @@ static int worth_logging(uint64_t n)
 	return n && !(n & (n - 1));
 }
 
-void evcount_cached(struct evcount *c, const char *source)
+void inject_cached(struct inject *c, const char *source)
 {
 	const char *from = NULL;
 
@@ -51,7 +51,7 @@ void evcount_cached(struct evcount *c, const char *source)
 		     c->slots, (unsigned long long)c->evicted, from);
 }
 
-void evcount_undelivered(struct evcount *c, const char *source, const char *why)
+void inject_undelivered(struct inject *c, const char *source, const char *why)
 {
 	uint64_t n = pmixev_evloss_undelivered(c->loss, source);
 
@@ -59,6 +59,47 @@ void evcount_undelivered(struct evcount *c, const char *source, const char *why)
 		PMIXEV_ERROR("events: an event from %s did not reach all "
 			     "its processes: %s (%llu from %s so far)",
 			     source, why, (unsigned long long)n, source);
+}
+
+/* Infos handed to PMIx, freed when it is done with them. */
+struct injected {
+	pmix_info_t *info;
+	size_t nalloc;
+};
+
+static void injected_done(pmix_status_t status, void *cbdata)
+{
+	struct injected *d = cbdata;
+
+	PMIX_INFO_FREE(d->info, d->nalloc);
+	free(d);
+}
+
+void inject_event(struct inject *c, const char *counted_as, pmix_status_t code,
+		  const pmix_proc_t *source, pmix_data_range_t range,
+		  pmix_info_t *info, size_t nalloc, size_t ninfo)
+{
+	struct injected *d = calloc(1, sizeof(*d));
+	pmix_status_t rc;
+
+	if (!d) {
+		if (info)
+			PMIX_INFO_FREE(info, nalloc);
+		inject_undelivered(c, counted_as, "out of memory");
+		return;
+	}
+	d->info = info;
+	d->nalloc = nalloc;
+	rc = PMIx_Notify_event(code, source, range, info, ninfo, injected_done,
+			       d);
+	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
+		if (rc == PMIX_OPERATION_SUCCEEDED)
+			injected_done(rc, d);
+		inject_cached(c, counted_as);
+		return;
+	}
+	inject_undelivered(c, counted_as, PMIx_Error_string(rc));
+	injected_done(rc, d);
 }
 
 static void load_counts(pmix_info_t *info, const char *source,
@@ -74,7 +115,7 @@ static void load_counts(pmix_info_t *info, const char *source,
 	PMIX_INFO_LOAD(info, source, &da, PMIX_DATA_ARRAY);
 }
 
-pmix_status_t evcount_report(const struct evcount *c, pmix_info_t *info)
+pmix_status_t inject_report(const struct inject *c, pmix_info_t *info)
 {
 	size_t n = pmixev_evloss_nsources(c->loss);
 	pmix_data_array_t *da;
@@ -95,7 +136,7 @@ pmix_status_t evcount_report(const struct evcount *c, pmix_info_t *info)
 	return PMIX_SUCCESS;
 }
 
-void evcount_destroy(struct evcount *c)
+void inject_destroy(struct inject *c)
 {
 	if (!c)
 		return;

@@ -403,7 +403,7 @@ static void query_work(void *arg)
 		PMIX_INFO_LOAD(&a->info[a->ninfo++], PMIX_QUERY_NAMESPACES,
 			       deps.lay->nspace, PMIX_STRING);
 	if (c->events &&
-	    evcount_report(deps.evcount, &a->info[a->ninfo++]) != PMIX_SUCCESS)
+	    inject_report(deps.inject, &a->info[a->ninfo++]) != PMIX_SUCCESS)
 		goto out;
 	if (!a->ninfo) {
 		rc = PMIX_ERR_NOT_FOUND;

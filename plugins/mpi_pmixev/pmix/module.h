@@ -28,7 +28,7 @@ struct upcall_deps {
 	struct pubsub *pubsub;
 	struct events *events;
 	struct notify *notify;
-	struct evcount *evcount;
+	struct inject *inject;
 	struct pmix_gate *gate;
 	const struct layout *lay;
 };

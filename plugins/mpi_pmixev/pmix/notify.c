@@ -28,7 +28,7 @@ struct notify {
 	struct overlay *ov;
 	struct agent *agent;
 	const struct layout *lay;
-	struct evcount *count;
+	struct inject *inject;
 	size_t max_bytes; /* PMIxevEventMax */
 };
 
@@ -52,12 +52,6 @@ static void source_name(const struct notify *n, const pmix_proc_t *p, char *buf,
 		snprintf(buf, len, "%s:%u", p->nspace, p->rank);
 }
 
-/* An event handed to the local server, released when PMIx is done. */
-struct injected {
-	pmix_info_t *info;
-	size_t ninfo;
-};
-
 static void relay_work(void *arg)
 {
 	struct relay *r = arg;
@@ -65,7 +59,7 @@ static void relay_work(void *arg)
 
 	/* The local server cached it before handing it to us. */
 	source_name(r->n, &r->source, source, sizeof(source));
-	evcount_cached(r->n->count, source);
+	inject_cached(r->n->inject, source);
 	if (r->too_many) {
 		char why[96];
 
@@ -73,7 +67,7 @@ static void relay_work(void *arg)
 			 "it carries %zu infos, more than %d: not relayed "
 			 "to the other nodes",
 			 r->too_many, MAX_INFO);
-		evcount_undelivered(r->n->count, source, why);
+		inject_undelivered(r->n->inject, source, why);
 		free(r);
 		return;
 	}
@@ -85,7 +79,7 @@ static void relay_work(void *arg)
 			 "PMIxevEventMax=%zu KiB: not relayed to the other "
 			 "nodes",
 			 r->too_big, r->n->max_bytes >> 10);
-		evcount_undelivered(r->n->count, source, why);
+		inject_undelivered(r->n->inject, source, why);
 		free(r);
 		return;
 	}
@@ -177,55 +171,38 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	return PMIX_OPERATION_SUCCEEDED;
 }
 
-static void injected_done(pmix_status_t status, void *cbdata)
-{
-	struct injected *in = cbdata;
-
-	PMIX_INFO_FREE(in->info, in->ninfo);
-	free(in);
-}
-
 static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
 	struct notify *n = ctx;
 	struct pmixev_notify_msg m;
-	struct injected *in = calloc(1, sizeof(*in));
 	const struct layout *lay = n->lay;
 	char name[PMIX_MAX_NSLEN + 16];
 	struct pmixev_buf b;
+	pmix_info_t *info = NULL;
+	size_t ninfo = 0;
 	pmix_proc_t source;
-	pmix_status_t rc;
 
 	pmixev_buf_reader(&b, data, len);
-	if (!in || pmixev_notify_unpack(&b, &m) < 0 ||
+	if (pmixev_notify_unpack(&b, &m) < 0 ||
 	    m.range > PMIX_RANGE_PROC_LOCAL ||
-	    wire_unpack_infos(m.info, m.ninfo, MAX_INFO, &in->info,
-			      &in->ninfo) != PMIX_SUCCESS) {
+	    wire_unpack_infos(m.info, m.ninfo, MAX_INFO, &info, &ninfo) !=
+		    PMIX_SUCCESS) {
 		snprintf(name, sizeof(name), "stepd@%s",
 			 src < lay->step.nnodes ? lay->nodes[src] : "?");
-		evcount_undelivered(n->count, name,
-				    in ? "malformed client event frame"
-				       : "out of memory");
-		if (in)
-			injected_done(PMIX_SUCCESS, in);
+		inject_undelivered(n->inject, name,
+				   "malformed client event frame");
+		if (info)
+			PMIX_INFO_FREE(info, ninfo);
 		return;
 	}
 	PMIX_LOAD_PROCID(&source, m.nspace, m.rank);
 	source_name(n, &source, name, sizeof(name));
-	rc = PMIx_Notify_event(m.code, &source, m.range, in->info, in->ninfo,
-			       injected_done, in);
-	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
-		if (rc == PMIX_OPERATION_SUCCEEDED)
-			injected_done(rc, in);
-		evcount_cached(n->count, name);
-		return;
-	}
-	evcount_undelivered(n->count, name, PMIx_Error_string(rc));
-	injected_done(rc, in);
+	inject_event(n->inject, name, m.code, &source, m.range, info, ninfo,
+		     ninfo);
 }
 
 struct notify *notify_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, struct evcount *count,
+			     const struct layout *lay, struct inject *inject,
 			     size_t max_bytes)
 {
 	struct notify *n = calloc(1, sizeof(*n));
@@ -235,7 +212,7 @@ struct notify *notify_create(struct overlay *ov, struct agent *agent,
 	n->ov = ov;
 	n->agent = agent;
 	n->lay = lay;
-	n->count = count;
+	n->inject = inject;
 	n->max_bytes = max_bytes;
 	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
 	return n;

@@ -27,11 +27,11 @@
 
 struct notify;
 
-/* Relayed events given to the local PMIx server, or lost, are counted in
- * `count` under "rank@R". */
+/* Relayed events reach the local PMIx server through `inject`, counted
+ * under "rank@R". */
 /* Events of more than `max_bytes` (packed infos) stay on their node. */
 struct notify *notify_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, struct evcount *count,
+			     const struct layout *lay, struct inject *inject,
 			     size_t max_bytes);
 
 /*

@@ -45,7 +45,7 @@ static struct {
 	struct fence *fence;
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
-	struct evcount *evcount;
+	struct inject *inject;
 	struct events *events;
 	struct notify *notify;
 	struct pmix_gate *gate;
@@ -170,9 +170,9 @@ static int build(const struct stepd_binding *bind)
 	    !(st.pubsub =
 		      pubsub_create(st.ov, st.agent, lay, st.conf.timeout_sec,
 				    (size_t)st.conf.publish_mib << 20)) ||
-	    !(st.evcount = evcount_create(st.conf.event_cache)) ||
-	    !(st.events = events_create(st.ov, lay, st.evcount)) ||
-	    !(st.notify = notify_create(st.ov, st.agent, lay, st.evcount,
+	    !(st.inject = inject_create(st.conf.event_cache)) ||
+	    !(st.events = events_create(st.ov, lay, st.inject)) ||
+	    !(st.notify = notify_create(st.ov, st.agent, lay, st.inject,
 					(size_t)st.conf.event_kib << 10)) ||
 	    !(st.gate = pmix_gate_create(st.agent, lay->uid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
@@ -189,7 +189,7 @@ static int build(const struct stepd_binding *bind)
 				    .pubsub = st.pubsub,
 				    .events = st.events,
 				    .notify = st.notify,
-				    .evcount = st.evcount,
+				    .inject = st.inject,
 				    .gate = st.gate,
 				    .lay = lay};
 	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache,
@@ -326,7 +326,7 @@ void stepd_fini(void)
 	pmix_gate_destroy(st.gate);
 	notify_destroy(st.notify);
 	events_destroy(st.events);
-	evcount_destroy(st.evcount);
+	inject_destroy(st.inject);
 	pubsub_destroy(st.pubsub);
 	dmodex_destroy(st.dmodex);
 	fence_destroy(st.fence);
