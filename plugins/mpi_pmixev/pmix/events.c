@@ -14,6 +14,7 @@
 
 #include <pmix.h>
 
+#include "overlay/overlay.h"
 #include "pmix/inject.h"
 #include "pmixev_buf.h"
 #include "pmixev_events.h"
@@ -297,8 +298,9 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 	publish(ev, &m, true);
 }
 
-void events_node_lost(struct events *ev, uint32_t node)
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
+	struct events *ev = ctx;
 	const struct layout *lay = ev->lay;
 	struct pmixev_event_msg m = {.code = PMIX_EVENT_NODE_DOWN,
 				     .rank = PMIXEV_EVENT_NO_RANK,
@@ -306,7 +308,7 @@ void events_node_lost(struct events *ev, uint32_t node)
 				     .flags = PMIXEV_EVENT_NON_DEFAULT};
 	size_t off;
 
-	if (node >= lay->step.nnodes)
+	if (!lost || node >= lay->step.nnodes)
 		return;
 	off = (size_t)snprintf(m.text, sizeof(m.text),
 			       "node %s is lost (its slurmstepd is "
@@ -342,9 +344,9 @@ void events_client_aborted(struct events *ev, uint32_t rank)
 	set_state(ev, rank, ABORTED);
 }
 
-struct events *events_create(struct overlay *ov, const struct layout *lay,
-			     struct inject *inject)
+struct events *events_create(struct step *s)
 {
+	const struct layout *lay = &s->lay;
 	struct events *ev = calloc(1, sizeof(*ev));
 
 	if (!ev ||
@@ -352,10 +354,14 @@ struct events *events_create(struct overlay *ov, const struct layout *lay,
 		free(ev);
 		return NULL;
 	}
-	ev->ov = ov;
+	ev->ov = s->ov;
 	ev->lay = lay;
-	ev->inject = inject;
-	overlay_on(ov, PMIXEV_MSG_EVENT, on_event, ev);
+	ev->inject = s->inject;
+	if (step_on_node_gone(s, on_node_gone, ev) < 0) {
+		events_destroy(ev);
+		return NULL;
+	}
+	overlay_on(s->ov, PMIXEV_MSG_EVENT, on_event, ev);
 	return ev;
 }
 

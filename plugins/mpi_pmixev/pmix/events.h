@@ -19,6 +19,12 @@
  * Open MPI's never see them.) Each event carries PMIX_EXIT_CODE (exit
  * status or signal), PMIX_HOSTNAME, PMIX_EVENT_TEXT_MESSAGE,
  * PMIX_EVENT_TIMESTAMP, and pmixev's source and per-source sequence.
+ *
+ * A node lost (not a normal end), as this node learned from the overlay
+ * (every node does, once), becomes PMIX_EVENT_NODE_DOWN (-231,
+ * non-default) to this node's processes, from source {NSPACE.srv, node},
+ * with PMIX_EVENT_AFFECTED_PROCS (the ranks it hosted), PMIX_NODEID and
+ * PMIX_HOSTNAME; pmixev's source is this node's stepd.
  * All calls on the agent thread.
  */
 #ifndef PMIXEV_PMIX_EVENTS_H_
@@ -26,16 +32,12 @@
 
 #include <stdint.h>
 
-#include "base/agent.h"
-#include "pmix/inject.h"
-#include "base/layout.h"
-#include "overlay/overlay.h"
+#include "base/step.h"
 
 struct events;
 
-/* Events reach the local PMIx server through `inject`. */
-struct events *events_create(struct overlay *ov, const struct layout *lay,
-			     struct inject *inject);
+/* Events reach the local PMIx server through the step's inject. */
+struct events *events_create(struct step *s);
 
 /* What the local PMIx server told us about a local rank. */
 void events_client_connected(struct events *ev, uint32_t rank);
@@ -44,15 +46,6 @@ void events_client_aborted(struct events *ev, uint32_t rank);
 
 /* Local task `rank` ended with wait(2) status `status`. */
 void events_task_exit(struct events *ev, uint32_t rank, int status);
-
-/*
- * Node `node` was lost (not a normal end), as this node learned from the
- * overlay (every node does, once): PMIX_EVENT_NODE_DOWN (-231,
- * non-default) to this node's processes, from source {NSPACE.srv, node},
- * with PMIX_EVENT_AFFECTED_PROCS (the ranks it hosted), PMIX_NODEID and
- * PMIX_HOSTNAME; pmixev's source is this node's stepd.
- */
-void events_node_lost(struct events *ev, uint32_t node);
 
 /*
  * The site reported `code` with `text` about this node (pmixev-notify):

@@ -19,8 +19,9 @@ struct inject {
 	uint64_t evicted; /* all sources */
 };
 
-struct inject *inject_create(unsigned slots)
+struct inject *inject_create(const struct step *s)
 {
+	unsigned slots = s->conf.event_cache;
 	struct inject *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->loss = pmixev_evloss_create(slots))) {

@@ -23,12 +23,15 @@
 
 #include <pmix_common.h>
 
+#include "base/step.h"
+
 #define PMIXEV_QUERY_EVENTS "slurm.pmixev.events"
 
 struct inject;
 
-/* For a server caching `slots` events; NULL when out of memory. */
-struct inject *inject_create(unsigned slots);
+/* For the step's PMIx server (it caches PMIxevEventCache events); NULL
+ * when out of memory. */
+struct inject *inject_create(const struct step *s);
 
 /*
  * Notify this node's clients of `code` from `source` over `range`, with the

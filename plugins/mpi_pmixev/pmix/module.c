@@ -13,30 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/agent.h"
+#include "base/step.h"
+#include "pmix/clients.h"
+#include "pmix/dmodex.h"
+#include "pmix/fence.h"
+#include "pmix/notify.h"
+#include "pmix/pubsub.h"
+#include "pmix/query.h"
+#include "pmix/tools.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
-
-/*
- * PMIx's module functions carry no host context pointer, so the step's
- * components are reached through this file-static copy: written once
- * before PMIx_server_init, cleared after PMIx_server_finalize, read-only
- * in between.
- */
-static struct upcall_deps deps;
-
-const struct upcall_deps *upcalls_deps(void)
-{
-	return &deps;
-}
-
-void upcalls_bind(const struct upcall_deps *d)
-{
-	if (d)
-		deps = *d;
-	else
-		memset(&deps, 0, sizeof(deps));
-}
 
 /* --- helpers ---------------------------------------------------------- */
 
@@ -51,14 +39,15 @@ static pmix_status_t to_ranks(const pmix_proc_t procs[], size_t nprocs,
 	if (!(*ranks = calloc(nprocs, sizeof(**ranks))))
 		return PMIX_ERR_NOMEM;
 	for (size_t i = 0; i < nprocs; i++) {
-		if (!PMIX_CHECK_NSPACE(procs[i].nspace, deps.lay->nspace)) {
+		if (!PMIX_CHECK_NSPACE(procs[i].nspace,
+				       step_served()->lay.nspace)) {
 			free(*ranks);
 			*ranks = NULL;
 			return PMIX_ERR_NOT_SUPPORTED;
 		}
 		if (procs[i].rank == PMIX_RANK_WILDCARD)
 			*all = true;
-		else if (procs[i].rank >= deps.lay->step.ntasks) {
+		else if (procs[i].rank >= step_served()->lay.step.ntasks) {
 			free(*ranks);
 			*ranks = NULL;
 			return PMIX_ERR_BAD_PARAM;
@@ -132,8 +121,8 @@ static void fence_work(void *arg)
 {
 	struct modex_call *c = arg;
 
-	fence_local(deps.fence, 'F', c->all, c->ranks, c->nranks, c->collect,
-		    c->timeout, c->data, c->ndata, modex_done, c);
+	fence_local(step_served()->fence, 'F', c->all, c->ranks, c->nranks,
+		    c->collect, c->timeout, c->data, c->ndata, modex_done, c);
 }
 
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
@@ -154,7 +143,7 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
 	c->timeout = info_timeout(info, ninfo);
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
-	if (agent_post(deps.agent, fence_work, c) == 0)
+	if (agent_post(step_served()->agent, fence_work, c) == 0)
 		return PMIX_SUCCESS;
 	rc = PMIX_ERR_UNREACH;
 fail:
@@ -170,7 +159,8 @@ static void dmodex_work(void *arg)
 {
 	struct modex_call *c = arg;
 
-	dmodex_request(deps.dmodex, c->ranks[0], c->timeout, modex_done, c);
+	dmodex_request(step_served()->dmodex, c->ranks[0], c->timeout,
+		       modex_done, c);
 }
 
 static pmix_status_t direct_modex(const pmix_proc_t *proc,
@@ -193,7 +183,7 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc,
 	c->timeout = info_timeout(info, ninfo);
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
-	if (agent_post(deps.agent, dmodex_work, c) == 0)
+	if (agent_post(step_served()->agent, dmodex_work, c) == 0)
 		return PMIX_SUCCESS;
 	free(ranks);
 	free(c);
@@ -225,8 +215,8 @@ static void op_work(void *arg)
 {
 	struct op_call *c = arg;
 
-	fence_local(deps.fence, c->kind, c->all, c->ranks, c->nranks, false,
-		    c->timeout, NULL, 0, op_done, c);
+	fence_local(step_served()->fence, c->kind, c->all, c->ranks, c->nranks,
+		    false, c->timeout, NULL, 0, op_done, c);
 }
 
 static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
@@ -246,7 +236,7 @@ static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
 	c->timeout = info_timeout(info, ninfo);
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
-	if (agent_post(deps.agent, op_work, c) == 0)
+	if (agent_post(step_served()->agent, op_work, c) == 0)
 		return PMIX_SUCCESS;
 	rc = PMIX_ERR_UNREACH;
 fail:
@@ -269,272 +259,22 @@ static pmix_status_t disconnect_fn(const pmix_proc_t procs[], size_t nprocs,
 	return barrier_op('D', procs, nprocs, info, ninfo, cbfunc, cbdata);
 }
 
-/* --- abort ---------------------------------------------------------------- */
-
-struct abort_call {
-	struct pmixev_abort_msg msg;
-	pmix_op_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-static void abort_work(void *arg)
-{
-	struct abort_call *c = arg;
-	struct pmixev_buf b;
-	pmix_status_t rc = PMIX_SUCCESS;
-
-	PMIXEV_INFO("rank %u requested abort with status %d: %s", c->msg.rank,
-		    c->msg.status, c->msg.text);
-	events_client_aborted(deps.events, c->msg.rank);
-	pmixev_buf_init(&b);
-	if (pmixev_abort_pack(&b, &c->msg) < 0 ||
-	    overlay_send(deps.ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_ABORT, b.data,
-			 b.len) < 0) {
-		PMIXEV_ERROR("cannot forward the abort of rank %u to srun",
-			     c->msg.rank);
-		rc = PMIX_ERR_UNREACH;
-	}
-	pmixev_buf_release(&b);
-	if (c->cbfunc)
-		c->cbfunc(rc, c->cbdata);
-	free(c);
-}
-
-static pmix_status_t abort_fn(const pmix_proc_t *proc, void *server_object,
-			      int status, const char msg[], pmix_proc_t procs[],
-			      size_t nprocs, pmix_op_cbfunc_t cbfunc,
-			      void *cbdata)
-{
-	struct abort_call *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return PMIX_ERR_NOMEM;
-	c->msg.status = status;
-	c->msg.rank = proc->rank;
-	snprintf(c->msg.text, sizeof(c->msg.text), "%s",
-		 msg ? msg : "(no message)");
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(deps.agent, abort_work, c) == 0)
-		return PMIX_SUCCESS;
-	free(c);
-	return PMIX_ERR_UNREACH;
-}
-
 /* --- tools and queries ---------------------------------------------------- */
 
-struct tool_call {
-	pmix_tool_connection_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-static void tool_work(void *arg)
-{
-	static unsigned ntools; /* agent thread only */
-	struct tool_call *c = arg;
-	pmix_proc_t proc;
-	char ns[PMIX_MAX_NSLEN + 1];
-
-	snprintf(ns, sizeof(ns), "%.200s.tool.%u.%u", deps.lay->nspace,
-		 deps.lay->nodeid, ++ntools);
-	PMIX_LOAD_PROCID(&proc, ns, 0);
-	PMIXEV_DEBUG(1, "tool connected as %s", ns);
-	c->cbfunc(PMIX_SUCCESS, &proc, c->cbdata);
-	free(c);
-}
-
-static void tool_connected(pmix_info_t *info, size_t ninfo,
-			   pmix_tool_connection_cbfunc_t cbfunc, void *cbdata)
-{
-	struct tool_call *c;
-
-	/*
-	 * A tool of another user is shut out here, before the library
-	 * answers it, and is never answered: OpenPMIx before 5.0.9 frees
-	 * the tool's records twice when a host refuses one (or when the
-	 * answer cannot be sent), so the library keeps a small record of
-	 * each refused tool until the step ends.
-	 */
-	if (pmix_gate_sweep(deps.gate) > 0 || !pmix_gate_ready(deps.gate)) {
-		PMIXEV_DEBUG(1, "a tool connection was refused: not answered");
-		return;
-	}
-	if ((c = calloc(1, sizeof(*c)))) {
-		c->cbfunc = cbfunc;
-		c->cbdata = cbdata;
-		if (agent_post(deps.agent, tool_work, c) == 0)
-			return;
-		free(c);
-	}
-	cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
-}
-
-struct query_call {
-	bool namespaces; /* PMIX_QUERY_NAMESPACES was asked */
-	bool events;	 /* PMIXEV_QUERY_EVENTS was asked */
-	pmix_info_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-struct query_answer {
-	pmix_info_t *info;
-	size_t ninfo;
-};
-
-static void release_answer(void *cbdata)
-{
-	struct query_answer *a = cbdata;
-
-	PMIX_INFO_FREE(a->info, a->ninfo);
-	free(a);
-}
-
-static void query_work(void *arg)
-{
-	struct query_call *c = arg;
-	struct query_answer *a = calloc(1, sizeof(*a));
-	pmix_status_t rc = PMIX_ERR_NOMEM;
-
-	if (a)
-		PMIX_INFO_CREATE(a->info, 2);
-	if (!a || !a->info)
-		goto out;
-	if (c->namespaces)
-		PMIX_INFO_LOAD(&a->info[a->ninfo++], PMIX_QUERY_NAMESPACES,
-			       deps.lay->nspace, PMIX_STRING);
-	if (c->events &&
-	    inject_report(deps.inject, &a->info[a->ninfo++]) != PMIX_SUCCESS)
-		goto out;
-	if (!a->ninfo) {
-		rc = PMIX_ERR_NOT_FOUND;
-		goto out;
-	}
-	a->ninfo = 2; /* what was allocated */
-	c->cbfunc(PMIX_SUCCESS, a->info, c->namespaces + c->events, c->cbdata,
-		  release_answer, a);
-	free(c);
-	return;
-out:
-	if (a) {
-		a->ninfo = 2;
-		release_answer(a);
-	}
-	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
-	free(c);
-}
-
-static pmix_status_t query_fn(pmix_proc_t *proct, pmix_query_t *queries,
-			      size_t nqueries, pmix_info_cbfunc_t cbfunc,
-			      void *cbdata)
-{
-	struct query_call *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return PMIX_ERR_NOMEM;
-	for (size_t q = 0; q < nqueries; q++)
-		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++) {
-			const char *key = queries[q].keys[k];
-
-			c->namespaces |= !strcmp(key, PMIX_QUERY_NAMESPACES);
-			c->events |= !strcmp(key, PMIXEV_QUERY_EVENTS);
-		}
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(deps.agent, query_work, c) == 0)
-		return PMIX_SUCCESS;
-	free(c);
-	return PMIX_ERR_UNREACH;
-}
-
-/* --- connections and events ----------------------------------------------- */
-
-/* Connection state of a local rank, for classifying its exit. */
-struct state_call {
-	uint32_t rank;
-	void (*set)(struct events *ev, uint32_t rank);
-};
-
-static void state_work(void *arg)
-{
-	struct state_call *c = arg;
-
-	c->set(deps.events, c->rank);
-	free(c);
-}
-
-static void post_state(uint32_t rank,
-		       void (*set)(struct events *ev, uint32_t rank))
-{
-	struct state_call *c = malloc(sizeof(*c));
-
-	if (!c)
-		return;
-	c->rank = rank;
-	c->set = set;
-	if (agent_post(deps.agent, state_work, c) < 0)
-		free(c);
-}
-
-static pmix_status_t client_connected(const pmix_proc_t *proc,
-				      void *server_object,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
-	pmix_gate_sweep(deps.gate);
-	post_state(proc->rank, events_client_connected);
-	return PMIX_SUCCESS;
-}
-
-static pmix_status_t client_finalized(const pmix_proc_t *proc,
-				      void *server_object,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	PMIXEV_DEBUG(2, "rank %u finalized", proc->rank);
-	post_state(proc->rank, events_client_finalized);
-	return PMIX_OPERATION_SUCCEEDED;
-}
-
-/*
- * Clients may register for any code, including the system codes the
- * library asks the host about (node down/offline, ...): pmixev delivers
- * all of them.
- */
-static pmix_status_t register_events(pmix_status_t *codes, size_t ncodes,
-				     const pmix_info_t info[], size_t ninfo,
-				     pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return PMIX_OPERATION_SUCCEEDED;
-}
-
-static pmix_status_t deregister_events(pmix_status_t *codes, size_t ncodes,
-				       pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return PMIX_OPERATION_SUCCEEDED;
-}
-
-static pmix_status_t notify_event(pmix_status_t code, const pmix_proc_t *source,
-				  pmix_data_range_t range, pmix_info_t info[],
-				  size_t ninfo, pmix_op_cbfunc_t cbfunc,
-				  void *cbdata)
-{
-	return notify_from_client(deps.notify, code, source, range, info,
-				  ninfo);
-}
-
-pmix_server_module_t upcalls_module = {
-	.client_connected = client_connected,
-	.client_finalized = client_finalized,
-	.abort = abort_fn,
+pmix_server_module_t module_upcalls = {
+	.client_connected = clients_upcall_connected,
+	.client_finalized = clients_upcall_finalized,
+	.abort = clients_upcall_abort,
 	.fence_nb = fence_nb,
 	.direct_modex = direct_modex,
-	.publish = upcall_publish,
-	.lookup = upcall_lookup,
-	.unpublish = upcall_unpublish,
+	.publish = pubsub_upcall_publish,
+	.lookup = pubsub_upcall_lookup,
+	.unpublish = pubsub_upcall_unpublish,
 	.connect = connect_fn,
 	.disconnect = disconnect_fn,
-	.register_events = register_events,
-	.deregister_events = deregister_events,
-	.notify_event = notify_event,
-	.query = query_fn,
-	.tool_connected = tool_connected,
+	.register_events = notify_upcall_register,
+	.deregister_events = notify_upcall_deregister,
+	.notify_event = notify_upcall_event,
+	.query = query_upcall,
+	.tool_connected = tools_upcall_connected,
 };

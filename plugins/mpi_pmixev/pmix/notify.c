@@ -11,6 +11,8 @@
 
 #include <pmix.h>
 
+#include "base/agent.h"
+#include "overlay/overlay.h"
 #include "pmix/inject.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
@@ -52,7 +54,7 @@ static void source_name(const struct notify *n, const pmix_proc_t *p, char *buf,
 		snprintf(buf, len, "%s:%u", p->nspace, p->rank);
 }
 
-static void relay_work(void *arg)
+static void relay_agent(void *arg)
 {
 	struct relay *r = arg;
 	char source[PMIX_MAX_NSLEN + 16];
@@ -111,11 +113,30 @@ static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
 	return rc;
 }
 
-pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
-				 const pmix_proc_t *source,
-				 pmix_data_range_t range,
-				 const pmix_info_t info[], size_t ninfo)
+/*
+ * Clients may register for any code, including the system codes the
+ * library asks the host about (node down/offline, ...): pmixev delivers
+ * all of them.
+ */
+pmix_status_t notify_upcall_register(pmix_status_t *codes, size_t ncodes,
+				     const pmix_info_t info[], size_t ninfo,
+				     pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t notify_upcall_deregister(pmix_status_t *codes, size_t ncodes,
+				       pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return PMIX_OPERATION_SUCCEEDED;
+}
+
+pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
+				  pmix_data_range_t range, pmix_info_t info[],
+				  size_t ninfo, pmix_op_cbfunc_t cbfunc,
+				  void *cbdata)
+{
+	struct notify *n = step_served()->notify;
 	struct pmixev_notify_msg m = {
 		.rank = source->rank, .code = code, .range = range};
 	pmix_byte_object_t bo = {0};
@@ -134,7 +155,7 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 		r->n = n;
 		r->source = *source;
 		r->too_many = ninfo;
-		if (agent_post(n->agent, relay_work, r) < 0)
+		if (agent_post(n->agent, relay_agent, r) < 0)
 			free(r);
 		return PMIX_OPERATION_SUCCEEDED;
 	}
@@ -150,7 +171,7 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	r->source = *source;
 	if (bo.size > n->max_bytes) {
 		r->too_big = bo.size;
-		if (agent_post(n->agent, relay_work, r) < 0)
+		if (agent_post(n->agent, relay_agent, r) < 0)
 			free(r);
 		PMIX_BYTE_OBJECT_DESTRUCT(&bo);
 		return PMIX_OPERATION_SUCCEEDED;
@@ -160,7 +181,7 @@ pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
 	m.ninfo = bo.size;
 	pmixev_buf_init(&r->body);
 	if (pmixev_notify_pack(&r->body, &m) < 0 ||
-	    agent_post(n->agent, relay_work, r) < 0) {
+	    agent_post(n->agent, relay_agent, r) < 0) {
 		PMIXEV_ERROR("event %s from %s:%u not relayed",
 			     PMIx_Error_string(code), source->nspace,
 			     source->rank);
@@ -201,20 +222,18 @@ static void on_notify(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 		     ninfo);
 }
 
-struct notify *notify_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, struct inject *inject,
-			     size_t max_bytes)
+struct notify *notify_create(struct step *s)
 {
 	struct notify *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return NULL;
-	n->ov = ov;
-	n->agent = agent;
-	n->lay = lay;
-	n->inject = inject;
-	n->max_bytes = max_bytes;
-	overlay_on(ov, PMIXEV_MSG_NOTIFY, on_notify, n);
+	n->ov = s->ov;
+	n->agent = s->agent;
+	n->lay = &s->lay;
+	n->inject = s->inject;
+	n->max_bytes = (size_t)s->conf.event_kib << 10;
+	overlay_on(s->ov, PMIXEV_MSG_NOTIFY, on_notify, n);
 	return n;
 }
 

@@ -18,30 +18,33 @@
 #ifndef PMIXEV_PMIX_NOTIFY_H_
 #define PMIXEV_PMIX_NOTIFY_H_
 
-#include <pmix_common.h>
+#include <pmix_server.h>
 
-#include "base/agent.h"
-#include "pmix/inject.h"
-#include "base/layout.h"
-#include "overlay/overlay.h"
+#include "base/step.h"
 
 struct notify;
 
-/* Relayed events reach the local PMIx server through `inject`, counted
- * under "rank@R". */
-/* Events of more than `max_bytes` (packed infos) stay on their node. */
-struct notify *notify_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, struct inject *inject,
-			     size_t max_bytes);
+/*
+ * Relayed events reach the local PMIx server through the step's inject,
+ * counted under "rank@R". Events of more than PMIxevEventMax (packed
+ * infos) stay on their node.
+ */
+struct notify *notify_create(struct step *s);
 
 /*
- * The notify_event upcall (PMIx progress thread): copy the event and
- * relay it from the agent thread. Returns what the upcall must return.
+ * The upcalls (PMIx progress thread). notify_event copies the event and
+ * relays it from the agent thread; it never calls back (see notify.c).
+ * Registrations are accepted for every code.
  */
-pmix_status_t notify_from_client(struct notify *n, pmix_status_t code,
-				 const pmix_proc_t *source,
-				 pmix_data_range_t range,
-				 const pmix_info_t info[], size_t ninfo);
+pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
+				  pmix_data_range_t range, pmix_info_t info[],
+				  size_t ninfo, pmix_op_cbfunc_t cbfunc,
+				  void *cbdata);
+pmix_status_t notify_upcall_register(pmix_status_t *codes, size_t ncodes,
+				     const pmix_info_t info[], size_t ninfo,
+				     pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t notify_upcall_deregister(pmix_status_t *codes, size_t ncodes,
+				       pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 void notify_destroy(struct notify *n);
 

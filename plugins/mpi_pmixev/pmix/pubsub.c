@@ -11,7 +11,10 @@
 #include <pmix.h>
 
 #include "pmixev_log.h"
-#include "pmix/module.h"
+#include "base/agent.h"
+#include "base/step.h"
+#include "pmix/pubsub.h"
+#include "pmix/pubsub_dir.h"
 #include "pmix/wire.h"
 
 struct ps_call {
@@ -36,7 +39,7 @@ static void call_free(struct ps_call *c)
 
 static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
 {
-	const struct upcall_deps *deps = upcalls_deps();
+	const struct step *s = step_served();
 	struct ps_call *c = arg;
 	pmix_pdata_t *pd = NULL;
 
@@ -48,8 +51,7 @@ static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
 	if (status == PMIX_SUCCESS && n) {
 		PMIX_PDATA_CREATE(pd, n);
 		for (size_t i = 0; pd && i < n; i++) {
-			PMIX_LOAD_PROCID(&pd[i].proc, deps->lay->nspace,
-					 e[i].rank);
+			PMIX_LOAD_PROCID(&pd[i].proc, s->lay.nspace, e[i].rank);
 			PMIX_LOAD_KEY(pd[i].key, e[i].key);
 			if (wire_unpack_value(e[i].value, e[i].nvalue,
 					      &pd[i].value) != PMIX_SUCCESS)
@@ -69,13 +71,13 @@ static void work(void *arg)
 {
 	struct ps_call *c = arg;
 
-	pubsub_request(upcalls_deps()->pubsub, c->op, c->rank, c->wait,
+	pubsub_request(step_served()->pubsub, c->op, c->rank, c->wait,
 		       c->timeout, c->e, c->n, done, c);
 }
 
 static pmix_status_t post(struct ps_call *c)
 {
-	if (agent_post(upcalls_deps()->agent, work, c) == 0)
+	if (agent_post(step_served()->agent, work, c) == 0)
 		return PMIX_SUCCESS;
 	call_free(c);
 	return PMIX_ERR_UNREACH;
@@ -110,9 +112,9 @@ static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
 	return c;
 }
 
-pmix_status_t upcall_publish(const pmix_proc_t *proc, const pmix_info_t info[],
-			     size_t ninfo, pmix_op_cbfunc_t cbfunc,
-			     void *cbdata)
+pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
+				    const pmix_info_t info[], size_t ninfo,
+				    pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	struct ps_call *c = call_new(PUBSUB_PUBLISH, proc, info, ninfo, ninfo);
 	pmix_status_t rc;
@@ -160,9 +162,9 @@ static pmix_status_t keyed(enum pubsub_op op, const pmix_proc_t *proc,
 	return PMIX_SUCCESS;
 }
 
-pmix_status_t upcall_lookup(const pmix_proc_t *proc, char **keys,
-			    const pmix_info_t info[], size_t ninfo,
-			    pmix_lookup_cbfunc_t cbfunc, void *cbdata)
+pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
+				   const pmix_info_t info[], size_t ninfo,
+				   pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
 	struct ps_call *c = NULL;
 	pmix_status_t rc = keyed(PUBSUB_LOOKUP, proc, keys, info, ninfo, &c);
@@ -174,9 +176,9 @@ pmix_status_t upcall_lookup(const pmix_proc_t *proc, char **keys,
 	return post(c);
 }
 
-pmix_status_t upcall_unpublish(const pmix_proc_t *proc, char **keys,
-			       const pmix_info_t info[], size_t ninfo,
-			       pmix_op_cbfunc_t cbfunc, void *cbdata)
+pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
+				      const pmix_info_t info[], size_t ninfo,
+				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	struct ps_call *c = NULL;
 	pmix_status_t rc = keyed(PUBSUB_UNPUBLISH, proc, keys, info, ninfo, &c);

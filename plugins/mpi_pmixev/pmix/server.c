@@ -21,6 +21,7 @@
 
 #include "slurm_compat.h"
 
+#include "pmix/module.h"
 #include "pmix/nspace.h"
 #include "pmix/gate.h"
 #include "pmixev_bridge.h"
@@ -298,7 +299,7 @@ static int init_pmix(struct server *srv)
 		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
 		return -1;
 	}
-	rc = PMIx_server_init(&upcalls_module, info, 8);
+	rc = PMIx_server_init(&module_upcalls, info, 8);
 	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
 	 * which PMIx keeps using; it is ours to destroy after finalize. */
 	for (size_t i = 0; i < 7; i++)
@@ -377,9 +378,7 @@ static uint16_t server_port(const struct server *srv)
 	return 0;
 }
 
-struct server *server_create(const struct layout *lay,
-			     const struct upcall_deps *deps,
-			     unsigned event_cache, uint32_t bind_type,
+struct server *server_create(struct step *s, uint32_t bind_type,
 			     const char *bind_list)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
@@ -387,10 +386,10 @@ struct server *server_create(const struct layout *lay,
 
 	if (!srv)
 		return NULL;
-	srv->lay = lay;
+	srv->lay = &s->lay;
 	srv->rundir = -1;
-	srv->event_cache = event_cache;
-	upcalls_bind(deps);
+	srv->event_cache = s->conf.event_cache;
+	step_serve(s);
 	if (make_dirs(srv) < 0)
 		goto fail;
 	if (load_topology(srv, bind_type, bind_list) < 0) {
@@ -406,7 +405,7 @@ struct server *server_create(const struct layout *lay,
 			     "other users cannot be refused");
 		goto fail;
 	}
-	pmix_gate_set_port(deps->gate, port);
+	pmix_gate_set_port(s->gate, port);
 	return srv;
 fail:
 	server_destroy(srv);
@@ -446,7 +445,7 @@ void server_destroy(struct server *srv)
 			PMIXEV_ERROR("PMIx_server_finalize: %s",
 				     PMIx_Error_string(rc));
 	}
-	upcalls_bind(NULL);
+	step_serve(NULL);
 	for (uint32_t i = 0; srv->task_env && i < layout_nlocal(srv->lay);
 	     i++) {
 		for (char **e = srv->task_env[i]; e && *e; e++)

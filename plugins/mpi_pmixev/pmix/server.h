@@ -10,21 +10,18 @@
 
 #include <stdint.h>
 
-#include "base/layout.h"
-#include "pmix/module.h"
+#include "base/step.h"
 
 struct server;
 
 /*
- * Start PMIx with `deps` bound to the upcalls and an event cache of
- * `event_cache` events, register the namespace (each local rank's CPU set
- * and locality from Slurm's binding `bind_type`, `bind_list`, see
- * common/pmixev_cpubind.h) and the local clients, and prepare each local
- * task's environment. NULL on failure (logged).
+ * Start PMIx serving step `s` (its upcalls find it with step_served())
+ * with an event cache of PMIxevEventCache events, register the namespace (each
+ * local rank's CPU set and locality from Slurm's binding `bind_type`,
+ * `bind_list`, see common/pmixev_cpubind.h) and the local clients, and prepare
+ * each local task's environment. NULL on failure (logged).
  */
-struct server *server_create(const struct layout *lay,
-			     const struct upcall_deps *deps,
-			     unsigned event_cache, uint32_t bind_type,
+struct server *server_create(struct step *s, uint32_t bind_type,
 			     const char *bind_list);
 
 /*

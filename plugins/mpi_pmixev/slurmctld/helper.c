@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "base/agent.h"
 #include "pmixev_log.h"
 
 #define HELPER_FD  3
@@ -57,16 +58,16 @@ struct helper {
 	} corpses[MAX_CORPSES];
 };
 
-struct helper *helper_create(struct agent *agent, const struct layout *lay,
-			     const char *slurm_conf)
+struct helper *helper_create(const struct step *s)
 {
+	const char *slurm_conf = s->slurm_conf;
 	struct helper *o = calloc(1, sizeof(*o));
 	const char *path = getenv("PMIXEV_OWNER_HELPER");
 
 	if (!o)
 		return NULL;
-	o->agent = agent;
-	o->lay = lay;
+	o->agent = s->agent;
+	o->lay = &s->lay;
 	o->fd = -1;
 	snprintf(o->path, sizeof(o->path), "%s",
 		 path && *path ? path : PMIXEV_OWNER_HELPER_PATH);

@@ -14,8 +14,7 @@
 #ifndef PMIXEV_SLURMCTLD_HELPER_H_
 #define PMIXEV_SLURMCTLD_HELPER_H_
 
-#include "base/agent.h"
-#include "base/layout.h"
+#include "base/step.h"
 #include "pmixev_helper_msg.h"
 
 struct helper;
@@ -23,9 +22,8 @@ struct helper;
 /* The answer to a request (NULL when the helper failed). */
 typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
 
-/* `slurm_conf`: the job's SLURM_CONF for the helper, or NULL. */
-struct helper *helper_create(struct agent *agent, const struct layout *lay,
-			     const char *slurm_conf);
+/* For the step's owner, with the job's SLURM_CONF (s->slurm_conf). */
+struct helper *helper_create(const struct step *s);
 
 /*
  * Ask slurmctld (agent thread) for the job's state (PMIXEV_OWNER_JOB_STATE)

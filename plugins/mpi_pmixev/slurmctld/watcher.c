@@ -11,16 +11,19 @@
 #include <event2/event.h>
 #include <pmix_common.h>
 
+#include "base/agent.h"
+#include "pmix/events.h"
 #include "pmixev_events.h"
 #include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
 #include "pmixev_nodewatch.h"
+#include "slurmctld/helper.h"
 
 #define BACKOFF_MAX_SEC 60
 
 struct watcher {
 	struct agent *agent;
-	struct helper *owner;
+	struct helper *helper;
 	struct events *ev;
 	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
 	unsigned mask;			  /* kinds announced */
@@ -165,7 +168,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct watcher *w = arg;
 
-	if (helper_request(w->owner, next_look(w), on_answer, w) < 0) {
+	if (helper_request(w->helper, next_look(w), on_answer, w) < 0) {
 		outage(w, -1);
 		arm(w);
 		return;
@@ -173,18 +176,17 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	w->requests++;
 }
 
-struct watcher *watcher_create(struct agent *agent, struct helper *owner,
-			       struct events *ev, unsigned interval_sec,
-			       unsigned warn_sec, unsigned mask,
-			       unsigned node_sec)
+struct watcher *watcher_create(const struct step *s)
 {
+	unsigned interval_sec = s->conf.watch_sec, mask = s->conf.sched_events,
+		 node_sec = s->conf.node_sec;
 	struct watcher *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return NULL;
-	w->agent = agent;
-	w->owner = owner;
-	w->ev = ev;
+	w->agent = s->agent;
+	w->helper = s->helper;
+	w->ev = s->events;
 	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
 	w->mask = mask;
 	if (node_sec && (mask & PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE))) {
@@ -194,7 +196,7 @@ struct watcher *watcher_create(struct agent *agent, struct helper *owner,
 		if (w->node_every < 2)
 			w->node_every = 2;
 	}
-	pmixev_jobwatch_init(&w->jw, (int64_t)warn_sec);
+	pmixev_jobwatch_init(&w->jw, (int64_t)s->conf.warn_sec);
 	pmixev_nodewatch_init(&w->nw);
 	return w;
 }

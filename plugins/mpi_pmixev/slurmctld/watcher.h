@@ -18,23 +18,18 @@
 #ifndef PMIXEV_SLURMCTLD_WATCHER_H_
 #define PMIXEV_SLURMCTLD_WATCHER_H_
 
-#include "base/agent.h"
-#include "pmix/events.h"
-#include "base/layout.h"
-#include "slurmctld/helper.h"
+#include "base/step.h"
 
 struct watcher;
 
 /*
- * Poll every `interval_sec`; warn `warn_sec` before the end (0: never);
- * announce the kinds in `mask` (PMIXEV_JOBEV_BIT) only. About every
- * `node_sec` (0: never; at most every other look) the look is at the job's
- * nodes instead, for drained, failing or down ones (node-offline events).
+ * Through the step's helper, to its events: poll every PMIxevWatchInterval;
+ * warn PMIxevTimeWarning before the end (0: never); announce the kinds in
+ * PMIxevSchedEvents only. About every PMIxevNodeInterval (0: never; at
+ * most every other look) the look is at the job's nodes instead, for
+ * drained, failing or down ones (node-offline events).
  */
-struct watcher *watcher_create(struct agent *agent, struct helper *owner,
-			       struct events *ev, unsigned interval_sec,
-			       unsigned warn_sec, unsigned mask,
-			       unsigned node_sec);
+struct watcher *watcher_create(const struct step *s);
 
 /* Start polling (agent thread). 0, or -1 (logged). */
 int watcher_start(struct watcher *w);

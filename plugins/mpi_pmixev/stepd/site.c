@@ -19,6 +19,8 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "base/agent.h"
+#include "pmix/events.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
 
@@ -125,17 +127,17 @@ static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
 	bufferevent_enable(bev, EV_READ);
 }
 
-struct site *site_create(struct agent *agent, struct events *ev,
-			 const struct layout *lay)
+struct site *site_create(struct step *step)
 {
+	const struct layout *lay = &step->lay;
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct site *s = calloc(1, sizeof(*s));
 	int dirfd;
 
 	if (!s)
 		return NULL;
-	s->agent = agent;
-	s->ev = ev;
+	s->agent = step->agent;
+	s->ev = step->events;
 	if ((dirfd = pmixev_fsafe_root_dir(PMIXEV_SITE_DIR, PMIXEV_RUN_MODE)) <
 	    0) {
 		PMIXEV_ERROR("site events disabled: %s must be a directory "
@@ -152,7 +154,7 @@ struct site *site_create(struct agent *agent, struct events *ev,
 	memcpy(sun.sun_path, s->path, sizeof(sun.sun_path));
 	unlink(s->path);
 	s->listener = evconnlistener_new_bind(
-		agent_base(agent), on_accept, s,
+		agent_base(s->agent), on_accept, s,
 		LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 16,
 		(struct sockaddr *)&sun, sizeof(sun));
 	if (!s->listener || chmod(s->path, 0600) < 0) {

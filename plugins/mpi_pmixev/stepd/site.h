@@ -13,16 +13,13 @@
 #ifndef PMIXEV_STEPD_SITE_H_
 #define PMIXEV_STEPD_SITE_H_
 
-#include "base/agent.h"
-#include "pmix/events.h"
-#include "base/layout.h"
+#include "base/step.h"
 #include "pmixev_bridge.h"
 
 struct site;
 
 /* Listen; on the agent thread. NULL on failure (logged). */
-struct site *site_create(struct agent *agent, struct events *ev,
-			 const struct layout *lay);
+struct site *site_create(struct step *s);
 
 /* Stop listening and remove the socket. */
 void site_destroy(struct site *s);

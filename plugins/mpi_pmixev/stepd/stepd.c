@@ -9,51 +9,39 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/agent.h"
+#include "base/layout.h"
+#include "base/step.h"
+#include "mpi_conf.h"
 #include "overlay/auth.h"
+#include "overlay/overlay.h"
 #include "pmix/dmodex.h"
 #include "pmix/events.h"
 #include "pmix/fence.h"
-#include "base/layout.h"
-#include "mpi_conf.h"
+#include "pmix/gate.h"
+#include "pmix/inject.h"
 #include "pmix/notify.h"
-#include "overlay/overlay.h"
+#include "pmix/pubsub_dir.h"
+#include "pmix/server.h"
 #include "pmixev_conf.h"
 #include "pmixev_env.h"
 #include "pmixev_log.h"
-#include "pmix/gate.h"
 #include "pmixev_step.h"
-#include "pmix/pubsub_dir.h"
-#include "pmix/server.h"
-#include "stepd/site.h"
+#include "slurmctld/helper.h"
 #include "slurmctld/watcher.h"
+#include "stepd/site.h"
 
 #define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
 
 /*
  * Slurm's hooks carry no context and slurmstepd serves exactly one step,
- * so the step's components live here, built by prefork, used by the task
- * hook (in the forked child) and torn down by fini.
+ * so the step lives here, built by prefork, used by the task hook (in the
+ * forked child) and torn down by fini.
  */
 static struct {
 	bool active;
 	atomic_bool leaving; /* the step ends here (set by fini) */
-	struct pmixev_conf conf;
-	struct layout lay;
-	struct agent *agent;
-	struct auth *auth;
-	struct overlay *ov;
-	struct fence *fence;
-	struct dmodex *dmodex;
-	struct pubsub *pubsub;
-	struct inject *inject;
-	struct events *events;
-	struct notify *notify;
-	struct pmix_gate *gate;
-	struct site *site;
-	struct helper *owner;	 /* the tree's root only */
-	struct watcher *watcher; /* the tree's root only */
-	char slurm_conf[512];	 /* the job's SLURM_CONF, for the helper */
-	struct server *srv;
+	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
 	 * fails in prefork, so a refusal is delivered through the tasks
@@ -69,134 +57,118 @@ static void refuse(const char *what, const char *detail)
 	PMIXEV_ERROR("step refused: %s", st.refusal);
 }
 
-static void take_over_watcher(uint32_t lost);
-
+/* The overlay's report of a gone node, for every part that follows it. */
 static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 {
 	/* Once this node leaves, peers ending at the same time may drop
 	 * their links before saying goodbye: the step's end, not a loss. */
 	bool lost = !ended && !atomic_load(&st.leaving);
 
-	if (lost)
-		events_node_lost(st.events, node);
-	fence_lost(st.fence, node);
-	dmodex_lost(st.dmodex, node);
-	pubsub_lost(st.pubsub, node);
-	if (lost)
-		take_over_watcher(node);
+	fence_lost(st.step.fence, node);
+	dmodex_lost(st.step.dmodex, node);
+	pubsub_lost(st.step.pubsub, node);
+	step_node_gone(&st.step, node, lost);
 }
 
 static void leave(void *arg)
 {
-	overlay_leave(st.ov);
+	overlay_leave(st.step.ov);
 }
 
 static void start_overlay(void *arg)
 {
-	if (overlay_start(st.ov) < 0)
+	if (overlay_start(st.step.ov) < 0)
 		PMIXEV_ERROR("overlay: bootstrap failed; collectives across "
 			     "nodes will fail");
 }
 
 static void start_watcher(void *arg)
 {
-	watcher_start(st.watcher);
+	watcher_start(st.step.watcher);
 }
 
 /* One watcher per step, on its first node: it talks to slurmctld. */
-static int make_watcher(void)
+static int make_watcher(struct step *s)
 {
-	if (!(st.owner = helper_create(st.agent, &st.lay, st.slurm_conf)) ||
-	    !(st.watcher =
-		      watcher_create(st.agent, st.owner, st.events,
-				     st.conf.watch_sec, st.conf.warn_sec,
-				     st.conf.sched_events, st.conf.node_sec))) {
+	if (!(s->helper = helper_create(s)) ||
+	    !(s->watcher = watcher_create(s))) {
 		PMIXEV_ERROR("cannot create the watcher: out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-static int build_watcher(char **env)
+/* The watcher's node was lost and the healed tree's root is here now. */
+static void take_over_watcher(void *ctx, uint32_t node, bool lost)
+{
+	struct step *s = ctx;
+
+	if (!lost || s->watcher || overlay_parent(s->ov) != PMIXEV_TREE_NONE)
+		return;
+	PMIXEV_INFO("watcher: taking over from lost node %u", node);
+	if (make_watcher(s) == 0)
+		watcher_start(s->watcher);
+}
+
+static int build_watcher(struct step *s, char **env)
 {
 	const char *conf = pmixev_env_get(env, "SLURM_CONF");
 
-	snprintf(st.slurm_conf, sizeof(st.slurm_conf), "%s", conf ? conf : "");
-	if (st.lay.nodeid != 0)
-		return 0;
-	if (make_watcher() < 0)
+	snprintf(s->slurm_conf, sizeof(s->slurm_conf), "%s", conf ? conf : "");
+	if (step_on_node_gone(s, take_over_watcher, s) < 0)
 		return -1;
-	return agent_post(st.agent, start_watcher, NULL);
+	if (s->lay.nodeid != 0)
+		return 0;
+	if (make_watcher(s) < 0)
+		return -1;
+	return agent_post(s->agent, start_watcher, NULL);
 }
 
-/* The watcher's node was lost and the healed tree's root is here now. */
-static void take_over_watcher(uint32_t lost)
+static int build(struct step *s, const struct stepd_binding *bind)
 {
-	if (st.watcher || overlay_parent(st.ov) != PMIXEV_TREE_NONE)
-		return;
-	PMIXEV_INFO("watcher: taking over from lost node %u", lost);
-	if (make_watcher() == 0)
-		watcher_start(st.watcher);
-}
-
-static int build(const struct stepd_binding *bind)
-{
-	const struct layout *lay = &st.lay;
+	const struct layout *lay = &s->lay;
 	struct overlay_cfg cfg = {
 		.job_id = lay->step.job_id,
 		.step_id = lay->step.step_id,
 		.nodeid = lay->nodeid,
 		.nnodes = lay->step.nnodes,
-		.width = st.conf.tree_width ? st.conf.tree_width
+		.width = s->conf.tree_width ? s->conf.tree_width
 					    : slurm_conf.tree_width,
 		.job_uid = lay->uid,
 		.slurmd_uid = slurm_conf.slurmd_user_id,
 		.srun_host = lay->srun_host,
 		.srun_port = lay->srun_port,
 		.max_frame = MAX_FRAME,
-		.max_queued = (size_t)st.conf.overlay_mib << 20,
-		.timeout_sec = st.conf.timeout_sec,
-		.heartbeat_ms = st.conf.heartbeat_ms,
+		.max_queued = (size_t)s->conf.overlay_mib << 20,
+		.timeout_sec = s->conf.timeout_sec,
+		.heartbeat_ms = s->conf.heartbeat_ms,
 	};
-	struct upcall_deps deps;
 
-	if (!(st.agent = agent_create()) ||
-	    !(st.auth = auth_create(slurm_conf.authinfo, true)) ||
-	    !(st.ov = overlay_create(st.agent, st.auth, &cfg)) ||
-	    !(st.fence = fence_create(st.ov, lay, agent_base(st.agent),
-				      st.conf.timeout_sec)) ||
-	    !(st.dmodex = dmodex_create(st.ov, st.agent, lay,
-					st.conf.timeout_sec)) ||
-	    !(st.pubsub =
-		      pubsub_create(st.ov, st.agent, lay, st.conf.timeout_sec,
-				    (size_t)st.conf.publish_mib << 20)) ||
-	    !(st.inject = inject_create(st.conf.event_cache)) ||
-	    !(st.events = events_create(st.ov, lay, st.inject)) ||
-	    !(st.notify = notify_create(st.ov, st.agent, lay, st.inject,
-					(size_t)st.conf.event_kib << 10)) ||
-	    !(st.gate = pmix_gate_create(st.agent, lay->uid))) {
+	if (!(s->agent = agent_create()) ||
+	    !(s->auth = auth_create(slurm_conf.authinfo, true)) ||
+	    !(s->ov = overlay_create(s->agent, s->auth, &cfg)) ||
+	    !(s->fence = fence_create(s->ov, lay, agent_base(s->agent),
+				      s->conf.timeout_sec)) ||
+	    !(s->dmodex = dmodex_create(s->ov, s->agent, lay,
+					s->conf.timeout_sec)) ||
+	    !(s->pubsub =
+		      pubsub_create(s->ov, s->agent, lay, s->conf.timeout_sec,
+				    (size_t)s->conf.publish_mib << 20)) ||
+	    !(s->inject = inject_create(s)) ||
+	    !(s->events = events_create(s)) ||
+	    !(s->notify = notify_create(s)) ||
+	    !(s->gate = pmix_gate_create(s->agent, lay->uid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
 	}
-	overlay_on_lost(st.ov, on_lost, NULL);
+	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
-	st.site = site_create(st.agent, st.events, lay);
-	deps = (struct upcall_deps){.agent = st.agent,
-				    .ov = st.ov,
-				    .fence = st.fence,
-				    .dmodex = st.dmodex,
-				    .pubsub = st.pubsub,
-				    .events = st.events,
-				    .notify = st.notify,
-				    .inject = st.inject,
-				    .gate = st.gate,
-				    .lay = lay};
-	if (!(st.srv = server_create(lay, &deps, st.conf.event_cache,
-				     bind->type, bind->list)))
+	s->site = site_create(s);
+	if (!(s->srv = server_create(s, bind->type, bind->list)))
 		return -1;
-	if (pmix_gate_start(st.gate) < 0 || agent_start(st.agent) < 0 ||
-	    agent_post(st.agent, start_overlay, NULL) < 0) {
+	if (pmix_gate_start(s->gate) < 0 || agent_start(s->agent) < 0 ||
+	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
 	}
@@ -224,41 +196,44 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		return SLURM_ERROR;
 	}
 	pmixev_log_set_step(step.id, step.node);
-	if (mpi_conf_effective(&st.conf, err, sizeof(err)) < 0) {
+	if (mpi_conf_effective(&st.step.conf, err, sizeof(err)) < 0) {
 		refuse("invalid mpi.conf entry ", err);
 		return SLURM_SUCCESS;
 	}
-	site = st.conf; /* the job may not change the site's bounds */
-	if (pmixev_conf_apply_env(&st.conf, env, err, sizeof(err)) < 0) {
+	site = st.step.conf; /* the job may not change the site's bounds */
+	if (pmixev_conf_apply_env(&st.step.conf, env, err, sizeof(err)) < 0) {
 		refuse("invalid job environment ", err);
 		return SLURM_SUCCESS;
 	}
-	st.conf.watch_min = site.watch_min;
-	keep_budget(&st.conf.event_kib, site.event_kib, "PMIxevEventMax");
-	keep_budget(&st.conf.publish_mib, site.publish_mib, "PMIxevPublishMax");
-	keep_budget(&st.conf.overlay_mib, site.overlay_mib, "PMIxevOverlayMax");
-	if (st.conf.watch_sec < site.watch_min) {
+	st.step.conf.watch_min = site.watch_min;
+	keep_budget(&st.step.conf.event_kib, site.event_kib, "PMIxevEventMax");
+	keep_budget(&st.step.conf.publish_mib, site.publish_mib,
+		    "PMIxevPublishMax");
+	keep_budget(&st.step.conf.overlay_mib, site.overlay_mib,
+		    "PMIxevOverlayMax");
+	if (st.step.conf.watch_sec < site.watch_min) {
 		PMIXEV_INFO("the job asked to watch slurmctld every %u s; the "
 			    "site's minimum is PMIxevWatchIntervalMin=%u",
-			    st.conf.watch_sec, site.watch_min);
-		st.conf.watch_sec = site.watch_min;
+			    st.step.conf.watch_sec, site.watch_min);
+		st.step.conf.watch_sec = site.watch_min;
 	}
-	pmixev_log_set_debug(st.conf.debug);
-	if (layout_from_env(&st.lay, env, err, sizeof(err)) < 0) {
+	pmixev_log_set_debug(st.step.conf.debug);
+	if (layout_from_env(&st.step.lay, env, err, sizeof(err)) < 0) {
 		refuse("", err);
 		return SLURM_SUCCESS;
 	}
 	st.active = true;
-	if (build(bind) < 0 || build_watcher(env) < 0) {
+	if (build(&st.step, bind) < 0 || build_watcher(&st.step, env) < 0) {
 		refuse("", "the PMIx server could not start (see the slurmd "
 			   "log)");
 		return SLURM_SUCCESS;
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
 		    "(PMIxevDebug=%u PMIxevTimeout=%u PMIxevEventCache=%u)",
-		    layout_nlocal(&st.lay), step.ntasks, st.lay.nodeid,
-		    step.nnodes, st.lay.nspace, st.conf.debug,
-		    st.conf.timeout_sec, st.conf.event_cache);
+		    layout_nlocal(&st.step.lay), step.ntasks,
+		    st.step.lay.nodeid, step.nnodes, st.step.lay.nspace,
+		    st.step.conf.debug, st.step.conf.timeout_sec,
+		    st.step.conf.event_cache);
 	return SLURM_SUCCESS;
 }
 
@@ -272,7 +247,7 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	}
 	PMIXEV_DEBUG(2, "task %u (local %d of %u) starting", task->gtaskid,
 		     task->ltaskid, task->ltasks);
-	if (server_task_env(st.srv, task->gtaskid, env) < 0) {
+	if (server_task_env(st.step.srv, task->gtaskid, env) < 0) {
 		fprintf(stderr,
 			"mpi/pmixev: rank %u is not in this step's "
 			"task map\n",
@@ -291,7 +266,7 @@ static void task_exit_work(void *arg)
 {
 	struct task_exit *t = arg;
 
-	events_task_exit(st.events, t->rank, t->status);
+	events_task_exit(st.step.events, t->rank, t->status);
 	free(t);
 }
 
@@ -299,40 +274,42 @@ void stepd_task_exit(uint32_t rank, int status)
 {
 	struct task_exit *t;
 
-	if (!st.active || !st.agent || !(t = malloc(sizeof(*t))))
+	if (!st.active || !st.step.agent || !(t = malloc(sizeof(*t))))
 		return;
 	t->rank = rank;
 	t->status = status;
-	if (agent_post(st.agent, task_exit_work, t) < 0)
+	if (agent_post(st.step.agent, task_exit_work, t) < 0)
 		free(t);
 }
 
 void stepd_fini(void)
 {
+	struct step *s = &st.step;
+
 	if (!st.active)
 		return;
 	PMIXEV_DEBUG(1, "step ended here: shutting down");
 	atomic_store(&st.leaving, true);
 	/* Say goodbye and drain the agent while PMIx still accepts
 	 * callbacks, then stop it. */
-	if (st.agent) {
-		agent_post(st.agent, leave, NULL);
-		agent_stop(st.agent);
+	if (s->agent) {
+		agent_post(s->agent, leave, NULL);
+		agent_stop(s->agent);
 	}
-	server_destroy(st.srv);
-	watcher_destroy(st.watcher);
-	helper_destroy(st.owner);
-	site_destroy(st.site);
-	pmix_gate_destroy(st.gate);
-	notify_destroy(st.notify);
-	events_destroy(st.events);
-	inject_destroy(st.inject);
-	pubsub_destroy(st.pubsub);
-	dmodex_destroy(st.dmodex);
-	fence_destroy(st.fence);
-	overlay_destroy(st.ov);
-	agent_destroy(st.agent);
-	auth_destroy(st.auth);
-	layout_free(&st.lay);
+	server_destroy(s->srv);
+	watcher_destroy(s->watcher);
+	helper_destroy(s->helper);
+	site_destroy(s->site);
+	pmix_gate_destroy(s->gate);
+	notify_destroy(s->notify);
+	events_destroy(s->events);
+	inject_destroy(s->inject);
+	pubsub_destroy(s->pubsub);
+	dmodex_destroy(s->dmodex);
+	fence_destroy(s->fence);
+	overlay_destroy(s->ov);
+	agent_destroy(s->agent);
+	auth_destroy(s->auth);
+	layout_free(&s->lay);
 	st.active = false;
 }

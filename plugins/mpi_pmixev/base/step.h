@@ -1,0 +1,67 @@
+/*
+ * base/step.h - the one step a slurmstepd serves: its settings, its layout
+ * and every part that serves it. stepd/stepd.c fills it at prefork (parts
+ * in the order listed) and empties it at fini; each part is created with a
+ * pointer to it and finds the parts it works with there.
+ *
+ * PMIx calls its upcalls without a host context, so they reach the step
+ * through step_served(): set before PMIx_server_init, cleared after
+ * PMIx_server_finalize, read-only in between.
+ *
+ * Node loss: a part holding state about other nodes subscribes with
+ * step_on_node_gone; the overlay reports each gone node once to
+ * step_node_gone, which calls every subscriber (agent thread).
+ */
+#ifndef PMIXEV_BASE_STEP_H_
+#define PMIXEV_BASE_STEP_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/layout.h"
+#include "pmixev_conf.h"
+
+#define STEP_MAX_SUBSCRIBERS 8
+
+/*
+ * Node `node` left the step's tree: `lost` when it failed (the step goes
+ * on without it), not when its part of the step ended normally.
+ */
+typedef void (*step_gone_fn)(void *ctx, uint32_t node, bool lost);
+
+struct step {
+	struct pmixev_conf conf;
+	struct layout lay;
+	char slurm_conf[512]; /* the job's SLURM_CONF, for the owner helper */
+	struct agent *agent;  /* pmixev's thread (base/agent.h) */
+	struct auth *auth;
+	struct overlay *ov;
+	struct fence *fence;
+	struct dmodex *dmodex;
+	struct pubsub *pubsub;
+	struct inject *inject;
+	struct events *events;
+	struct notify *notify;
+	struct pmix_gate *gate;
+	struct site *site;
+	struct helper *helper;	 /* the tree's root only */
+	struct watcher *watcher; /* the tree's root only */
+	struct server *srv;
+	struct {
+		step_gone_fn fn;
+		void *ctx;
+	} gone[STEP_MAX_SUBSCRIBERS];
+	unsigned ngone;
+};
+
+/* Call `fn` for every gone node from now on. 0, or -1 (table full). */
+int step_on_node_gone(struct step *s, step_gone_fn fn, void *ctx);
+
+/* Tell every subscriber that `node` left the tree. */
+void step_node_gone(struct step *s, uint32_t node, bool lost);
+
+/* The step PMIx's upcalls serve (NULL: none). */
+void step_serve(struct step *s);
+struct step *step_served(void);
+
+#endif /* PMIXEV_BASE_STEP_H_ */
