@@ -73,11 +73,11 @@ stage_plugins() {
 	install -d -m 0755 "$DIR/plugins"
 	local f
 	# The stepds run the owner helper as the job user from here: they
-	# find it through PMIXEV_OWNER_HELPER (passed to the daemons).
+	# find it beside the loaded mpi_pmixev.so, as at a site that stages
+	# both into its PluginDir (no PMIXEV_OWNER_HELPER).
 	if [[ -x $OWNER_SRC ]]; then
 		install -m 0755 "$OWNER_SRC" "$DIR/plugins/.pmixev-owner.tmp"
 		mv -f "$DIR/plugins/.pmixev-owner.tmp" "$DIR/plugins/pmixev-owner"
-		export PMIXEV_OWNER_HELPER=$DIR/plugins/pmixev-owner
 	fi
 	for f in "$MPI_SRC" "$SPANK_SRC"; do
 		if ((COPY_PLUGINS)); then

@@ -2,14 +2,16 @@
  * slurmctld/helper.h - the step's owner helper: slurmctld requests made with
  * the job owner's identity, never root's.
  *
- * helper_create forks pmixev-owner (tools/pmixev-owner.c; path from
- * PMIXEV_OWNER_HELPER in slurmstepd's environment, else the installed
- * one) with the owner's groups, gid and uid set for good before exec, and
- * talks to it over a socketpair watched by the agent's event loop. One
- * request is in flight at a time; its answer comes back through the
- * callback on the agent thread. If the helper dies, or gives no answer in
- * 30 s (stuck in a Slurm call), the request fails and the next one starts a
- * new helper.
+ * The helper is pmixev-owner (tools/pmixev-owner.c), started as the job
+ * owner by slurmctld/helper_proc.c, which also says where it is looked
+ * for. It is started with the first request and talks over a socketpair
+ * watched by the agent's event loop. One request is in flight at a time;
+ * its answer comes back through the callback on the agent thread. If the
+ * helper dies, or gives no answer in 30 s (stuck in a Slurm call), the
+ * request fails and the next one starts a new helper. A helper that never
+ * answered (missing, not executable by the owner, dead at start) is logged
+ * once per step with its path and the cause; its first answer after
+ * failures is logged too.
  */
 #ifndef PMIXEV_SLURMCTLD_HELPER_H_
 #define PMIXEV_SLURMCTLD_HELPER_H_

@@ -5,6 +5,7 @@
 
 #include "slurmctld/watcher.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -20,6 +21,7 @@
 #include "slurmctld/helper.h"
 
 #define BACKOFF_MAX_SEC 60
+#define YOUNG_SEC	60 /* a step this young retries at its interval */
 
 struct watcher {
 	struct agent *agent;
@@ -59,22 +61,30 @@ static void arm(struct watcher *w)
 
 /*
  * No answer: Slurm error `rc`, or (rc < 0) the helper died, which Slurm
- * does to it at the step's end: only the third time in a row is news.
+ * does to it at the step's end: only the third time in a row is news. In
+ * the step's first minute (when a preemption is likeliest to matter) the
+ * next look comes after the watch interval as usual; later the wait
+ * doubles up to BACKOFF_MAX_SEC.
  */
 static void outage(struct watcher *w, int rc)
 {
+	bool young = time(NULL) - w->started < YOUNG_SEC;
+	unsigned cap = young				   ? w->interval_sec
+		       : w->interval_sec > BACKOFF_MAX_SEC ? w->interval_sec
+							   : BACKOFF_MAX_SEC;
+
 	if (rc < 0 && ++w->helper_failures < 3)
 		return;
+	w->delay_sec = w->delay_sec * 2 > cap ? cap : w->delay_sec * 2;
 	if (!w->outage) {
 		w->outage = time(NULL);
 		PMIXEV_ERROR("watcher: no answer from slurmctld (%s %d); "
-			     "retrying with backoff up to %d s",
+			     "retrying every %u s in the step's first %d s, "
+			     "then with backoff up to %d s",
 			     rc < 0 ? "owner helper failures:" : "Slurm error",
 			     rc < 0 ? (int)w->helper_failures : rc,
-			     BACKOFF_MAX_SEC);
+			     w->interval_sec, YOUNG_SEC, BACKOFF_MAX_SEC);
 	}
-	w->delay_sec = w->delay_sec * 2 > BACKOFF_MAX_SEC ? BACKOFF_MAX_SEC
-							  : w->delay_sec * 2;
 }
 
 /* An answer came: the outage, if any, is over. */
