@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,39 +104,18 @@ static int check_ident(struct overlay *ov, struct conn *c, const uint8_t *data,
 	return rc;
 }
 
-static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ss,
-		   socklen_t *len)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	char portstr[8];
-
-	snprintf(portstr, sizeof(portstr), "%u", port);
-	if (getaddrinfo(host, portstr, &hints, &res) != 0 || !res)
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
 struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
 			  uint16_t port)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = 0;
+	char err[256];
 
-	if (resolve(host, port, &ss, &len) < 0) {
-		PMIXEV_ERROR("overlay: cannot resolve %s for the %s", host,
-			     overlay_role_name(l->role));
-		return NULL;
-	}
-	l->conn = conn_create(agent_base(ov->agent), -1, (struct sockaddr *)&ss,
-			      len,
-			      l->role == ROLE_SRUN ? TABLE_MAX : HANDSHAKE_MAX,
-			      overlay_on_frame, overlay_on_close, l);
+	l->conn = conn_dial(agent_base(ov->agent), host, port,
+			    l->role == ROLE_SRUN ? TABLE_MAX : HANDSHAKE_MAX,
+			    overlay_on_frame, overlay_on_close, l, err,
+			    sizeof(err));
 	if (!l->conn)
-		PMIXEV_ERROR("overlay: cannot connect to %s %s:%u",
-			     overlay_role_name(l->role), host, port);
+		PMIXEV_ERROR("overlay: cannot connect to %s %s:%u: %s",
+			     overlay_role_name(l->role), host, port, err);
 	return l->conn;
 }
 
@@ -247,7 +225,7 @@ int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
 		if (ov->pending[i] == p)
 			ov->pending[i] = NULL;
 	child->conn = c;
-	conn_set_ctx(c, child);
+	conn_set_owner(c, overlay_on_frame, overlay_on_close, child);
 	overlay_link_reset(p);
 	free(p);
 	overlay_link_up(child);

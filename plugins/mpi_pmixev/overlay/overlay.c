@@ -261,7 +261,8 @@ static void lost(struct link *l, const char *why, const char *peer_addr,
 	overlay_gone(ov, l->peer, kind, why, NULL);
 }
 
-void overlay_on_close(struct conn *c, const char *why, void *ctx)
+void overlay_on_close(struct conn *c, enum conn_close reason, const char *why,
+		      void *ctx)
 {
 	struct link *l = ctx;
 	bool was_up = l->up;
@@ -270,12 +271,16 @@ void overlay_on_close(struct conn *c, const char *why, void *ctx)
 	if (l->role == ROLE_PENDING) {
 		struct overlay *ov = l->ov;
 
-		if (strncmp(why, "bad frame", 9) == 0)
+		switch (reason) {
+		case CONN_BAD_FRAME:
 			PMIXEV_ERROR("overlay: dropping %s: %s", conn_peer(c),
 				     why);
-		else
+			break;
+		default:
 			PMIXEV_DEBUG(1, "overlay: %s closed: %s", conn_peer(c),
 				     why);
+			break;
+		}
 		for (size_t i = 0; i < MAX_PENDING; i++)
 			if (ov->pending[i] == l)
 				ov->pending[i] = NULL;

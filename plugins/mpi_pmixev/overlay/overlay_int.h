@@ -97,7 +97,8 @@ void overlay_flood(struct overlay *ov, const struct link *from, uint32_t origin,
 		   uint8_t type, const void *data, size_t len);
 int overlay_on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 		     const uint8_t *payload, void *ctx);
-void overlay_on_close(struct conn *c, const char *why, void *ctx);
+void overlay_on_close(struct conn *c, enum conn_close reason, const char *why,
+		      void *ctx);
 
 /* overlay_heal.c */
 /*

@@ -213,7 +213,8 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 	return -1;
 }
 
-static void on_close(struct conn *c, const char *why, void *ctx)
+static void on_close(struct conn *c, enum conn_close reason, const char *why,
+		     void *ctx)
 {
 	struct peer *p = ctx;
 
