@@ -9,69 +9,19 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "overlay/cred.h"
 #include "overlay/overlay_int.h"
 #include "pmixev_log.h"
 
 int overlay_send_cred(struct overlay *ov, struct conn *c, uint8_t type,
-		      uint32_t dst, const struct pmixev_ident *id)
+		      const struct pmixev_ident *id)
 {
-	struct pmixev_buf body, msg;
-	char *cred = NULL, err[256];
-	size_t credlen = 0;
-	int rc = -1;
-
-	pmixev_buf_init(&body);
-	pmixev_buf_init(&msg);
-	if (pmixev_ident_pack(&body, id) < 0)
-		goto out;
-	if (auth_encode(ov->auth, body.data, body.len, &cred, &credlen, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: cannot create credential for %s: %s",
-			     conn_peer(c), err);
-		goto out;
-	}
-	if (pmixev_cred_pack(&msg, cred, credlen) < 0)
-		goto out;
-	rc = conn_send(c, type, ov->cfg.nodeid, dst, msg.data, msg.len);
-out:
-	free(cred);
-	pmixev_buf_release(&body);
-	pmixev_buf_release(&msg);
-	return rc;
-}
-
-/*
- * Check a credential-carrying body: munge validity, uid in `uids`, and the
- * identity's job and step. Fills *id (and the raw payload for RDV_TABLE).
- */
-static int check_cred(struct overlay *ov, struct conn *c, const uint8_t *data,
-		      size_t len, const uid_t *uids, size_t nuids,
-		      void **payload, size_t *plen)
-{
-	struct pmixev_buf b;
-	const uint8_t *cred;
-	size_t credlen;
 	char err[256];
-	uid_t uid;
 
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_cred_unpack(&b, &cred, &credlen) < 0) {
-		PMIXEV_ERROR("overlay: %s sent a malformed handshake",
-			     conn_peer(c));
-		return -1;
-	}
-	if (auth_decode(ov->auth, cred, credlen, payload, plen, &uid, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: rejecting %s: %s", conn_peer(c), err);
-		return -1;
-	}
-	for (size_t i = 0; i < nuids; i++)
-		if (uid == uids[i])
-			return 0;
-	PMIXEV_ERROR("overlay: rejecting %s: credential of uid %u",
-		     conn_peer(c), (unsigned)uid);
-	free(*payload);
-	*payload = NULL;
+	if (cred_send_ident(ov->auth, c, type, id, err, sizeof(err)) == 0)
+		return 0;
+	PMIXEV_ERROR("overlay: cannot send %s to %s: %s",
+		     pmixev_msg_type_name(type), conn_peer(c), err);
 	return -1;
 }
 
@@ -80,28 +30,17 @@ static int check_ident(struct overlay *ov, struct conn *c, const uint8_t *data,
 {
 	/* Tree members are stepds: their credentials come from the root
 	 * signer (auth.c). The job owner's uid never joins the tree. */
-	const uid_t uids[] = {0, ov->cfg.slurmd_uid};
-	struct pmixev_buf b;
-	void *payload = NULL;
-	size_t plen = 0;
-	int rc = -1;
+	const struct cred_rule rule = {.uid = ov->cfg.slurmd_uid,
+				       .job_id = ov->cfg.job_id,
+				       .step_id = ov->cfg.step_id,
+				       .to = ov->cfg.nodeid};
+	char why[256];
 
-	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
-		return -1;
-	pmixev_buf_reader(&b, payload, plen);
-	if (pmixev_ident_unpack(&b, id) < 0)
-		PMIXEV_ERROR("overlay: rejecting %s: malformed identity",
-			     conn_peer(c));
-	else if (id->job_id != ov->cfg.job_id || id->step_id != ov->cfg.step_id)
-		PMIXEV_ERROR("overlay: rejecting %s: it belongs to step %u.%u",
-			     conn_peer(c), id->job_id, id->step_id);
-	else if (id->to != ov->cfg.nodeid)
-		PMIXEV_ERROR("overlay: rejecting %s: credential is for node %u",
-			     conn_peer(c), id->to);
-	else
-		rc = 0;
-	free(payload);
-	return rc;
+	if (cred_check_ident(ov->auth, data, len, &rule, id, why,
+			     sizeof(why)) == 0)
+		return 0;
+	PMIXEV_ERROR("overlay: rejecting %s: %s", conn_peer(c), why);
+	return -1;
 }
 
 struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
@@ -133,25 +72,31 @@ int overlay_connect_parent(struct overlay *ov)
 	if (!overlay_dial(ov, &ov->parent, e->host, e->port))
 		return -1;
 	return overlay_send_cred(ov, ov->parent.conn, PMIXEV_MSG_PEER_HELLO,
-				 ov->parent.peer, &id);
+				 &id);
 }
 
 int overlay_on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
 		     size_t len)
 {
-	const uid_t uids[] = {ov->cfg.job_uid, 0};
 	struct pmixev_table t = {0};
 	struct pmixev_buf b;
 	void *payload = NULL;
 	size_t plen = 0;
+	char why[256];
 	int rc = -1;
 
 	if (ov->table.nodes) {
 		PMIXEV_ERROR("overlay: srun sent a second address table");
 		return -1;
 	}
-	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
+	/* srun runs as the job owner: its credential is the owner's. */
+	if (cred_open(ov->auth, data, len, ov->cfg.job_uid, &payload, &plen,
+		      why, sizeof(why)) < 0) {
+		PMIXEV_ERROR("overlay: rejecting srun's address table from "
+			     "%s: %s",
+			     conn_peer(c), why);
 		return -1;
+	}
 	pmixev_buf_reader(&b, payload, plen);
 	if (pmixev_table_unpack(&b, &t) < 0)
 		PMIXEV_ERROR("overlay: malformed address table from srun");
@@ -217,8 +162,7 @@ int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
 				      .from = ov->cfg.nodeid,
 				      .to = id.from,
 				      .nonce = id.nonce};
-	if (overlay_send_cred(ov, c, PMIXEV_MSG_PEER_WELCOME, id.from, &reply) <
-	    0)
+	if (overlay_send_cred(ov, c, PMIXEV_MSG_PEER_WELCOME, &reply) < 0)
 		return -1;
 	/* The pending link hands its connection over to the child slot. */
 	for (size_t i = 0; i < MAX_PENDING; i++)

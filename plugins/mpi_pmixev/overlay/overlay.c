@@ -427,8 +427,7 @@ int overlay_start(struct overlay *ov)
 	}
 	PMIXEV_DEBUG(1, "overlay: listening on %s:%u, node %u of %u", ov->host,
 		     ov->port, ov->cfg.nodeid, ov->cfg.nnodes);
-	return overlay_send_cred(ov, ov->srun.conn, PMIXEV_MSG_RDV_HELLO,
-				 PMIXEV_NODE_SRUN, &id);
+	return overlay_send_cred(ov, ov->srun.conn, PMIXEV_MSG_RDV_HELLO, &id);
 }
 
 struct overlay *overlay_create(struct agent *agent, struct auth *auth,

@@ -127,7 +127,7 @@ int overlay_connect_parent(struct overlay *ov);
 struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
 			  uint16_t port);
 int overlay_send_cred(struct overlay *ov, struct conn *c, uint8_t type,
-		      uint32_t dst, const struct pmixev_ident *id);
+		      const struct pmixev_ident *id);
 int overlay_on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
 		     size_t len);
 int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len);

@@ -19,6 +19,7 @@
 #include "base/agent.h"
 #include "overlay/auth.h"
 #include "overlay/conn.h"
+#include "overlay/cred.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 #include "pmixev_step.h"
@@ -83,28 +84,20 @@ static void send_tables(struct rdv *rdv)
 
 	pmixev_buf_init(&body);
 	if (pmixev_table_pack(&body, &rdv->table) < 0) {
-		PMIXEV_ERROR("step %s: out of memory", rdv->step);
+		PMIXEV_ERROR("step %s: cannot pack the address table: out of "
+			     "memory",
+			     rdv->step);
 		goto out;
 	}
 	for (uint32_t i = 0; i < rdv->cfg.nnodes; i++) {
-		struct pmixev_buf msg;
-		char *cred = NULL;
-		size_t credlen = 0;
-
 		if (!rdv->peers[i])
 			continue; /* that stepd already ended */
-		pmixev_buf_init(&msg);
-		if (auth_encode(rdv->auth, body.data, body.len, &cred, &credlen,
-				err, sizeof(err)) < 0 ||
-		    pmixev_cred_pack(&msg, cred, credlen) < 0 ||
-		    conn_send(rdv->peers[i]->conn, PMIXEV_MSG_RDV_TABLE,
-			      PMIXEV_NODE_SRUN, i, msg.data, msg.len) < 0)
-			PMIXEV_ERROR(
-				"step %s: cannot send the address table to "
-				"node %u",
-				rdv->step, i);
-		free(cred);
-		pmixev_buf_release(&msg);
+		if (cred_send(rdv->auth, rdv->peers[i]->conn,
+			      PMIXEV_MSG_RDV_TABLE, PMIXEV_NODE_SRUN, i,
+			      body.data, body.len, err, sizeof(err)) < 0)
+			PMIXEV_ERROR("step %s: cannot send the address table "
+				     "to node %u: %s",
+				     rdv->step, i, err);
 	}
 out:
 	pmixev_buf_release(&body);
@@ -113,43 +106,31 @@ out:
 static int on_hello(struct peer *p, const uint8_t *data, size_t len)
 {
 	struct rdv *rdv = p->rdv;
-	struct pmixev_buf b;
-	struct pmixev_ident id;
-	const uint8_t *cred;
-	size_t credlen, plen = 0;
-	void *payload = NULL;
-	char err[256];
-	uid_t uid;
-	int rc = -1;
-
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_cred_unpack(&b, &cred, &credlen) < 0 ||
-	    auth_decode(rdv->auth, cred, credlen, &payload, &plen, &uid, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("step %s: rejecting %s: bad credential", rdv->step,
-			     conn_peer(p->conn));
-		return -1;
-	}
-	pmixev_buf_reader(&b, payload, plen);
 	/* Stepds sign as root (their signer, auth.c): the job owner's
 	 * programs cannot pass for one. */
-	if (uid != 0 && uid != rdv->cfg.slurmd_uid)
-		PMIXEV_ERROR("step %s: rejecting %s: credential of uid %u",
-			     rdv->step, conn_peer(p->conn), (unsigned)uid);
-	else if (pmixev_ident_unpack(&b, &id) < 0 ||
-		 id.job_id != rdv->cfg.job_id ||
-		 id.step_id != rdv->cfg.step_id || id.to != PMIXEV_NODE_SRUN ||
-		 id.from >= rdv->cfg.nnodes || !id.port || !id.host[0])
+	const struct cred_rule rule = {.uid = rdv->cfg.slurmd_uid,
+				       .job_id = rdv->cfg.job_id,
+				       .step_id = rdv->cfg.step_id,
+				       .to = PMIXEV_NODE_SRUN};
+	struct pmixev_ident id;
+	char why[256];
+
+	if (cred_check_ident(rdv->auth, data, len, &rule, &id, why,
+			     sizeof(why)) < 0) {
+		PMIXEV_ERROR("step %s: rejecting %s: %s", rdv->step,
+			     conn_peer(p->conn), why);
+		return -1;
+	}
+	if (id.from >= rdv->cfg.nnodes || !id.port || !id.host[0]) {
 		PMIXEV_ERROR("step %s: rejecting %s: not a stepd of this step",
 			     rdv->step, conn_peer(p->conn));
-	else if (rdv->peers[id.from])
+		return -1;
+	}
+	if (rdv->peers[id.from]) {
 		PMIXEV_ERROR("step %s: rejecting %s: node %u said hello twice",
 			     rdv->step, conn_peer(p->conn), id.from);
-	else
-		rc = 0;
-	free(payload);
-	if (rc < 0)
 		return -1;
+	}
 	p->node = id.from;
 	rdv->peers[id.from] = p;
 	event_free(p->timer);
