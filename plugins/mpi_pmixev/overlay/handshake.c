@@ -49,7 +49,7 @@ struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
 	char err[256];
 
 	l->conn = conn_dial(agent_base(ov->agent), host, port,
-			    l->role == ROLE_SRUN ? TABLE_MAX : HANDSHAKE_MAX,
+			    l->role == ROLE_SRUN ? TABLE_MAX : ADMIT_FRAME_MAX,
 			    overlay_on_frame, overlay_on_close, l, err,
 			    sizeof(err));
 	if (!l->conn)
@@ -142,12 +142,11 @@ int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len)
 	return 0;
 }
 
-int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
+static int on_hello(struct overlay *ov, struct conn *c, const uint8_t *data,
+		    size_t len)
 {
-	struct overlay *ov = p->ov;
 	struct pmixev_ident id, reply;
 	struct link *child;
-	struct conn *c = p->conn;
 	const char *why = "";
 
 	if (check_ident(ov, c, data, len, &id) < 0)
@@ -164,16 +163,37 @@ int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
 				      .nonce = id.nonce};
 	if (overlay_send_cred(ov, c, PMIXEV_MSG_PEER_WELCOME, &reply) < 0)
 		return -1;
-	/* The pending link hands its connection over to the child slot. */
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (ov->pending[i] == p)
-			ov->pending[i] = NULL;
+	/* The door hands the connection over to the child slot. */
+	admit_take(ov->door, c);
 	child->conn = c;
 	conn_set_owner(c, overlay_on_frame, overlay_on_close, child);
-	overlay_link_reset(p);
-	free(p);
 	overlay_link_up(child);
 	PMIXEV_DEBUG(1, "overlay: child node %u connected (%s)", child->peer,
 		     conn_peer(c));
+	return 0;
+}
+
+static int on_door_frame(void *ctx, struct conn *c,
+			 const struct pmixev_frame_hdr *hdr,
+			 const uint8_t *payload)
+{
+	if (hdr->type == PMIXEV_MSG_PEER_HELLO)
+		return on_hello(ctx, c, payload, hdr->len);
+	PMIXEV_ERROR("overlay: unexpected %s from unauthenticated peer %s",
+		     pmixev_msg_type_name(hdr->type), conn_peer(c));
+	return -1;
+}
+
+int overlay_listen(struct overlay *ov)
+{
+	const struct admit_cfg cfg = {.name = "overlay",
+				      .per_addr = MAX_PENDING_PER_SRC,
+				      .total = MAX_PENDING,
+				      .on_frame = on_door_frame,
+				      .ctx = ov};
+
+	if (!(ov->door = admit_create(agent_base(ov->agent), &cfg)))
+		return -1;
+	ov->port = admit_port(ov->door);
 	return 0;
 }

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <event2/listener.h>
-
 #include "overlay/overlay_int.h"
 #include "pmixev_log.h"
 
@@ -29,8 +27,7 @@ static uint64_t now_ms(void)
 
 const char *overlay_role_name(enum role r)
 {
-	static const char *names[] = {"unauthenticated peer", "srun", "parent",
-				      "child"};
+	static const char *names[] = {"srun", "parent", "child"};
 	return names[r];
 }
 
@@ -50,10 +47,6 @@ void overlay_link_drop_queue(struct link *l)
 /* Forget the connection of a link (the conn itself is freed by its owner). */
 void overlay_link_reset(struct link *l)
 {
-	if (l->timer) {
-		event_free(l->timer);
-		l->timer = NULL;
-	}
 	l->conn = NULL;
 	l->up = false;
 }
@@ -268,26 +261,6 @@ void overlay_on_close(struct conn *c, enum conn_close reason, const char *why,
 	bool was_up = l->up;
 	char addr[128];
 
-	if (l->role == ROLE_PENDING) {
-		struct overlay *ov = l->ov;
-
-		switch (reason) {
-		case CONN_BAD_FRAME:
-			PMIXEV_ERROR("overlay: dropping %s: %s", conn_peer(c),
-				     why);
-			break;
-		default:
-			PMIXEV_DEBUG(1, "overlay: %s closed: %s", conn_peer(c),
-				     why);
-			break;
-		}
-		for (size_t i = 0; i < MAX_PENDING; i++)
-			if (ov->pending[i] == l)
-				ov->pending[i] = NULL;
-		overlay_link_reset(l);
-		free(l);
-		return;
-	}
 	snprintf(addr, sizeof(addr), "%s", conn_peer(c));
 	overlay_link_reset(l);
 	lost(l, why, addr, was_up);
@@ -302,10 +275,6 @@ int overlay_on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 
 	l->last_rx_ms = now_ms();
 	switch (l->role) {
-	case ROLE_PENDING:
-		if (hdr->type == PMIXEV_MSG_PEER_HELLO)
-			return overlay_on_hello(l, payload, hdr->len);
-		break;
 	case ROLE_SRUN:
 		if (hdr->type == PMIXEV_MSG_RDV_TABLE)
 			return overlay_on_table(l->ov, c, payload, hdr->len);
@@ -506,6 +475,14 @@ static void say_bye(struct overlay *ov, struct link *l)
 	conn_finish(l->conn);
 }
 
+static void bye_pending(struct conn *c, void *arg)
+{
+	struct overlay *ov = arg;
+
+	conn_send(c, PMIXEV_MSG_BYE, ov->cfg.nodeid, 0, NULL, 0);
+	conn_finish(c);
+}
+
 void overlay_leave(struct overlay *ov)
 {
 	ov->leaving = true;
@@ -513,9 +490,8 @@ void overlay_leave(struct overlay *ov)
 		say_bye(ov, &ov->parent);
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		say_bye(ov, &ov->children[i]);
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (ov->pending[i])
-			say_bye(ov, ov->pending[i]);
+	if (ov->door)
+		admit_each(ov->door, bye_pending, ov);
 }
 
 uint32_t overlay_self(const struct overlay *ov)
@@ -538,18 +514,11 @@ void overlay_destroy(struct overlay *ov)
 	link_close(&ov->parent);
 	for (uint32_t i = 0; i < ov->nchildren; i++)
 		link_close(&ov->children[i]);
-	for (size_t i = 0; i < MAX_PENDING; i++) {
-		if (!ov->pending[i])
-			continue;
-		link_close(ov->pending[i]);
-		free(ov->pending[i]);
-	}
+	admit_destroy(ov->door);
 	if (ov->boot_timer)
 		event_free(ov->boot_timer);
 	if (ov->hb_timer)
 		event_free(ov->hb_timer);
-	if (ov->listener)
-		evconnlistener_free(ov->listener);
 	free(ov->children);
 	free(ov->gone);
 	free(ov->reported);

@@ -9,8 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <event2/listener.h>
-
+#include "overlay/admit.h"
 #include "overlay/conn.h"
 #include "overlay/overlay.h"
 #include "pmixev_frame.h"
@@ -18,13 +17,10 @@
 
 #define MAX_PENDING	    64 /* unauthenticated connections at once */
 #define MAX_PENDING_PER_SRC 8  /* ... from one address */
-#define PENDING_TIMEOUT_SEC 5  /* to present a valid PEER_HELLO */
-/* Largest frame before a peer is authenticated: a credential-carrying
- * hello or welcome (a few hundred bytes), or srun's address table. */
-#define HANDSHAKE_MAX (8u << 10)
-#define TABLE_MAX     (80u << 10)
+/* Largest frame from srun before its table is accepted. */
+#define TABLE_MAX (80u << 10)
 
-enum role { ROLE_PENDING, ROLE_SRUN, ROLE_PARENT, ROLE_CHILD };
+enum role { ROLE_SRUN, ROLE_PARENT, ROLE_CHILD };
 
 struct queued {
 	uint8_t type;
@@ -49,7 +45,6 @@ struct link {
 	struct queued *head, *tail; /* frames waiting for `up` */
 	size_t queued;		    /* their bytes */
 	bool over;		    /* over PMIxevOverlayMax (logged once) */
-	struct event *timer;	    /* pending: authentication deadline */
 };
 
 struct overlay {
@@ -57,7 +52,7 @@ struct overlay {
 	struct pmixev_tree tree;
 	struct agent *agent;
 	struct auth *auth;
-	struct evconnlistener *listener;
+	struct admit *door;
 	uint16_t port;
 	char host[PMIXEV_HOST_MAX];
 	struct link srun;
@@ -68,7 +63,6 @@ struct overlay {
 	bool *reported; /* [nnodes]: reported lost (node-down) */
 	uint32_t root;	/* the healed root */
 	bool leaving;	/* overlay_leave was called: no more healing */
-	struct link *pending[MAX_PENDING];
 	struct pmixev_table table;
 	struct event *boot_timer;
 	struct event *hb_timer;
@@ -118,7 +112,6 @@ struct link *overlay_child_slot(struct overlay *ov, uint32_t from,
 /* Allocate the gone set; 0 or -1. */
 int overlay_heal_init(struct overlay *ov);
 
-/* overlay_admit.c */
 /* Listen on an ephemeral port of every address (ov->port). 0 or -1. */
 int overlay_listen(struct overlay *ov);
 
@@ -131,6 +124,5 @@ int overlay_send_cred(struct overlay *ov, struct conn *c, uint8_t type,
 int overlay_on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
 		     size_t len);
 int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len);
-int overlay_on_hello(struct link *p, const uint8_t *data, size_t len);
 
 #endif /* PMIXEV_OVERLAY_OVERLAY_INT_H_ */
