@@ -1,8 +1,8 @@
 /*
  * overlay/admit.c - the door: the listening socket, and the connections it
  * accepts until their owner takes them, bounded in size, time and number
- * (per address and in all). On the thread that runs the event base (the
- * agent thread; srun: the rendezvous thread).
+ * (per address and in all). On the agent thread (in srun, the one the
+ * rendezvous starts).
  */
 #include "config.h"
 

@@ -1,8 +1,8 @@
 /*
  * overlay/admit.h - a door: a listening TCP socket and the connections it
  * accepted that have not authenticated yet, for a stepd's overlay port and
- * srun's rendezvous port alike. On the thread that runs the event base
- * (the agent thread; srun: the rendezvous thread).
+ * srun's rendezvous port alike. On the agent thread (in srun, the one the
+ * rendezvous starts).
  *
  * Before its owner takes it (admit_take), a connection may send frames of
  * at most ADMIT_FRAME_MAX bytes and must be taken within

@@ -1,6 +1,6 @@
 /*
  * overlay/conn.c - framed connections over libevent bufferevents; on the
- * thread that runs their event base (the agent thread).
+ * agent thread (in srun, the one the rendezvous starts).
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * overlay/conn.h - one framed TCP connection of the overlay (stepd <-> stepd,
- * stepd <-> srun): the lowest layer of the overlay, on the agent thread's
- * event loop (srun's rendezvous thread in srun).
+ * stepd <-> srun): the lowest layer of the overlay, on the agent thread
+ * (in srun, the one the rendezvous starts).
  *
  * Incoming bytes are cut into frames (pmixev_frame.h); a frame with a bad
  * header or a payload above the limit closes the connection with a reason.

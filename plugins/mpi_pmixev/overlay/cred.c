@@ -1,7 +1,7 @@
 /*
- * overlay/cred.c - credential-carrying handshake frames: made and checked
- * for srun's rendezvous (on its thread) and for the stepds (on the agent
- * thread).
+ * overlay/cred.c - credential-carrying handshake frames, made and checked
+ * for srun's rendezvous and for the stepds; on the agent thread (in srun,
+ * the one the rendezvous starts).
  */
 #include "config.h"
 

@@ -7,8 +7,8 @@
  * credential is held to (README, "Security model"): it must be root's or
  * one other uid's (SlurmdUser for stepds, the job owner for srun's
  * table), and an identity must name this job, this step and the receiver.
- * Blocking calls to munged (auth.h): on the agent thread (srun: the
- * rendezvous thread).
+ * Blocking calls to munged (auth.h): on the agent thread (in srun, the
+ * one the rendezvous starts).
  */
 #ifndef PMIXEV_OVERLAY_CRED_H_
 #define PMIXEV_OVERLAY_CRED_H_
