@@ -1,5 +1,7 @@
 /*
- * overlay/auth.c - munge credentials, and the signer that makes slurmstepd's.
+ * overlay/auth.c - munge credentials, and the signer that makes slurmstepd's
+ * (a child process). Credentials are made and checked on the agent thread;
+ * auth_create and auth_destroy run before it starts and after it ended.
  */
 #include "config.h"
 

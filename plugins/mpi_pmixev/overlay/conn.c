@@ -1,11 +1,13 @@
 /*
- * overlay/conn.c - framed connections over libevent bufferevents.
+ * overlay/conn.c - framed connections over libevent bufferevents; on the
+ * agent thread (in srun, the one the rendezvous starts).
  */
 #include "config.h"
 
 #include "overlay/conn.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -30,14 +32,14 @@ struct conn {
 	char peer[INET6_ADDRSTRLEN + 8];
 };
 
-static void close_with(struct conn *c, const char *why)
+static void close_with(struct conn *c, enum conn_close reason, const char *why)
 {
 	conn_close_fn fn = c->on_close;
 	void *ctx = c->ctx;
 
 	c->on_close = NULL;
 	if (fn)
-		fn(c, why, ctx);
+		fn(c, reason, why, ctx);
 	conn_destroy(c);
 }
 
@@ -65,7 +67,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 					     &why);
 		if (rc < 0) {
 			snprintf(reason, sizeof(reason), "bad frame: %s", why);
-			close_with(c, reason);
+			close_with(c, CONN_BAD_FRAME, reason);
 			return;
 		}
 		if (avail < PMIXEV_FRAME_HDR_LEN + (size_t)hdr.len) {
@@ -74,12 +76,12 @@ static void on_read(struct bufferevent *bev, void *arg)
 		}
 		frame = evbuffer_pullup(in, PMIXEV_FRAME_HDR_LEN + hdr.len);
 		if (!frame) {
-			close_with(c, "out of memory");
+			close_with(c, CONN_NO_MEMORY, "out of memory");
 			return;
 		}
 		if (c->on_frame(c, &hdr, frame + PMIXEV_FRAME_HDR_LEN, c->ctx) <
 		    0) {
-			close_with(c, "frame refused");
+			close_with(c, CONN_REFUSED, "frame refused");
 			return;
 		}
 		evbuffer_drain(in, PMIXEV_FRAME_HDR_LEN + hdr.len);
@@ -93,10 +95,11 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_CONNECTED)
 		return;
 	if (what & BEV_EVENT_EOF)
-		close_with(c, "connection closed by peer");
+		close_with(c, CONN_EOF, "connection closed by peer");
 	else if (what & BEV_EVENT_ERROR)
-		close_with(c, evutil_socket_error_to_string(
-				      EVUTIL_SOCKET_ERROR()));
+		close_with(
+			c, CONN_ERROR,
+			evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 }
 
 static void format_peer(struct conn *c, const struct sockaddr *sa,
@@ -166,8 +169,38 @@ fail:
 	return NULL;
 }
 
-void conn_set_ctx(struct conn *c, void *ctx)
+struct conn *conn_dial(struct event_base *base, const char *host, uint16_t port,
+		       uint32_t max_len, conn_frame_fn on_frame,
+		       conn_close_fn on_close, void *ctx, char *err,
+		       size_t errlen)
 {
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	struct conn *c = NULL;
+	char portstr[8];
+	int rc;
+
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0 || !res) {
+		snprintf(err, errlen, "cannot resolve %s: %s", host,
+			 rc ? gai_strerror(rc) : "no address");
+		goto out;
+	}
+	c = conn_create(base, -1, res->ai_addr, res->ai_addrlen, max_len,
+			on_frame, on_close, ctx);
+	if (!c)
+		snprintf(err, errlen, "%s", strerror(errno));
+out:
+	if (res)
+		freeaddrinfo(res);
+	return c;
+}
+
+void conn_set_owner(struct conn *c, conn_frame_fn on_frame,
+		    conn_close_fn on_close, void *ctx)
+{
+	c->on_frame = on_frame;
+	c->on_close = on_close;
 	c->ctx = ctx;
 }
 

@@ -1,6 +1,7 @@
 /*
  * overlay/conn.h - one framed TCP connection of the overlay (stepd <-> stepd,
- * stepd <-> srun), on the agent's event loop.
+ * stepd <-> srun): the lowest layer of the overlay, on the agent thread
+ * (in srun, the one the rendezvous starts).
  *
  * Incoming bytes are cut into frames (pmixev_frame.h); a frame with a bad
  * header or a payload above the limit closes the connection with a reason.
@@ -27,8 +28,21 @@ struct conn;
  */
 typedef int (*conn_frame_fn)(struct conn *c, const struct pmixev_frame_hdr *hdr,
 			     const uint8_t *payload, void *ctx);
-/* The connection is gone; it is freed right after this returns. */
-typedef void (*conn_close_fn)(struct conn *c, const char *why, void *ctx);
+/* Why a connection closed. */
+enum conn_close {
+	CONN_EOF,	/* the peer closed it */
+	CONN_ERROR,	/* a socket error */
+	CONN_BAD_FRAME, /* a frame header was invalid or over the limit */
+	CONN_REFUSED,	/* the owner refused a frame (and logged why) */
+	CONN_NO_MEMORY, /* a frame could not be assembled */
+};
+
+/*
+ * The connection is gone (`reason`, with `why` for the log); it is freed
+ * right after this returns.
+ */
+typedef void (*conn_close_fn)(struct conn *c, enum conn_close reason,
+			      const char *why, void *ctx);
 
 /*
  * Wrap an accepted socket `fd`, or with fd < 0 connect to `sa` (the new
@@ -40,8 +54,21 @@ struct conn *conn_create(struct event_base *base, int fd,
 			 uint32_t max_len, conn_frame_fn on_frame,
 			 conn_close_fn on_close, void *ctx);
 
-/* Change the callbacks' context (e.g. once a peer is identified). */
-void conn_set_ctx(struct conn *c, void *ctx);
+/*
+ * Resolve `host` and connect to it at `port`, as conn_create does. NULL
+ * on failure, with the reason in `err`.
+ */
+struct conn *conn_dial(struct event_base *base, const char *host, uint16_t port,
+		       uint32_t max_len, conn_frame_fn on_frame,
+		       conn_close_fn on_close, void *ctx, char *err,
+		       size_t errlen);
+
+/*
+ * Hand the connection to a new owner (e.g. once a peer is identified);
+ * may be called from within the frame callback.
+ */
+void conn_set_owner(struct conn *c, conn_frame_fn on_frame,
+		    conn_close_fn on_close, void *ctx);
 
 /* Queue one frame. 0, or -1 (out of memory). */
 int conn_send(struct conn *c, uint8_t type, uint32_t src, uint32_t dst,

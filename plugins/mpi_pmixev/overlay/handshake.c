@@ -1,210 +1,177 @@
 /*
- * overlay/handshake.c - the overlay's credentials and handshakes: hello to
- * srun and its address table, hello/welcome between parent and child.
+ * overlay/handshake.c - a stepd's links come up: hello to srun and its
+ * address table, hello and welcome between child and parent, and the door
+ * where children knock. On the agent thread.
  */
 #include "config.h"
 
-#include <netdb.h>
+#include "overlay/handshake.h"
+
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/random.h>
 
-#include "overlay/overlay_int.h"
+#include "overlay/admit.h"
+#include "overlay/cred.h"
 #include "pmixev_log.h"
+#include "pmixev_proto.h"
 
-int overlay_send_cred(struct overlay *ov, struct conn *c, uint8_t type,
-		      uint32_t dst, const struct pmixev_ident *id)
+/* Unauthenticated connections at the door: from one address, in all. */
+#define DOOR_PER_ADDR 8
+#define DOOR_TOTAL    64
+/* Largest frame before a link is up: srun's address table, or a
+ * parent's welcome (as small as a hello at the door). */
+#define TABLE_MAX   (80u << 10)
+#define WELCOME_MAX ADMIT_FRAME_MAX
+
+struct handshake {
+	struct handshake_cfg cfg;
+	struct auth *auth;
+	struct links *ls;
+	struct admit *door;
+	struct pmixev_table table; /* srun's, once it came */
+	handshake_child_fn child_fn;
+	void *child_ctx;
+};
+
+struct handshake *handshake_create(const struct handshake_cfg *cfg,
+				   struct auth *auth, struct links *ls)
 {
-	struct pmixev_buf body, msg;
-	char *cred = NULL, err[256];
-	size_t credlen = 0;
-	int rc = -1;
+	struct handshake *hs = calloc(1, sizeof(*hs));
 
-	pmixev_buf_init(&body);
-	pmixev_buf_init(&msg);
-	if (pmixev_ident_pack(&body, id) < 0)
-		goto out;
-	if (auth_encode(ov->auth, body.data, body.len, &cred, &credlen, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: cannot create credential for %s: %s",
-			     conn_peer(c), err);
-		goto out;
-	}
-	if (pmixev_cred_pack(&msg, cred, credlen) < 0)
-		goto out;
-	rc = conn_send(c, type, ov->cfg.nodeid, dst, msg.data, msg.len);
-out:
-	free(cred);
-	pmixev_buf_release(&body);
-	pmixev_buf_release(&msg);
-	return rc;
+	if (!hs)
+		return NULL;
+	hs->cfg = *cfg;
+	hs->auth = auth;
+	hs->ls = ls;
+	return hs;
 }
 
-/*
- * Check a credential-carrying body: munge validity, uid in `uids`, and the
- * identity's job and step. Fills *id (and the raw payload for RDV_TABLE).
- */
-static int check_cred(struct overlay *ov, struct conn *c, const uint8_t *data,
-		      size_t len, const uid_t *uids, size_t nuids,
-		      void **payload, size_t *plen)
+void handshake_on_child(struct handshake *hs, handshake_child_fn fn, void *ctx)
 {
-	struct pmixev_buf b;
-	const uint8_t *cred;
-	size_t credlen;
-	char err[256];
-	uid_t uid;
+	hs->child_fn = fn;
+	hs->child_ctx = ctx;
+}
 
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_cred_unpack(&b, &cred, &credlen) < 0) {
-		PMIXEV_ERROR("overlay: %s sent a malformed handshake",
-			     conn_peer(c));
-		return -1;
-	}
-	if (auth_decode(ov->auth, cred, credlen, payload, plen, &uid, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("overlay: rejecting %s: %s", conn_peer(c), err);
-		return -1;
-	}
-	for (size_t i = 0; i < nuids; i++)
-		if (uid == uids[i])
-			return 0;
-	PMIXEV_ERROR("overlay: rejecting %s: credential of uid %u",
-		     conn_peer(c), (unsigned)uid);
-	free(*payload);
-	*payload = NULL;
+bool handshake_has_table(const struct handshake *hs)
+{
+	return hs->table.nodes != NULL;
+}
+
+static struct pmixev_ident ident_to(const struct handshake *hs, uint32_t to)
+{
+	return (struct pmixev_ident){.job_id = hs->cfg.job_id,
+				     .step_id = hs->cfg.step_id,
+				     .from = hs->ls->self,
+				     .to = to};
+}
+
+static int send_ident(struct handshake *hs, struct conn *c, uint8_t type,
+		      const struct pmixev_ident *id)
+{
+	char err[256];
+
+	if (cred_send_ident(hs->auth, c, type, id, err, sizeof(err)) == 0)
+		return 0;
+	PMIXEV_ERROR("overlay: cannot send %s to %s: %s",
+		     pmixev_msg_type_name(type), conn_peer(c), err);
 	return -1;
 }
 
-static int check_ident(struct overlay *ov, struct conn *c, const uint8_t *data,
-		       size_t len, struct pmixev_ident *id)
+/* A stepd's hello or welcome. Tree members are stepds: their credentials
+ * come from the root signer (auth.c); the job owner's never joins. */
+static int check_stepd(struct handshake *hs, struct conn *c,
+		       const uint8_t *data, size_t len, struct pmixev_ident *id)
 {
-	/* Tree members are stepds: their credentials come from the root
-	 * signer (auth.c). The job owner's uid never joins the tree. */
-	const uid_t uids[] = {0, ov->cfg.slurmd_uid};
+	const struct cred_rule rule = {.uid = hs->cfg.slurmd_uid,
+				       .job_id = hs->cfg.job_id,
+				       .step_id = hs->cfg.step_id,
+				       .to = hs->ls->self};
+	char why[256];
+
+	if (cred_check_ident(hs->auth, data, len, &rule, id, why,
+			     sizeof(why)) == 0)
+		return 0;
+	PMIXEV_ERROR("overlay: rejecting %s: %s", conn_peer(c), why);
+	return -1;
+}
+
+int handshake_connect_parent(struct handshake *hs)
+{
+	struct link *p = &hs->ls->parent;
+	const struct pmixev_table_entry *e = &hs->table.nodes[p->peer];
+	struct pmixev_ident id = ident_to(hs, p->peer);
+
+	if (getrandom(&p->nonce, sizeof(p->nonce), 0) < 0) {
+		PMIXEV_ERROR("overlay: no nonce for the hello to node %u: %m",
+			     p->peer);
+		return -1;
+	}
+	id.nonce = p->nonce;
+	if (link_dial(p, e->host, e->port, WELCOME_MAX) < 0)
+		return -1;
+	return send_ident(hs, p->conn, PMIXEV_MSG_PEER_HELLO, &id);
+}
+
+static int check_table(struct handshake *hs, struct conn *c,
+		       const uint8_t *data, size_t len, struct pmixev_table *t)
+{
 	struct pmixev_buf b;
 	void *payload = NULL;
 	size_t plen = 0;
+	char why[256];
 	int rc = -1;
 
-	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
+	/* srun runs as the job owner: its credential is the owner's. */
+	if (cred_open(hs->auth, data, len, hs->cfg.job_uid, &payload, &plen,
+		      why, sizeof(why)) < 0) {
+		PMIXEV_ERROR("overlay: rejecting the address table from %s: "
+			     "%s",
+			     conn_peer(c), why);
 		return -1;
+	}
 	pmixev_buf_reader(&b, payload, plen);
-	if (pmixev_ident_unpack(&b, id) < 0)
-		PMIXEV_ERROR("overlay: rejecting %s: malformed identity",
-			     conn_peer(c));
-	else if (id->job_id != ov->cfg.job_id || id->step_id != ov->cfg.step_id)
-		PMIXEV_ERROR("overlay: rejecting %s: it belongs to step %u.%u",
-			     conn_peer(c), id->job_id, id->step_id);
-	else if (id->to != ov->cfg.nodeid)
-		PMIXEV_ERROR("overlay: rejecting %s: credential is for node %u",
-			     conn_peer(c), id->to);
+	if (pmixev_table_unpack(&b, t) < 0)
+		PMIXEV_ERROR("overlay: malformed address table from srun");
+	else if (t->job_id != hs->cfg.job_id || t->step_id != hs->cfg.step_id ||
+		 t->nnodes != hs->cfg.nnodes)
+		PMIXEV_ERROR("overlay: srun's address table is for step "
+			     "%u.%u with %u nodes",
+			     t->job_id, t->step_id, t->nnodes);
 	else
 		rc = 0;
 	free(payload);
 	return rc;
 }
 
-static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ss,
-		   socklen_t *len)
+static int on_table(struct handshake *hs, struct link *l, const uint8_t *data,
+		    size_t len)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
-	char portstr[8];
-
-	snprintf(portstr, sizeof(portstr), "%u", port);
-	if (getaddrinfo(host, portstr, &hints, &res) != 0 || !res)
-		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
-}
-
-struct conn *overlay_dial(struct overlay *ov, struct link *l, const char *host,
-			  uint16_t port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = 0;
-
-	if (resolve(host, port, &ss, &len) < 0) {
-		PMIXEV_ERROR("overlay: cannot resolve %s for the %s", host,
-			     overlay_role_name(l->role));
-		return NULL;
-	}
-	l->conn = conn_create(agent_base(ov->agent), -1, (struct sockaddr *)&ss,
-			      len,
-			      l->role == ROLE_SRUN ? TABLE_MAX : HANDSHAKE_MAX,
-			      overlay_on_frame, overlay_on_close, l);
-	if (!l->conn)
-		PMIXEV_ERROR("overlay: cannot connect to %s %s:%u",
-			     overlay_role_name(l->role), host, port);
-	return l->conn;
-}
-
-int overlay_connect_parent(struct overlay *ov)
-{
-	const struct pmixev_table_entry *e = &ov->table.nodes[ov->parent.peer];
-	struct pmixev_ident id = {.job_id = ov->cfg.job_id,
-				  .step_id = ov->cfg.step_id,
-				  .from = ov->cfg.nodeid,
-				  .to = ov->parent.peer};
-
-	if (getrandom(&ov->parent.nonce, sizeof(ov->parent.nonce), 0) < 0)
-		return -1;
-	id.nonce = ov->parent.nonce;
-	if (!overlay_dial(ov, &ov->parent, e->host, e->port))
-		return -1;
-	return overlay_send_cred(ov, ov->parent.conn, PMIXEV_MSG_PEER_HELLO,
-				 ov->parent.peer, &id);
-}
-
-int overlay_on_table(struct overlay *ov, struct conn *c, const uint8_t *data,
-		     size_t len)
-{
-	const uid_t uids[] = {ov->cfg.job_uid, 0};
 	struct pmixev_table t = {0};
-	struct pmixev_buf b;
-	void *payload = NULL;
-	size_t plen = 0;
-	int rc = -1;
 
-	if (ov->table.nodes) {
+	if (handshake_has_table(hs)) {
 		PMIXEV_ERROR("overlay: srun sent a second address table");
 		return -1;
 	}
-	if (check_cred(ov, c, data, len, uids, 2, &payload, &plen) < 0)
-		return -1;
-	pmixev_buf_reader(&b, payload, plen);
-	if (pmixev_table_unpack(&b, &t) < 0)
-		PMIXEV_ERROR("overlay: malformed address table from srun");
-	else if (t.job_id != ov->cfg.job_id || t.step_id != ov->cfg.step_id ||
-		 t.nnodes != ov->cfg.nnodes)
-		PMIXEV_ERROR("overlay: srun's address table is for step "
-			     "%u.%u with %u nodes",
-			     t.job_id, t.step_id, t.nnodes);
-	else
-		rc = 0;
-	free(payload);
-	if (rc < 0) {
+	if (check_table(hs, l->conn, data, len, &t) < 0) {
 		free(t.nodes);
 		return -1;
 	}
-	ov->table = t;
-	overlay_link_up(
-		&ov->srun); /* frames for srun waited for the handshake */
+	hs->table = t;
+	link_up(l); /* frames for srun waited for the handshake */
 	PMIXEV_DEBUG(1, "overlay: address table received (%u nodes)", t.nnodes);
-	if (ov->parent.peer != PMIXEV_TREE_NONE &&
-	    overlay_connect_parent(ov) < 0)
+	if (hs->ls->parent.peer != PMIXEV_TREE_NONE &&
+	    handshake_connect_parent(hs) < 0)
 		return -1;
 	return 0;
 }
 
-int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len)
+static int on_welcome(struct handshake *hs, struct link *l, const uint8_t *data,
+		      size_t len)
 {
-	struct overlay *ov = l->ov;
 	struct pmixev_ident id;
 
-	if (check_ident(ov, l->conn, data, len, &id) < 0)
+	if (check_stepd(hs, l->conn, data, len, &id) < 0)
 		return -1;
 	if (id.from != l->peer || id.nonce != l->nonce) {
 		PMIXEV_ERROR("overlay: rejecting %s: welcome from node %u "
@@ -212,46 +179,110 @@ int overlay_on_welcome(struct link *l, const uint8_t *data, size_t len)
 			     conn_peer(l->conn), id.from);
 		return -1;
 	}
-	l->adopting = false;
-	overlay_link_up(l);
+	link_up(l);
 	PMIXEV_DEBUG(1, "overlay: connected to parent node %u (%s)", l->peer,
 		     conn_peer(l->conn));
 	return 0;
 }
 
-int overlay_on_hello(struct link *p, const uint8_t *data, size_t len)
+int handshake_frame(struct handshake *hs, struct link *l,
+		    const struct pmixev_frame_hdr *hdr, const uint8_t *payload)
 {
-	struct overlay *ov = p->ov;
+	if (l->role == LINK_SRUN && hdr->type == PMIXEV_MSG_RDV_TABLE)
+		return on_table(hs, l, payload, hdr->len);
+	if (l->role == LINK_PARENT && hdr->type == PMIXEV_MSG_PEER_WELCOME)
+		return on_welcome(hs, l, payload, hdr->len);
+	PMIXEV_ERROR("overlay: unexpected %s from %s %s",
+		     pmixev_msg_type_name(hdr->type), link_role_name(l->role),
+		     conn_peer(l->conn));
+	return -1;
+}
+
+static int on_hello(struct handshake *hs, struct conn *c, const uint8_t *data,
+		    size_t len)
+{
 	struct pmixev_ident id, reply;
 	struct link *child;
-	struct conn *c = p->conn;
 	const char *why = "";
 
-	if (check_ident(ov, c, data, len, &id) < 0)
+	if (check_stepd(hs, c, data, len, &id) < 0)
 		return -1;
-	if (!(child = overlay_child_slot(ov, id.from, &why))) {
+	if (!(child = hs->child_fn(hs->child_ctx, id.from, &why))) {
 		PMIXEV_ERROR("overlay: rejecting %s: node %u is %s",
 			     conn_peer(c), id.from, why);
 		return -1;
 	}
-	reply = (struct pmixev_ident){.job_id = ov->cfg.job_id,
-				      .step_id = ov->cfg.step_id,
-				      .from = ov->cfg.nodeid,
-				      .to = id.from,
-				      .nonce = id.nonce};
-	if (overlay_send_cred(ov, c, PMIXEV_MSG_PEER_WELCOME, id.from, &reply) <
-	    0)
+	reply = ident_to(hs, id.from);
+	reply.nonce = id.nonce;
+	if (send_ident(hs, c, PMIXEV_MSG_PEER_WELCOME, &reply) < 0)
 		return -1;
-	/* The pending link hands its connection over to the child slot. */
-	for (size_t i = 0; i < MAX_PENDING; i++)
-		if (ov->pending[i] == p)
-			ov->pending[i] = NULL;
-	child->conn = c;
-	conn_set_ctx(c, child);
-	overlay_link_reset(p);
-	free(p);
-	overlay_link_up(child);
+	admit_take(hs->door, c);
+	link_attach(child, c);
+	link_up(child);
 	PMIXEV_DEBUG(1, "overlay: child node %u connected (%s)", child->peer,
 		     conn_peer(c));
 	return 0;
+}
+
+static int on_door_frame(void *ctx, struct conn *c,
+			 const struct pmixev_frame_hdr *hdr,
+			 const uint8_t *payload)
+{
+	if (hdr->type == PMIXEV_MSG_PEER_HELLO)
+		return on_hello(ctx, c, payload, hdr->len);
+	PMIXEV_ERROR("overlay: unexpected %s from unauthenticated peer %s",
+		     pmixev_msg_type_name(hdr->type), conn_peer(c));
+	return -1;
+}
+
+int handshake_start(struct handshake *hs)
+{
+	const struct admit_cfg door = {.name = "overlay",
+				       .per_addr = DOOR_PER_ADDR,
+				       .total = DOOR_TOTAL,
+				       .on_frame = on_door_frame,
+				       .ctx = hs};
+	struct link *srun = &hs->ls->srun;
+	struct pmixev_ident id = ident_to(hs, PMIXEV_NODE_SRUN);
+
+	if (!(hs->door = admit_create(hs->ls->base, &door))) {
+		PMIXEV_ERROR("overlay: cannot listen: %m");
+		return -1;
+	}
+	if (link_dial(srun, hs->cfg.srun_host, hs->cfg.srun_port, TABLE_MAX) <
+	    0)
+		return -1;
+	/* Our address: the one that routes to srun. */
+	if (conn_local_host(srun->conn, id.host, sizeof(id.host)) < 0) {
+		PMIXEV_ERROR("overlay: cannot determine the local address of "
+			     "the connection to srun");
+		return -1;
+	}
+	id.port = admit_port(hs->door);
+	PMIXEV_DEBUG(1, "overlay: listening on %s:%u, node %u of %u", id.host,
+		     id.port, hs->ls->self, hs->cfg.nnodes);
+	return send_ident(hs, srun->conn, PMIXEV_MSG_RDV_HELLO, &id);
+}
+
+static void bye(struct conn *c, void *arg)
+{
+	struct handshake *hs = arg;
+
+	conn_send(c, PMIXEV_MSG_BYE, hs->ls->self, 0, NULL, 0);
+	conn_finish(c);
+}
+
+void handshake_leave(struct handshake *hs)
+{
+	if (hs->door)
+		admit_each(hs->door, bye, hs);
+}
+
+void handshake_destroy(struct handshake *hs)
+{
+	if (!hs)
+		return;
+	admit_destroy(hs->door);
+	free(hs->table.nodes);
+	free(hs);
 }

@@ -18,8 +18,8 @@
  *
  * Healing: a node whose neighbour broke off (connection closed, or no
  * heartbeat for three periods) tells every node (GONE); each one re-forms
- * the tree without it (overlay_heal.c): orphans join their nearest
- * ancestor still there, or the lowest node left, which becomes the root.
+ * the tree without it (heal.c): orphans join their nearest ancestor still
+ * there, or the lowest node left, which becomes the root.
  */
 #ifndef PMIXEV_OVERLAY_OVERLAY_H_
 #define PMIXEV_OVERLAY_OVERLAY_H_

@@ -1,51 +1,49 @@
 /*
- * srun/rendezvous.c - srun's rendezvous and abort listener.
+ * srun/rendezvous.c - srun's rendezvous and abort listener, on the agent
+ * thread it starts in srun (the door and the credentials are the
+ * overlay's: overlay/admit.c, overlay/cred.c).
  */
 #include "config.h"
 
 #include "srun/rendezvous.h"
 
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/listener.h>
-
 #include "slurm_compat.h"
 
 #include "base/agent.h"
+#include "overlay/admit.h"
 #include "overlay/auth.h"
 #include "overlay/conn.h"
+#include "overlay/cred.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 #include "pmixev_step.h"
 
-/* Before its hello is accepted a connection may send one small frame
- * within a short time; unauthenticated ones are bounded. */
-#define HELLO_MAX		(8u << 10)
-#define HELLO_TIMEOUT_SEC	5
+/* Unauthenticated connections (overlay/admit.h): from one address, and
+ * in all on top of one per node. */
 #define MAX_PENDING_PER_SRC	16
-#define MAX_PENDING_BEYOND_STEP 64 /* ... on top of one per node */
+#define MAX_PENDING_BEYOND_STEP 64
 
+/* A stepd whose hello was accepted. */
 struct peer {
 	struct rdv *rdv;
-	struct conn *conn;
-	uint32_t node;	     /* PMIXEV_NODE_ANY until its hello is accepted */
-	struct event *timer; /* the hello's deadline, until then */
-	struct peer *prev, *next;
+	struct conn *conn; /* NULL once it closed */
+	uint32_t node;
 };
 
 struct rdv {
 	struct rdv_cfg cfg;
 	char step[32];
+	char name[40]; /* "step 12.0", for the door's log lines */
 	struct agent *agent;
 	struct auth *auth;
-	struct evconnlistener *listener;
-	struct peer *all;    /* every connection */
-	struct peer **peers; /* [nnodes], by node id once identified */
+	struct admit *door;
+	struct peer *peers; /* [nnodes], by node id */
 	struct pmixev_table table;
 	uint32_t nhello;
 	struct event *kill_timer;
@@ -53,24 +51,6 @@ struct rdv {
 	int abort_status;
 	bool aborted;
 };
-
-static void peer_free(struct peer *p)
-{
-	struct rdv *rdv = p->rdv;
-
-	if (p->node < rdv->cfg.nnodes && rdv->peers[p->node] == p)
-		rdv->peers[p->node] = NULL;
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		rdv->all = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
-	if (p->timer)
-		event_free(p->timer);
-	conn_destroy(p->conn);
-	free(p);
-}
 
 /*
  * One credential per stepd: munge refuses a credential decoded twice by
@@ -83,84 +63,23 @@ static void send_tables(struct rdv *rdv)
 
 	pmixev_buf_init(&body);
 	if (pmixev_table_pack(&body, &rdv->table) < 0) {
-		PMIXEV_ERROR("step %s: out of memory", rdv->step);
+		PMIXEV_ERROR("step %s: cannot pack the address table: out of "
+			     "memory",
+			     rdv->step);
 		goto out;
 	}
 	for (uint32_t i = 0; i < rdv->cfg.nnodes; i++) {
-		struct pmixev_buf msg;
-		char *cred = NULL;
-		size_t credlen = 0;
-
-		if (!rdv->peers[i])
+		if (!rdv->peers[i].conn)
 			continue; /* that stepd already ended */
-		pmixev_buf_init(&msg);
-		if (auth_encode(rdv->auth, body.data, body.len, &cred, &credlen,
-				err, sizeof(err)) < 0 ||
-		    pmixev_cred_pack(&msg, cred, credlen) < 0 ||
-		    conn_send(rdv->peers[i]->conn, PMIXEV_MSG_RDV_TABLE,
-			      PMIXEV_NODE_SRUN, i, msg.data, msg.len) < 0)
-			PMIXEV_ERROR(
-				"step %s: cannot send the address table to "
-				"node %u",
-				rdv->step, i);
-		free(cred);
-		pmixev_buf_release(&msg);
+		if (cred_send(rdv->auth, rdv->peers[i].conn,
+			      PMIXEV_MSG_RDV_TABLE, PMIXEV_NODE_SRUN, i,
+			      body.data, body.len, err, sizeof(err)) < 0)
+			PMIXEV_ERROR("step %s: cannot send the address table "
+				     "to node %u: %s",
+				     rdv->step, i, err);
 	}
 out:
 	pmixev_buf_release(&body);
-}
-
-static int on_hello(struct peer *p, const uint8_t *data, size_t len)
-{
-	struct rdv *rdv = p->rdv;
-	struct pmixev_buf b;
-	struct pmixev_ident id;
-	const uint8_t *cred;
-	size_t credlen, plen = 0;
-	void *payload = NULL;
-	char err[256];
-	uid_t uid;
-	int rc = -1;
-
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_cred_unpack(&b, &cred, &credlen) < 0 ||
-	    auth_decode(rdv->auth, cred, credlen, &payload, &plen, &uid, err,
-			sizeof(err)) < 0) {
-		PMIXEV_ERROR("step %s: rejecting %s: bad credential", rdv->step,
-			     conn_peer(p->conn));
-		return -1;
-	}
-	pmixev_buf_reader(&b, payload, plen);
-	/* Stepds sign as root (their signer, auth.c): the job owner's
-	 * programs cannot pass for one. */
-	if (uid != 0 && uid != rdv->cfg.slurmd_uid)
-		PMIXEV_ERROR("step %s: rejecting %s: credential of uid %u",
-			     rdv->step, conn_peer(p->conn), (unsigned)uid);
-	else if (pmixev_ident_unpack(&b, &id) < 0 ||
-		 id.job_id != rdv->cfg.job_id ||
-		 id.step_id != rdv->cfg.step_id || id.to != PMIXEV_NODE_SRUN ||
-		 id.from >= rdv->cfg.nnodes || !id.port || !id.host[0])
-		PMIXEV_ERROR("step %s: rejecting %s: not a stepd of this step",
-			     rdv->step, conn_peer(p->conn));
-	else if (rdv->peers[id.from])
-		PMIXEV_ERROR("step %s: rejecting %s: node %u said hello twice",
-			     rdv->step, conn_peer(p->conn), id.from);
-	else
-		rc = 0;
-	free(payload);
-	if (rc < 0)
-		return -1;
-	p->node = id.from;
-	rdv->peers[id.from] = p;
-	event_free(p->timer);
-	p->timer = NULL;
-	conn_set_max_len(p->conn, rdv->cfg.max_frame);
-	snprintf(rdv->table.nodes[id.from].host,
-		 sizeof(rdv->table.nodes[id.from].host), "%s", id.host);
-	rdv->table.nodes[id.from].port = id.port;
-	if (++rdv->nhello == rdv->cfg.nnodes)
-		send_tables(rdv);
-	return 0;
 }
 
 static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
@@ -202,97 +121,84 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 {
 	struct peer *p = ctx;
 
-	if (p->node == PMIXEV_NODE_ANY) {
-		if (hdr->type == PMIXEV_MSG_RDV_HELLO)
-			return on_hello(p, payload, hdr->len);
-	} else if (hdr->type == PMIXEV_MSG_ABORT) {
+	if (hdr->type == PMIXEV_MSG_ABORT)
 		return on_abort(p, payload, hdr->len);
-	}
-	PMIXEV_ERROR("step %s: unexpected %s from %s", p->rdv->step,
-		     pmixev_msg_type_name(hdr->type), conn_peer(c));
+	PMIXEV_ERROR("step %s: unexpected %s from node %u (%s)", p->rdv->step,
+		     pmixev_msg_type_name(hdr->type), p->node, conn_peer(c));
 	return -1;
 }
 
-static void on_close(struct conn *c, const char *why, void *ctx)
+static void on_close(struct conn *c, enum conn_close reason, const char *why,
+		     void *ctx)
 {
 	struct peer *p = ctx;
 
-	PMIXEV_DEBUG(1, "step %s: stepd connection %s closed: %s", p->rdv->step,
-		     conn_peer(c), why);
+	PMIXEV_DEBUG(1, "step %s: node %u's connection %s closed: %s",
+		     p->rdv->step, p->node, conn_peer(c), why);
 	p->conn = NULL;
-	peer_free(p);
 }
 
-static void on_hello_timeout(evutil_socket_t fd, short what, void *arg)
+static int on_hello(struct rdv *rdv, struct conn *c, const uint8_t *data,
+		    size_t len)
 {
-	struct peer *p = arg;
+	/* Stepds sign as root (their signer, auth.c): the job owner's
+	 * programs cannot pass for one. */
+	const struct cred_rule rule = {.uid = rdv->cfg.slurmd_uid,
+				       .job_id = rdv->cfg.job_id,
+				       .step_id = rdv->cfg.step_id,
+				       .to = PMIXEV_NODE_SRUN};
+	struct pmixev_ident id;
+	struct peer *p;
+	char why[256];
 
-	PMIXEV_ERROR("step %s: dropping %s: no valid hello within %d s",
-		     p->rdv->step, conn_peer(p->conn), HELLO_TIMEOUT_SEC);
-	peer_free(p);
+	if (cred_check_ident(rdv->auth, data, len, &rule, &id, why,
+			     sizeof(why)) < 0) {
+		PMIXEV_ERROR("step %s: rejecting %s: %s", rdv->step,
+			     conn_peer(c), why);
+		return -1;
+	}
+	if (id.from >= rdv->cfg.nnodes || !id.port || !id.host[0]) {
+		PMIXEV_ERROR("step %s: rejecting %s: not a stepd of this step",
+			     rdv->step, conn_peer(c));
+		return -1;
+	}
+	p = &rdv->peers[id.from];
+	if (p->conn) {
+		PMIXEV_ERROR("step %s: rejecting %s: node %u said hello twice",
+			     rdv->step, conn_peer(c), id.from);
+		return -1;
+	}
+	admit_take(rdv->door, c);
+	p->conn = c;
+	conn_set_owner(c, on_frame, on_close, p);
+	conn_set_max_len(c, rdv->cfg.max_frame);
+	snprintf(rdv->table.nodes[id.from].host,
+		 sizeof(rdv->table.nodes[id.from].host), "%s", id.host);
+	rdv->table.nodes[id.from].port = id.port;
+	if (++rdv->nhello == rdv->cfg.nnodes)
+		send_tables(rdv);
+	return 0;
 }
 
-/* Why a new unauthenticated connection from `host` is one too many, or
- * NULL. */
-static const char *too_many(const struct rdv *rdv, const char *host)
+static int on_door_frame(void *ctx, struct conn *c,
+			 const struct pmixev_frame_hdr *hdr,
+			 const uint8_t *payload)
 {
-	uint32_t all = 0, here = 0;
+	struct rdv *rdv = ctx;
 
-	for (const struct peer *q = rdv->all; q; q = q->next) {
-		if (q->node != PMIXEV_NODE_ANY)
-			continue;
-		all++;
-		here += strcmp(conn_peer_host(q->conn), host) == 0;
-	}
-	if (here >= MAX_PENDING_PER_SRC)
-		return "too many unauthenticated connections from its address";
-	if (all >= rdv->cfg.nnodes + MAX_PENDING_BEYOND_STEP)
-		return "too many unauthenticated connections";
-	return NULL;
-}
-
-static void on_accept(struct evconnlistener *lis, evutil_socket_t fd,
-		      struct sockaddr *sa, int salen, void *arg)
-{
-	struct rdv *rdv = arg;
-	struct timeval tv = {HELLO_TIMEOUT_SEC, 0};
-	struct peer *p = calloc(1, sizeof(*p));
-	const char *why;
-
-	if (!p) {
-		evutil_closesocket(fd);
-		return;
-	}
-	p->rdv = rdv;
-	p->node = PMIXEV_NODE_ANY;
-	p->conn = conn_create(agent_base(rdv->agent), fd, sa, (socklen_t)salen,
-			      HELLO_MAX, on_frame, on_close, p);
-	if (!p->conn) {
-		free(p);
-		return;
-	}
-	if ((why = too_many(rdv, conn_peer_host(p->conn)))) {
-		PMIXEV_ERROR("step %s: refusing %s: %s", rdv->step,
-			     conn_peer(p->conn), why);
-		conn_destroy(p->conn);
-		free(p);
-		return;
-	}
-	p->next = rdv->all;
-	if (p->next)
-		p->next->prev = p;
-	rdv->all = p;
-	p->timer = evtimer_new(agent_base(rdv->agent), on_hello_timeout, p);
-	if (!p->timer || evtimer_add(p->timer, &tv) < 0)
-		peer_free(p);
+	if (hdr->type == PMIXEV_MSG_RDV_HELLO)
+		return on_hello(rdv, c, payload, hdr->len);
+	PMIXEV_ERROR("step %s: unexpected %s from unauthenticated peer %s",
+		     rdv->step, pmixev_msg_type_name(hdr->type), conn_peer(c));
+	return -1;
 }
 
 struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	struct sockaddr_storage ss;
-	socklen_t sslen = sizeof(ss);
 	struct rdv *rdv = calloc(1, sizeof(*rdv));
+	struct admit_cfg door = {.per_addr = MAX_PENDING_PER_SRC,
+				 .total = cfg->nnodes + MAX_PENDING_BEYOND_STEP,
+				 .on_frame = on_door_frame};
 
 	if (!rdv)
 		return NULL;
@@ -300,25 +206,24 @@ struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 	rdv->cfg.authinfo = NULL;
 	pmixev_step_id_format(cfg->job_id, cfg->step_id, rdv->step,
 			      sizeof(rdv->step));
+	snprintf(rdv->name, sizeof(rdv->name), "step %s", rdv->step);
+	door.name = rdv->name;
+	door.ctx = rdv;
 	rdv->table = (struct pmixev_table){.job_id = cfg->job_id,
 					   .step_id = cfg->step_id,
 					   .nnodes = cfg->nnodes};
 	rdv->peers = calloc(cfg->nnodes, sizeof(*rdv->peers));
 	rdv->table.nodes = calloc(cfg->nnodes, sizeof(*rdv->table.nodes));
-	if (!rdv->peers || !rdv->table.nodes ||
-	    !(rdv->auth = auth_create(cfg->authinfo, false)) ||
-	    !(rdv->agent = agent_create()))
+	if (!rdv->peers || !rdv->table.nodes)
 		goto fail;
-	rdv->listener = evconnlistener_new_bind(
-		agent_base(rdv->agent), on_accept, rdv,
-		LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 128,
-		(struct sockaddr *)&sin, sizeof(sin));
-	if (!rdv->listener ||
-	    getsockname(evconnlistener_get_fd(rdv->listener),
-			(struct sockaddr *)&ss, &sslen) < 0 ||
+	for (uint32_t i = 0; i < cfg->nnodes; i++)
+		rdv->peers[i] = (struct peer){.rdv = rdv, .node = i};
+	if (!(rdv->auth = auth_create(cfg->authinfo, false)) ||
+	    !(rdv->agent = agent_create()) ||
+	    !(rdv->door = admit_create(agent_base(rdv->agent), &door)) ||
 	    agent_start(rdv->agent) < 0)
 		goto fail;
-	*port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	*port = admit_port(rdv->door);
 	return rdv;
 fail:
 	rdv_destroy(rdv);
@@ -338,12 +243,11 @@ void rdv_destroy(struct rdv *rdv)
 	/* Stop the thread first: everything below is its state. */
 	if (rdv->agent)
 		agent_stop(rdv->agent);
-	while (rdv->all)
-		peer_free(rdv->all);
+	for (uint32_t i = 0; rdv->peers && i < rdv->cfg.nnodes; i++)
+		conn_destroy(rdv->peers[i].conn);
+	admit_destroy(rdv->door);
 	if (rdv->kill_timer)
 		event_free(rdv->kill_timer);
-	if (rdv->listener)
-		evconnlistener_free(rdv->listener);
 	agent_destroy(rdv->agent);
 	auth_destroy(rdv->auth);
 	free(rdv->peers);

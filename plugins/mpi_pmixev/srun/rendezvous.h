@@ -4,11 +4,11 @@
  * reaches the user.
  *
  * Runs its own agent thread in srun (as the job owner). Each stepd sends
- * RDV_HELLO (munge credential: root, SlurmdUser or the job owner; job,
- * step and node id must match); once all have, srun answers each with
- * RDV_TABLE under its own credential. An ABORT from a stepd is printed,
- * and the step is sent SIGTERM, then SIGKILL after KillWait; its status
- * becomes srun's exit status (rdv_abort_status).
+ * RDV_HELLO (munge credential of root or SlurmdUser; job, step and node
+ * id must match); once all have, srun answers each with RDV_TABLE under
+ * its own credential. An ABORT from a stepd is printed, and the step is
+ * sent SIGTERM, then SIGKILL after KillWait; its status becomes srun's
+ * exit status (rdv_stop).
  */
 #ifndef PMIXEV_SRUN_RENDEZVOUS_H_
 #define PMIXEV_SRUN_RENDEZVOUS_H_
