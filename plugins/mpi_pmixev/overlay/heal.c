@@ -156,6 +156,15 @@ int heal_on_gone(struct heal *h, struct link *l, const uint8_t *data,
 		PMIXEV_ERROR("overlay: malformed GONE from node %u", l->peer);
 		return -1;
 	}
+	/* A neighbour never reports itself: healing would close the link
+	 * this frame is being read from. Its link is dropped instead (and
+	 * then reported gone the usual way). */
+	if (node == l->peer) {
+		PMIXEV_ERROR("overlay: node %u reported itself gone; dropping "
+			     "its link",
+			     l->peer);
+		return -1;
+	}
 	snprintf(why, sizeof(why), "reported by node %u", l->peer);
 	gone(h, node, (enum gone_kind)kind, why, l);
 	return 0;
