@@ -1,5 +1,6 @@
 /*
- * pmix/events.c - task exits to PMIx events on every node.
+ * pmix/events.c - what Slurm, the site and the scheduler report, as PMIx
+ * events on every node.
  */
 #include "config.h"
 
