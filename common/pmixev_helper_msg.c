@@ -18,9 +18,16 @@ static int done_unpacking(const struct pmixev_buf *b)
 	return pmixev_buf_ok(b) && pmixev_buf_remaining(b) == 0 ? 0 : -1;
 }
 
+/* What the stepd may ask. */
 static int known_op(uint8_t op)
 {
 	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE;
+}
+
+/* What the helper may say: an answer, or a signal it received (id 0). */
+static int known_resp(uint8_t op, uint32_t id)
+{
+	return known_op(op) || (op == PMIXEV_OWNER_SIGNAL && id == 0);
 }
 
 int pmixev_owner_req_pack(struct pmixev_buf *b,
@@ -98,12 +105,16 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 {
 	const struct pmixev_job_state *j = &m->job;
 
-	if (!known_op(m->op)) {
+	if (!known_resp(m->op, m->id)) {
 		errno = EINVAL;
 		return -1;
 	}
 	pmixev_buf_put_u8(b, m->op);
 	pmixev_buf_put_u32(b, m->id);
+	if (m->op == PMIXEV_OWNER_SIGNAL) {
+		pmixev_buf_put_u32(b, m->signo);
+		return done_packing(b);
+	}
 	if (m->op == PMIXEV_OWNER_NODE_STATE) {
 		if (pack_nodes(b, &m->nodes) < 0) {
 			errno = EINVAL;
@@ -138,6 +149,13 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 
 	pmixev_buf_get_u8(b, &t.op);
 	pmixev_buf_get_u32(b, &t.id);
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_SIGNAL) {
+		pmixev_buf_get_u32(b, &t.signo);
+		if (done_unpacking(b) < 0 || !known_resp(t.op, t.id))
+			return -1;
+		*m = t;
+		return 0;
+	}
 	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_NODE_STATE) {
 		if (unpack_nodes(b, &t.nodes) < 0 || done_unpacking(b) < 0)
 			return -1;

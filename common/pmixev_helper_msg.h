@@ -12,6 +12,9 @@
  *                            of service (slurm_load_node, answered from
  *                            the helper's copy when nothing changed)
  * Job control and allocation requests will follow the same pattern.
+ * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when Slurm signals
+ * the step (it runs in the step, so it gets what the tasks get): the
+ * stepd then looks at the job at once.
  * Pure code, unit-tested in tests/unit/test_proto_events.c.
  */
 #ifndef PMIXEV_HELPER_MSG_H_
@@ -29,6 +32,8 @@
 enum pmixev_owner_op {
 	PMIXEV_OWNER_JOB_STATE = 1,
 	PMIXEV_OWNER_NODE_STATE = 2,
+	/* From the helper unasked (id 0): Slurm sent the step a signal. */
+	PMIXEV_OWNER_SIGNAL = 3,
 };
 
 struct pmixev_owner_req {
@@ -79,6 +84,7 @@ struct pmixev_nodes_state {
 struct pmixev_owner_resp {
 	uint8_t op;
 	uint32_t id;
+	uint32_t signo;			 /* PMIXEV_OWNER_SIGNAL */
 	struct pmixev_job_state job;	 /* PMIXEV_OWNER_JOB_STATE */
 	struct pmixev_nodes_state nodes; /* PMIXEV_OWNER_NODE_STATE */
 };

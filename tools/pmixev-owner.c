@@ -11,13 +11,18 @@
  * The helper reads the cluster's PreemptMode and the job partition's once,
  * then answers each request with one public libslurm call. For node states
  * it keeps the last node table and asks slurmctld only for a newer one
- * (which slurmctld answers with "no change" when there is none). It ignores the
- * signals Slurm sends to the step (it must keep answering during a preemption's
- * grace time) and exits when the stepd closes FD.
+ * (which slurmctld answers with "no change" when there is none). It runs
+ * in the step, so it gets the signals Slurm sends the step when it acts on
+ * the job; it catches them (it must keep answering through a preemption's
+ * grace time) and tells the stepd of each at once (PMIXEV_OWNER_SIGNAL),
+ * so the stepd looks at the job without waiting for its next look. It
+ * exits when the stepd closes FD.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,43 +161,122 @@ static void node_state(struct pmixev_nodes_state *s)
 	slurm_hostlist_destroy(mine);
 }
 
-static int serve(int fd)
+/* The signals Slurm sends a step when it acts on the job (preemption,
+ * scancel, time limit: SIGCONT then SIGTERM; suspend: SIGTSTP; resume:
+ * SIGCONT) and those a user's --signal may pick. */
+static const int watched[] = {SIGTERM, SIGCONT, SIGTSTP, SIGINT,
+			      SIGHUP,  SIGUSR1, SIGUSR2};
+
+static int sigpipe_w = -1; /* the handler's end of the self-pipe */
+
+static void on_signal(int signo)
 {
-	uint8_t in[PMIXEV_OWNER_MSG_MAX];
+	unsigned char c = (unsigned char)signo;
+	int saved = errno;
+
+	/* Full pipe: a notice is pending already, which is enough. */
+	if (write(sigpipe_w, &c, 1) < 0)
+		errno = saved;
+	errno = saved;
+}
+
+/* Catch the watched signals into a non-blocking self-pipe; its read end. */
+static int catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	sigpipe_w = p[1];
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
+		if (sigaction(watched[i], &sa, NULL) < 0)
+			return -1;
+	return p[0];
+}
+
+static int send_resp(int fd, const struct pmixev_owner_resp *resp)
+{
+	struct pmixev_buf b;
+	int rc = 0;
+
+	pmixev_buf_init(&b);
+	if (pmixev_owner_resp_pack(&b, resp) < 0 ||
+	    send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len)
+		rc = -1;
+	pmixev_buf_release(&b);
+	return rc;
+}
+
+/* Tell the stepd of the signals that arrived (one notice each, in order:
+ * the stepd looks at the job once for a burst). */
+static int tell_signals(int fd, int sigs)
+{
+	static struct pmixev_owner_resp note = {.op = PMIXEV_OWNER_SIGNAL};
+	unsigned char got[16];
+	ssize_t n;
+
+	while ((n = read(sigs, got, sizeof(got))) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			note.signo = got[i];
+			if (send_resp(fd, &note) < 0)
+				return -1;
+		}
+	return 0;
+}
+
+static int answer(int fd, const uint8_t *in, size_t len)
+{
+	static struct pmixev_owner_resp resp;
+	struct pmixev_owner_req req;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, in, len);
+	if (pmixev_owner_req_unpack(&b, &req) < 0) {
+		fprintf(stderr, PROG ": malformed request\n");
+		return -1;
+	}
+	memset(&resp, 0, sizeof(resp));
+	resp.op = req.op;
+	resp.id = req.id;
+	if (req.op == PMIXEV_OWNER_NODE_STATE)
+		node_state(&resp.nodes);
+	else
+		job_state(req.job_id, &resp.job);
+	return send_resp(fd, &resp);
+}
+
+static int serve(int fd, int sigs)
+{
+	static uint8_t in[PMIXEV_OWNER_MSG_MAX];
 
 	for (;;) {
-		struct pmixev_owner_req req;
-		static struct pmixev_owner_resp resp;
-		struct pmixev_buf b;
-		ssize_t n = recv(fd, in, sizeof(in), 0);
+		struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN},
+					{.fd = sigs, .events = POLLIN}};
+		ssize_t n;
 
-		if (n == 0)
-			return 0;
-		if (n < 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
+			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			return 1;
+		}
+		if ((pfd[1].revents & POLLIN) && tell_signals(fd, sigs) < 0)
+			return 1;
+		if (!pfd[0].revents)
+			continue;
+		n = recv(fd, in, sizeof(in), MSG_DONTWAIT);
+		if (n == 0)
+			return 0;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0) {
 			fprintf(stderr, PROG ": recv: %s\n", strerror(errno));
 			return 1;
 		}
-		pmixev_buf_reader(&b, in, (size_t)n);
-		if (pmixev_owner_req_unpack(&b, &req) < 0) {
-			fprintf(stderr, PROG ": malformed request\n");
+		if (answer(fd, in, (size_t)n) < 0)
 			return 1;
-		}
-		memset(&resp, 0, sizeof(resp));
-		resp.op = req.op;
-		resp.id = req.id;
-		if (req.op == PMIXEV_OWNER_NODE_STATE)
-			node_state(&resp.nodes);
-		else
-			job_state(req.job_id, &resp.job);
-		pmixev_buf_init(&b);
-		if (pmixev_owner_resp_pack(&b, &resp) < 0 ||
-		    send(fd, b.data, b.len, MSG_NOSIGNAL) != (ssize_t)b.len) {
-			pmixev_buf_release(&b);
-			return 1;
-		}
-		pmixev_buf_release(&b);
 	}
 }
 
@@ -233,7 +317,7 @@ int main(int argc, char **argv)
 	slurm_conf_t *conf = NULL;
 	char *end = NULL;
 	long fd;
-	int rc;
+	int rc, sigs;
 
 	if (argc != 2)
 		return usage();
@@ -247,19 +331,20 @@ int main(int argc, char **argv)
 	}
 	if (untraceable() < 0)
 		return 2;
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGTSTP, SIG_IGN);
-	signal(SIGUSR1, SIG_IGN);
-	signal(SIGUSR2, SIG_IGN);
+	/* The signals Slurm sends the step stay ignored until caught: the
+	 * helper must keep answering through a preemption's grace time. */
 	signal(SIGPIPE, SIG_IGN);
+	if ((sigs = catch_signals()) < 0) {
+		fprintf(stderr, PROG ": cannot catch signals: %s\n",
+			strerror(errno));
+		return 2;
+	}
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS) {
 		preempt_mode = conf->preempt_mode;
 		slurm_free_ctl_conf(conf);
 	}
-	rc = serve((int)fd);
+	rc = serve((int)fd, sigs);
 	if (node_table)
 		slurm_free_node_info_msg(node_table);
 	free(job_nodes);

@@ -180,6 +180,40 @@ static void test_owner(void **state)
 	pmixev_buf_release(&w);
 }
 
+/* The helper's signal notice: unasked (id 0), never a request. */
+static void test_owner_signal(void **state)
+{
+	struct pmixev_owner_resp in = {.op = PMIXEV_OWNER_SIGNAL, .signo = 15},
+				 out;
+	struct pmixev_owner_req req = {.op = PMIXEV_OWNER_SIGNAL, .id = 1};
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.op, PMIXEV_OWNER_SIGNAL);
+	assert_int_equal(out.signo, 15);
+	assert_strict(&w, unpack_owner_resp);
+
+	/* Not with an id: it answers nothing. */
+	in.id = 3;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u8(&w, PMIXEV_OWNER_SIGNAL);
+	pmixev_buf_put_u32(&w, 3);
+	pmixev_buf_put_u32(&w, 15);
+	assert_int_equal(unpack_owner_resp(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+
+	/* The stepd never asks for one. */
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+}
+
 /* A node-state answer's head, up to its first node, into a new `w`. */
 static void nodes_head(struct pmixev_buf *w, uint32_t count)
 {
@@ -251,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_owner_nodes),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_owner_signal),
 	};
 
 	return cmocka_run_group_tests_name("proto_events", tests, NULL, NULL);

@@ -39,6 +39,8 @@ struct helper {
 	uint8_t pending_op;
 	helper_fn fn;
 	void *arg;
+	helper_signal_fn sig_fn;
+	void *sig_arg;
 	uint8_t in[PMIXEV_OWNER_MSG_MAX]; /* the answer being read */
 	struct pmixev_owner_resp resp;	  /* ... and decoded */
 };
@@ -157,12 +159,18 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	}
 	pmixev_buf_reader(&b, o->in, (size_t)n);
 	if (pmixev_owner_resp_unpack(&b, resp) < 0 ||
-	    resp->id != o->pending_id || resp->op != o->pending_op) {
+	    (resp->op != PMIXEV_OWNER_SIGNAL &&
+	     (resp->id != o->pending_id || resp->op != o->pending_op))) {
 		PMIXEV_ERROR("owner helper: malformed or unexpected answer; "
 			     "restarting it for the next request");
 		close_channel(o);
 		helper_proc_stop(o->proc);
 		answer(o, NULL);
+		return;
+	}
+	if (resp->op == PMIXEV_OWNER_SIGNAL) {
+		if (o->sig_fn)
+			o->sig_fn(o->sig_arg, resp->signo);
 		return;
 	}
 	answer(o, resp);
@@ -229,6 +237,12 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
 	}
 	pmixev_buf_release(&b);
 	return rc;
+}
+
+void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg)
+{
+	o->sig_fn = fn;
+	o->sig_arg = arg;
 }
 
 void helper_destroy(struct helper *o)

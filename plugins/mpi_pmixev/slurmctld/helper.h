@@ -35,6 +35,12 @@ struct helper *helper_create(const struct step *s);
 int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
 		   void *arg);
 
+/* Slurm sent the step signal `signo` (the helper got it). */
+typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
+
+/* Call `fn` for every signal the helper reports (agent thread). */
+void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg);
+
 /* Close the channel (the helper exits) and reap it. */
 void helper_destroy(struct helper *o);
 

@@ -39,6 +39,9 @@ struct watcher {
 	uint64_t requests;
 	time_t started, outage;	  /* outage: since when, or 0 */
 	unsigned helper_failures; /* in a row */
+	bool asking;		  /* a look is in flight */
+	bool again;		  /* a signal came meanwhile: look once more */
+	uint64_t signalled;	  /* signals the helper reported */
 };
 
 static const int codes[] = {
@@ -140,6 +143,19 @@ static void on_nodes(struct watcher *w, const struct pmixev_nodes_state *s)
 	}
 }
 
+static void look(struct watcher *w, enum pmixev_owner_op op);
+
+/* After an answer: the next look, now if a signal came meanwhile. */
+static void next(struct watcher *w)
+{
+	if (!w->again) {
+		arm(w);
+		return;
+	}
+	w->again = false;
+	look(w, PMIXEV_OWNER_JOB_STATE);
+}
+
 static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
 {
 	struct watcher *w = arg;
@@ -147,9 +163,10 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
 		     : resp->op == PMIXEV_OWNER_NODE_STATE ? resp->nodes.rc
 							   : resp->job.rc;
 
+	w->asking = false;
 	if (rc) {
 		outage(w, rc);
-		arm(w);
+		next(w);
 		return;
 	}
 	answered(w);
@@ -157,7 +174,7 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
 		on_nodes(w, &resp->nodes);
 	else
 		on_job(w, &resp->job);
-	arm(w);
+	next(w);
 }
 
 /*
@@ -174,16 +191,45 @@ static enum pmixev_owner_op next_look(struct watcher *w)
 	return PMIXEV_OWNER_JOB_STATE;
 }
 
-static void on_timer(evutil_socket_t fd, short what, void *arg)
+static void look(struct watcher *w, enum pmixev_owner_op op)
 {
-	struct watcher *w = arg;
-
-	if (helper_request(w->helper, next_look(w), on_answer, w) < 0) {
+	evtimer_del(w->timer);
+	if (helper_request(w->helper, op, on_answer, w) < 0) {
 		outage(w, -1);
 		arm(w);
 		return;
 	}
+	w->asking = true;
 	w->requests++;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct watcher *w = arg;
+
+	look(w, next_look(w));
+}
+
+/*
+ * Slurm signalled the step (the helper, in the step, got it too): it acts
+ * on the job (preemption, scancel, time limit, suspend, resume), so look
+ * now, not at the next interval: one look for a burst (SIGCONT+SIGTERM),
+ * right after the one in flight if any.
+ */
+static void on_signal(void *arg, uint32_t signo)
+{
+	struct watcher *w = arg;
+
+	w->signalled++;
+	PMIXEV_DEBUG(1,
+		     "watcher: the step got signal %u: looking at the job "
+		     "now",
+		     signo);
+	if (w->asking) {
+		w->again = true;
+		return;
+	}
+	look(w, PMIXEV_OWNER_JOB_STATE);
 }
 
 struct watcher *watcher_create(const struct step *s)
@@ -206,6 +252,7 @@ struct watcher *watcher_create(const struct step *s)
 		if (w->node_every < 2)
 			w->node_every = 2;
 	}
+	helper_on_signal(w->helper, on_signal, w);
 	pmixev_jobwatch_init(&w->jw, (int64_t)s->conf.warn_sec);
 	pmixev_nodewatch_init(&w->nw);
 	return w;
@@ -235,9 +282,11 @@ void watcher_destroy(struct watcher *w)
 	if (!w)
 		return;
 	if (w->started)
-		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s",
+		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s "
+			    "(%llu signal(s) from Slurm)",
 			    (unsigned long long)w->requests,
-			    (long long)(time(NULL) - w->started));
+			    (long long)(time(NULL) - w->started),
+			    (unsigned long long)w->signalled);
 	if (w->timer)
 		event_free(w->timer);
 	free(w);
