@@ -5,26 +5,28 @@
 #
 # On its own test cluster (PMIXEV_BENCH_CLUSTER_ID, default 7) with
 # GraceTime=60 and the default PMIxevWatchInterval (5 s):
-#  - N times (default 10): a 3-node step (pmix_jobev) in partition debug;
+#  - N times (default 12): a 3-node step (pmix_jobev) in partition debug;
 #    after a random 0-5 s, a job of partition high takes n1 and preempts
-#    it. The figure is the time from that job's submission (Slurm sets the
-#    preempt time at once) to the alert handled on the last of the 3 ranks,
-#    and the share of the 60 s grace time left then. The step is then
-#    cancelled (the grace time is not waited out).
+#    it. The figures are the time to the alert handled on the last of the
+#    3 ranks from the moment slurmctld preempted (the end of the preempting
+#    job's allocation RPC, which preempts at once, from slurmctld's log)
+#    and from that job's submission, and the share of the 60 s grace time
+#    left then. The step is then cancelled (the grace time is not waited
+#    out).
 #  - a 1-node and a 3-node step, each watched for PMIXEV_RPC_SECONDS
 #    (default 60): the watcher's requests and the job user's RPCs in
 #    slurmctld (sdiag), per minute. Target: equal, <= 60/interval = 12.
 # Stock mpi/pmix sends no scheduler events (nothing to compare).
 set -euo pipefail
 
-TRIALS=10 BENCH_CLUSTER=7
+TRIALS=12 BENCH_CLUSTER=7
 export PMIXEV_GRACE_TIME=60
 # shellcheck source=bench/trials.sh
 . "$(dirname "$0")/trials.sh"
 # shellcheck disable=SC1091
 . "$SRC/tests/integration/lib.sh"
 jobev=$(client pmix_jobev)
-lat=() share=() failed=0
+lat=() sub=() share=() failed=0
 rpc_seconds=${PMIXEV_RPC_SECONDS:-60}
 
 ready() {
@@ -35,15 +37,24 @@ ready() {
 	return 1
 }
 
-# trial: prints "LATENCY_MS SHARE_PERCENT" or nothing.
+# ctld_time JOB: when slurmctld finished the allocation RPC of JOB (epoch s).
+ctld_time() {
+	local t
+	t=$(sed -n "s/^\[\([0-9T:.-]*\)\] sched: _slurm_rpc_allocate_resources JobId=$1 .*/\1/p" \
+		"$(slurmctld_log)" | head -n1)
+	[ -n "$t" ] && date -d "${t/T/ }" +%s.%N
+}
+
+# trial: prints "LATENCY_MS SUBMIT_MS SHARE_PERCENT" or nothing.
 trial() {
-	local log=$PMIXEV_CLUSTER_WORKDIR/sched.out t0 last high
+	local log=$PMIXEV_CLUSTER_WORKDIR/sched.out hlog=$PMIXEV_CLUSTER_WORKDIR/sched-high.out
+	local t0 t1 last high hjob
 	start_step "$log" n3 "overlay: connected" --exclusive --mpi=pmixev \
 		-N3 -n3 -t 10 "$jobev" 200 >&2 || return 0
 	ready "$log" 3 || return 0
 	sleep "$((RANDOM % 6))"
 	t0=$(date +%s.%N)
-	as_user srun -p high --exclusive -N1 -w n1 -t 1 true >/dev/null 2>&1 &
+	as_user srun -v -p high --exclusive -N1 -w n1 -t 1 true >"$hlog" 2>&1 &
 	high=$!
 	for _ in $(seq 150); do
 		[ "$(grep -c 'PREEMPT_ALERT' "$log")" -ge 3 ] && break
@@ -54,8 +65,10 @@ trial() {
 	wait "$srun_pid" 2>/dev/null || true
 	wait "$high" 2>/dev/null || true
 	[ "$(grep -c 'PREEMPT_ALERT' "$log")" -ge 3 ] || return 0
-	awk -v a="$last" -v b="$t0" -v g="$PMIXEV_GRACE_TIME" 'BEGIN {
-		d = a - b; printf "%d %.1f\n", d * 1000, 100 * (g - d) / g }'
+	hjob=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$hlog" | head -n1)
+	t1=$(ctld_time "$hjob") || return 0
+	awk -v a="$last" -v b="$t0" -v c="$t1" -v g="$PMIXEV_GRACE_TIME" 'BEGIN {
+		printf "%d %d %.1f\n", (a - c) * 1000, (a - b) * 1000, 100 * (g - (a - c)) / g }'
 }
 
 user_rpcs() {
@@ -86,8 +99,8 @@ for ((i = 1; i <= TRIALS; i++)); do
 	if [ -z "$r" ]; then
 		failed=$((failed + 1))
 	else
-		lat+=("${r% *}")
-		share+=("${r#* }")
+		read -r l s_ p <<<"$r"
+		lat+=("$l") sub+=("$s_") share+=("$p")
 	fi
 done
 one=$(watch 1)
@@ -106,7 +119,8 @@ stats() {
 	echo
 	echo "| preemption -> alert on the last of 3 ranks | trials | min | median | max |"
 	echo "|---|---:|---:|---:|---:|"
-	stats "latency (ms)" ${lat[@]+"${lat[@]}"}
+	stats "latency after slurmctld preempted (ms)" ${lat[@]+"${lat[@]}"}
+	stats "latency after the preempting job's submission (ms)" ${sub[@]+"${sub[@]}"}
 	stats "grace time left to the application (%)" ${share[@]+"${share[@]}"}
 	echo
 	echo "| job watched for ${rpc_seconds} s | watcher requests/min | job user's slurmctld RPCs/min (incl. srun's own) |"

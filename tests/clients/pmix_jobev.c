@@ -10,7 +10,8 @@
  *    src=SOURCE at T: TEXT"
  * (left: PMIX_TIME_REMAINING or -1; T: arrival, seconds since the epoch).
  * It ignores SIGTERM, as an application that wants its grace time does,
- * and ends with "pmix_jobev: rank R: done".
+ * and SIGTSTP, as one that wants to hear of a suspend before Slurm stops
+ * it, and ends with "pmix_jobev: rank R: done".
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
 	client_watchdog(PROG, (unsigned)secs);
 	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
 		return 1;

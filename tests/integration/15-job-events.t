@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 21
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -159,6 +159,27 @@ scontrol update jobid="$job" timelimit=3
 seen 'TIME_LIMIT left=1[0-9][0-9] changed=1 ' 20 && ! kill -0 $stuck 2>/dev/null
 ok $? "a new helper takes over: an operator's reduction of the limit (5 to 3 min) reaches every rank; the stuck one is gone"
 scancel "$job"
+wait "$srun_pid"
+
+# Suspend, resume and cancel reach the ranks when Slurm signals the step
+# (SIGTSTP before it stops the tasks, SIGCONT at resume, SIGCONT+SIGTERM
+# at the cancel), not at the watcher's next look (here every 30 s).
+log=$PMIXEV_CLUSTER_WORKDIR/15-signals.out
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
+	--pmixev-watch-interval=30 "$jobev" 120
+wait_ready pmix_jobev 3
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: asking slurmctld" 10 >/dev/null
+sleep 1
+scontrol suspend "$job"
+seen 'SUSPENDED ' 5
+ok $? "with a 30 s interval, scontrol suspend reaches every rank within 5 s (Slurm's SIGTSTP)"
+sleep 3
+scontrol resume "$job"
+seen 'RESUMED ' 5
+ok $? "... and scontrol resume too (SIGCONT)"
+scancel "$job"
+seen 'CANCELED .*the job was cancelled' 5
+ok $? "... and scancel (SIGCONT, SIGTERM)"
 wait "$srun_pid"
 
 done_testing
