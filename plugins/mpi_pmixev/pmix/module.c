@@ -25,6 +25,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "pmix/directives.h"
 
 /* --- helpers ---------------------------------------------------------- */
 
@@ -55,24 +56,6 @@ static pmix_status_t to_ranks(const pmix_proc_t procs[], size_t nprocs,
 		(*ranks)[i] = procs[i].rank;
 	}
 	return PMIX_SUCCESS;
-}
-
-static unsigned info_timeout(const pmix_info_t info[], size_t ninfo)
-{
-	for (size_t i = 0; i < ninfo; i++)
-		if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) &&
-		    info[i].value.type == PMIX_INT &&
-		    info[i].value.data.integer > 0)
-			return (unsigned)info[i].value.data.integer;
-	return 0;
-}
-
-static bool info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
-{
-	for (size_t i = 0; i < ninfo; i++)
-		if (PMIX_CHECK_KEY(&info[i], key))
-			return PMIX_INFO_TRUE(&info[i]);
-	return false;
 }
 
 static void release_data(void *cbdata)
@@ -132,6 +115,7 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
 {
 	struct modex_call *c = calloc(1, sizeof(*c));
 	pmix_status_t rc = PMIX_ERR_NOMEM;
+	struct directives dir;
 
 	if (!c || (ndata && !(c->data = memdup(data, ndata))))
 		goto fail;
@@ -139,8 +123,9 @@ static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
 		goto fail;
 	c->nranks = nprocs;
 	c->ndata = ndata;
-	c->collect = info_flag(info, ninfo, PMIX_COLLECT_DATA);
-	c->timeout = info_timeout(info, ninfo);
+	directives_read(info, ninfo, &dir);
+	c->collect = dir.collect;
+	c->timeout = dir.timeout_sec;
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(step_served()->agent, fence_work, c) == 0)
@@ -168,6 +153,7 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc,
 				  pmix_modex_cbfunc_t cbfunc, void *cbdata)
 {
 	struct modex_call *c;
+	struct directives dir;
 	bool all;
 	uint32_t *ranks;
 	pmix_status_t rc = to_ranks(proc, 1, &all, &ranks);
@@ -180,7 +166,8 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc,
 	}
 	c->ranks = ranks;
 	c->nranks = 1;
-	c->timeout = info_timeout(info, ninfo);
+	directives_read(info, ninfo, &dir);
+	c->timeout = dir.timeout_sec;
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(step_served()->agent, dmodex_work, c) == 0)
@@ -226,6 +213,7 @@ static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
 {
 	struct op_call *c = calloc(1, sizeof(*c));
 	pmix_status_t rc = PMIX_ERR_NOMEM;
+	struct directives dir;
 
 	if (!c)
 		return rc;
@@ -233,7 +221,8 @@ static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
 		goto fail;
 	c->kind = kind;
 	c->nranks = nprocs;
-	c->timeout = info_timeout(info, ninfo);
+	directives_read(info, ninfo, &dir);
+	c->timeout = dir.timeout_sec;
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(step_served()->agent, op_work, c) == 0)

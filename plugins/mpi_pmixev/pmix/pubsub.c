@@ -13,6 +13,7 @@
 #include "pmixev_log.h"
 #include "base/agent.h"
 #include "base/step.h"
+#include "pmix/directives.h"
 #include "pmix/pubsub.h"
 #include "pmix/pubsub_dir.h"
 #include "pmix/wire.h"
@@ -83,17 +84,12 @@ static pmix_status_t post(struct ps_call *c)
 	return PMIX_ERR_UNREACH;
 }
 
-/* Directives PMIx or the caller attach; everything else is data. */
-static bool is_directive(const char *key)
-{
-	return strncmp(key, "pmix.", 5) == 0;
-}
-
 static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
 				const pmix_info_t info[], size_t ninfo,
 				size_t nentries)
 {
 	struct ps_call *c = calloc(1, sizeof(*c));
+	struct directives dir;
 
 	if (!c || !(c->e = calloc(nentries ? nentries : 1, sizeof(*c->e)))) {
 		free(c);
@@ -101,14 +97,9 @@ static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
 	}
 	c->op = op;
 	c->rank = proc->rank;
-	for (size_t i = 0; i < ninfo; i++) {
-		if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
-			c->wait = true;
-		else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) &&
-			 info[i].value.type == PMIX_INT &&
-			 info[i].value.data.integer > 0)
-			c->timeout = (unsigned)info[i].value.data.integer;
-	}
+	directives_read(info, ninfo, &dir);
+	c->wait = dir.wait;
+	c->timeout = dir.timeout_sec;
 	return c;
 }
 
@@ -125,7 +116,7 @@ pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
 		struct pubsub_entry *e = &c->e[c->n];
 		pmix_byte_object_t bo;
 
-		if (is_directive(info[i].key))
+		if (directives_is_directive(info[i].key))
 			continue;
 		PMIX_LOAD_KEY(e->key, info[i].key);
 		rc = wire_pack_value(&info[i].value, &bo);
