@@ -9,14 +9,16 @@
  *   cred       bytes cred
  *   table      u32 job_id, u32 step_id, u32 nnodes,
  *              nnodes * { str host, u16 port }
- *   fence      str sig, u64 seq, i32 status, u8 collect (0 or 1), bytes data
+ *   fence      str sig, u8 kind (1..3), u64 seq, i32 status,
+ *              u8 collect (0 or 1), bytes data
  *   dmdx_req   u64 id, str nspace, u32 rank, u32 timeout_sec
  *   dmdx_resp  u64 id, i32 status, bytes data
  *   abort      i32 status, u32 rank, str text
  *
  * The encoding is canonical: whatever unpacks, packs back to the same
  * bytes. Pack functions refuse (-1, errno EINVAL, writer untouched) what
- * unpack would reject: unterminated text, a bad node count, collect > 1.
+ * unpack would reject: unterminated text, a bad node count, an unknown
+ * collective kind, collect > 1.
  * Unpack functions fill a local copy and store it only on success.
  */
 #include "config.h"
@@ -148,11 +150,18 @@ fail:
 	return -1;
 }
 
+static bool coll_kind_ok(uint32_t kind)
+{
+	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
+}
+
 int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m)
 {
-	if (!text_ok(m->sig, sizeof(m->sig)) || m->collect > 1)
+	if (!text_ok(m->sig, sizeof(m->sig)) || !coll_kind_ok(m->kind) ||
+	    m->collect > 1)
 		return invalid();
 	pmixev_buf_put_str(b, m->sig);
+	pmixev_buf_put_u8(b, (uint8_t)m->kind);
 	pmixev_buf_put_u64(b, m->seq);
 	pmixev_buf_put_i32(b, m->status);
 	pmixev_buf_put_u8(b, m->collect);
@@ -163,14 +172,17 @@ int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m)
 int pmixev_fence_unpack(struct pmixev_buf *b, struct pmixev_fence_msg *m)
 {
 	struct pmixev_fence_msg t;
+	uint8_t kind = 0;
 
 	pmixev_buf_get_str(b, t.sig, sizeof(t.sig));
+	pmixev_buf_get_u8(b, &kind);
 	pmixev_buf_get_u64(b, &t.seq);
 	pmixev_buf_get_i32(b, &t.status);
 	pmixev_buf_get_u8(b, &t.collect);
 	pmixev_buf_get_bytes(b, &t.data, &t.ndata);
-	if (unpack_done(b) < 0 || t.collect > 1)
+	if (unpack_done(b) < 0 || !coll_kind_ok(kind) || t.collect > 1)
 		return -1;
+	t.kind = (enum pmixev_coll_kind)kind;
 	*m = t;
 	return 0;
 }

@@ -242,6 +242,7 @@ static void test_fence(void **state)
 {
 	static const uint8_t data[] = {1, 2, 3, 0, 5};
 	struct pmixev_fence_msg in = {.sig = "0-3,7",
+				      .kind = PMIXEV_COLL_DISCONNECT,
 				      .seq = 1ULL << 40,
 				      .status = -46,
 				      .collect = 1,
@@ -255,6 +256,7 @@ static void test_fence(void **state)
 	pmixev_buf_reader(&r, w.data, w.len);
 	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
 	assert_string_equal(out.sig, "0-3,7");
+	assert_int_equal(out.kind, PMIXEV_COLL_DISCONNECT);
 	assert_true(out.seq == 1ULL << 40);
 	assert_int_equal(out.status, -46);
 	assert_int_equal(out.collect, 1);
@@ -271,20 +273,37 @@ static void test_fence(void **state)
 	assert_strict(&w, unpack_fence);
 }
 
-static void test_fence_bad_collect(void **state)
+/* A fence body with `kind` and `collect` as given. */
+static void make_fence(struct pmixev_buf *w, uint8_t kind, uint8_t collect)
 {
+	pmixev_buf_init(w);
+	pmixev_buf_put_str(w, "s");
+	pmixev_buf_put_u8(w, kind);
+	pmixev_buf_put_u64(w, 9);
+	pmixev_buf_put_i32(w, 0);
+	pmixev_buf_put_u8(w, collect);
+	pmixev_buf_put_bytes(w, NULL, 0);
+}
+
+static void test_fence_bad_fields(void **state)
+{
+	static const uint8_t bad[][2] = {{PMIXEV_COLL_FENCE, 2},
+					 {0, 0},
+					 {PMIXEV_COLL_DISCONNECT + 1, 0}};
 	struct pmixev_fence_msg out = {.seq = 3};
 	struct pmixev_buf w, r;
 
-	pmixev_buf_init(&w);
-	pmixev_buf_put_str(&w, "s");
-	pmixev_buf_put_u64(&w, 9);
-	pmixev_buf_put_i32(&w, 0);
-	pmixev_buf_put_u8(&w, 2);
-	pmixev_buf_put_bytes(&w, NULL, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		make_fence(&w, bad[i][0], bad[i][1]);
+		pmixev_buf_reader(&r, w.data, w.len);
+		assert_int_equal(pmixev_fence_unpack(&r, &out), -1);
+		assert_int_equal(out.seq, 3);
+		pmixev_buf_release(&w);
+	}
+	make_fence(&w, PMIXEV_COLL_CONNECT, 1);
 	pmixev_buf_reader(&r, w.data, w.len);
-	assert_int_equal(pmixev_fence_unpack(&r, &out), -1);
-	assert_int_equal(out.seq, 3);
+	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
+	assert_int_equal(out.kind, PMIXEV_COLL_CONNECT);
 	pmixev_buf_release(&w);
 }
 
@@ -383,6 +402,7 @@ static void test_bad_text(void **state)
 
 	pmixev_buf_init(&w);
 	pmixev_buf_put_str(&w, big);
+	pmixev_buf_put_u8(&w, PMIXEV_COLL_FENCE);
 	pmixev_buf_put_u64(&w, 1);
 	pmixev_buf_put_i32(&w, 0);
 	pmixev_buf_put_u8(&w, 0);
@@ -415,7 +435,8 @@ static void test_pack_refuses(void **state)
 	struct pmixev_ident id;
 	struct pmixev_table_entry node = {.port = 1};
 	struct pmixev_table t = {.nnodes = 1, .nodes = &node};
-	struct pmixev_fence_msg f = {.sig = "s", .collect = 2};
+	struct pmixev_fence_msg f = {
+		.sig = "s", .kind = PMIXEV_COLL_FENCE, .collect = 2};
 	struct pmixev_abort_msg a = {.status = 0};
 	struct pmixev_dmdx_req d = {.id = 1};
 	struct pmixev_buf w;
@@ -432,6 +453,9 @@ static void test_pack_refuses(void **state)
 	assert_int_equal(pmixev_ident_pack(&w, &id), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(pmixev_table_pack(&w, &t), -1);
+	assert_int_equal(pmixev_fence_pack(&w, &f), -1);
+	f.collect = 0;
+	f.kind = 0;
 	assert_int_equal(pmixev_fence_pack(&w, &f), -1);
 	assert_int_equal(pmixev_abort_pack(&w, &a), -1);
 	assert_int_equal(pmixev_dmdx_req_pack(&w, &d), -1);
@@ -473,7 +497,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_counts),
 		cmocka_unit_test(test_fence),
-		cmocka_unit_test(test_fence_bad_collect),
+		cmocka_unit_test(test_fence_bad_fields),
 		cmocka_unit_test(test_dmdx_req_bytes),
 		cmocka_unit_test(test_dmdx_resp),
 		cmocka_unit_test(test_abort),

@@ -16,8 +16,9 @@
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 
-/* Per-signature sequence numbers. */
+/* Sequence numbers per kind and signature. */
 struct sigstate {
+	enum pmixev_coll_kind kind;
 	char sig[PMIXEV_SIG_MAX];
 	uint64_t next_local; /* last seq this node started locally */
 	uint64_t done;	     /* every seq <= done has ended */
@@ -57,31 +58,43 @@ struct fence {
 	struct tracker *trackers;
 };
 
-static struct sigstate *sig_get(struct fence *f, const char *sig)
+static const char *kind_name(enum pmixev_coll_kind kind)
+{
+	switch (kind) {
+	case PMIXEV_COLL_FENCE:
+		return "fence";
+	case PMIXEV_COLL_CONNECT:
+		return "connect";
+	default:
+		return "disconnect";
+	}
+}
+
+static struct sigstate *sig_get(struct fence *f, enum pmixev_coll_kind kind,
+				const char *sig)
 {
 	struct sigstate *ss;
 
 	for (ss = f->sigs; ss; ss = ss->next)
-		if (strcmp(ss->sig, sig) == 0)
+		if (ss->kind == kind && strcmp(ss->sig, sig) == 0)
 			return ss;
 	if (!(ss = calloc(1, sizeof(*ss))))
 		return NULL;
+	ss->kind = kind;
 	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
 	ss->next = f->sigs;
 	f->sigs = ss;
 	return ss;
 }
 
-/* "F:*" or "F:0-3,5" from sorted, de-duplicated ranks. */
-static int sig_format(char kind, bool all, const uint32_t *ranks, size_t n,
-		      char *sig, size_t len)
+/* "*" or "0-3,5" from sorted, de-duplicated ranks. */
+static int sig_format(bool all, const uint32_t *ranks, size_t n, char *sig,
+		      size_t len)
 {
-	size_t off = (size_t)snprintf(sig, len, "%c:", kind);
+	size_t off = 0;
 
 	if (all)
-		return snprintf(sig + off, len - off, "*") < (int)(len - off)
-			       ? 0
-			       : -1;
+		return snprintf(sig, len, "*") < (int)len ? 0 : -1;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -104,12 +117,10 @@ static int sig_format(char kind, bool all, const uint32_t *ranks, size_t n,
 static int sig_nodes(const struct fence *f, const char *sig, bool *nodes)
 {
 	const struct pmixev_taskmap *map = &f->lay->map;
-	const char *p = sig + 2;
+	const char *p = sig;
 	unsigned long a, b;
 	char *end;
 
-	if (strlen(sig) < 3 || sig[1] != ':' || !strchr("FCD", sig[0]))
-		return -1;
 	if (strcmp(p, "*") == 0) {
 		for (uint32_t i = 0; i < map->nnodes; i++)
 			nodes[i] = map->count[i] > 0;
@@ -168,7 +179,8 @@ static void tracker_free(struct tracker *t)
 static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
 		     const uint8_t *data, size_t ndata)
 {
-	struct pmixev_fence_msg m = {.seq = t->seq,
+	struct pmixev_fence_msg m = {.kind = t->ss->kind,
+				     .seq = t->seq,
 				     .status = status,
 				     .collect = t->collect,
 				     .data = data,
@@ -179,8 +191,9 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
 	pmixev_buf_init(&b);
 	if (pmixev_fence_pack(&b, &m) < 0 ||
 	    overlay_send(t->f->ov, dst, type, b.data, b.len) < 0)
-		PMIXEV_DEBUG(1, "fence %s #%llu: cannot reach node %u",
-			     t->ss->sig, (unsigned long long)t->seq, dst);
+		PMIXEV_DEBUG(1, "%s %s #%llu: cannot reach node %u",
+			     kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, dst);
 	pmixev_buf_release(&b);
 }
 
@@ -214,8 +227,7 @@ static void finish(struct tracker *t, int status, const uint8_t *data,
 
 static void fail(struct tracker *t, int status, uint32_t from, const char *why)
 {
-	PMIXEV_ERROR("%s %s #%llu failed: %s",
-		     t->ss->sig[0] == 'F' ? "fence" : "connect/disconnect",
+	PMIXEV_ERROR("%s %s #%llu failed: %s", kind_name(t->ss->kind),
 		     t->ss->sig, (unsigned long long)t->seq, why);
 	finish(t, status, NULL, 0, from);
 }
@@ -319,10 +331,10 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
-		 size_t nranks, bool collect, unsigned timeout_sec,
-		 const uint8_t *data, size_t ndata, fence_done_fn done,
-		 void *arg)
+void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+		 const uint32_t *ranks, size_t nranks, bool collect,
+		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
+		 fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
 	uint32_t *sorted = NULL;
@@ -339,14 +351,15 @@ void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
 			if (!n || sorted[n - 1] != sorted[i])
 				sorted[n++] = sorted[i];
 	}
-	if (sig_format(kind, all, sorted, n, sig, sizeof(sig)) < 0) {
+	if (sig_format(all, sorted, n, sig, sizeof(sig)) < 0) {
 		free(sorted);
-		PMIXEV_ERROR("fence: participant set too large or empty");
+		PMIXEV_ERROR("%s: participant set too large or empty",
+			     kind_name(kind));
 		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
 		return;
 	}
 	free(sorted);
-	if (!(ss = sig_get(f, sig)))
+	if (!(ss = sig_get(f, kind, sig)))
 		goto nomem;
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
@@ -358,8 +371,8 @@ void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
 	if (!t && !(t = tracker_new(f, ss, ss->next_local, timeout_sec)))
 		goto nomem;
 	if (!t->local || t->local_in) {
-		PMIXEV_ERROR("fence %s #%llu: unexpected local contribution",
-			     sig, (unsigned long long)t->seq);
+		PMIXEV_ERROR("%s %s #%llu: unexpected local contribution",
+			     kind_name(kind), sig, (unsigned long long)t->seq);
 		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
 		return;
 	}
@@ -371,8 +384,8 @@ void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
 		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
-	PMIXEV_DEBUG(3, "fence %s #%llu: local contribution (%zu bytes)", sig,
-		     (unsigned long long)t->seq, ndata);
+	PMIXEV_DEBUG(3, "%s %s #%llu: local contribution (%zu bytes)",
+		     kind_name(kind), sig, (unsigned long long)t->seq, ndata);
 	check_complete(t);
 	return;
 nomem:
@@ -403,19 +416,21 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
-	if (!overlay_is_child(f->ov, src) || !(ss = sig_get(f, m.sig))) {
-		PMIXEV_ERROR("fence %s: contribution from node %u, which is "
-			     "not our child",
-			     m.sig, src);
+	if (!overlay_is_child(f->ov, src) ||
+	    !(ss = sig_get(f, m.kind, m.sig))) {
+		PMIXEV_ERROR("%s %s: contribution from node %u, which is not "
+			     "our child",
+			     kind_name(m.kind), m.sig, src);
 		return;
 	}
 	if (m.seq <= ss->done)
 		return; /* already ended here (failed) */
 	t = tracker_find(f, ss, m.seq);
 	if (!t && !(t = tracker_new(f, ss, m.seq, 0))) {
-		PMIXEV_ERROR("fence %s #%llu from node %u: invalid signature "
+		PMIXEV_ERROR("%s %s #%llu from node %u: invalid signature "
 			     "or out of memory",
-			     m.sig, (unsigned long long)m.seq, src);
+			     kind_name(m.kind), m.sig,
+			     (unsigned long long)m.seq, src);
 		return;
 	}
 	if (m.status != PMIX_SUCCESS) {
@@ -424,9 +439,10 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	ci = child_index(t, src);
 	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
-		PMIXEV_ERROR("fence %s #%llu: unexpected contribution from "
+		PMIXEV_ERROR("%s %s #%llu: unexpected contribution from "
 			     "node %u",
-			     m.sig, (unsigned long long)m.seq, src);
+			     kind_name(m.kind), m.sig,
+			     (unsigned long long)m.seq, src);
 		return;
 	}
 	t->got[ci] = true;
@@ -447,12 +463,13 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
 	if (src != overlay_parent(f->ov)) {
-		PMIXEV_ERROR("fence %s: result from node %u, which is not our "
+		PMIXEV_ERROR("%s %s: result from node %u, which is not our "
 			     "parent",
-			     m.sig, src);
+			     kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if (!(ss = sig_get(f, m.sig)) || !(t = tracker_find(f, ss, m.seq)))
+	if (!(ss = sig_get(f, m.kind, m.sig)) ||
+	    !(t = tracker_find(f, ss, m.seq)))
 		return; /* ended here already */
 	if (m.status != PMIX_SUCCESS)
 		fail(t, m.status, src, "the root reported an error");

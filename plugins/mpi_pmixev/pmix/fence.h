@@ -23,6 +23,7 @@
 
 #include "base/layout.h"
 #include "overlay/overlay.h"
+#include "pmixev_proto.h"
 
 struct fence;
 
@@ -34,15 +35,15 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 			   struct event_base *base, unsigned timeout_sec);
 
 /*
- * This node's part of a collective of kind `kind` ('F' fence, 'C' connect,
- * 'D' disconnect) over `ranks` (all ranks of the step when `all`).
+ * This node's part of a collective of kind `kind` over `ranks` (all ranks
+ * of the step when `all`).
  * `data` is copied. `timeout_sec` 0 means the default. `done` runs exactly
  * once (possibly before this returns, on a bad request).
  */
-void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
-		 size_t nranks, bool collect, unsigned timeout_sec,
-		 const uint8_t *data, size_t ndata, fence_done_fn done,
-		 void *arg);
+void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+		 const uint32_t *ranks, size_t nranks, bool collect,
+		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
+		 fence_done_fn done, void *arg);
 
 /* Overlay lost `node` (see overlay_lost_t). */
 void fence_lost(struct fence *f, uint32_t node);

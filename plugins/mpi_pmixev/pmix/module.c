@@ -104,8 +104,9 @@ static void fence_work(void *arg)
 {
 	struct modex_call *c = arg;
 
-	fence_local(step_served()->fence, 'F', c->all, c->ranks, c->nranks,
-		    c->collect, c->timeout, c->data, c->ndata, modex_done, c);
+	fence_local(step_served()->fence, PMIXEV_COLL_FENCE, c->all, c->ranks,
+		    c->nranks, c->collect, c->timeout, c->data, c->ndata,
+		    modex_done, c);
 }
 
 static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
@@ -180,7 +181,7 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc,
 /* --- connect / disconnect: barriers over the procs ---------------------- */
 
 struct op_call {
-	char kind;
+	enum pmixev_coll_kind kind;
 	bool all;
 	uint32_t *ranks;
 	size_t nranks;
@@ -206,10 +207,10 @@ static void op_work(void *arg)
 		    false, c->timeout, NULL, 0, op_done, c);
 }
 
-static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
-				size_t nprocs, const pmix_info_t info[],
-				size_t ninfo, pmix_op_cbfunc_t cbfunc,
-				void *cbdata)
+static pmix_status_t barrier_op(enum pmixev_coll_kind kind,
+				const pmix_proc_t procs[], size_t nprocs,
+				const pmix_info_t info[], size_t ninfo,
+				pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	struct op_call *c = calloc(1, sizeof(*c));
 	pmix_status_t rc = PMIX_ERR_NOMEM;
@@ -238,14 +239,16 @@ static pmix_status_t connect_fn(const pmix_proc_t procs[], size_t nprocs,
 				const pmix_info_t info[], size_t ninfo,
 				pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-	return barrier_op('C', procs, nprocs, info, ninfo, cbfunc, cbdata);
+	return barrier_op(PMIXEV_COLL_CONNECT, procs, nprocs, info, ninfo,
+			  cbfunc, cbdata);
 }
 
 static pmix_status_t disconnect_fn(const pmix_proc_t procs[], size_t nprocs,
 				   const pmix_info_t info[], size_t ninfo,
 				   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
-	return barrier_op('D', procs, nprocs, info, ninfo, cbfunc, cbdata);
+	return barrier_op(PMIXEV_COLL_DISCONNECT, procs, nprocs, info, ninfo,
+			  cbfunc, cbdata);
 }
 
 /* --- tools and queries ---------------------------------------------------- */
