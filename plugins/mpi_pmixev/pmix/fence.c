@@ -5,6 +5,7 @@
 
 #include "pmix/fence.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "pmix/fence_sig.h"
 
 /* Sequence numbers per kind and signature. */
 struct sigstate {
@@ -85,68 +87,6 @@ static struct sigstate *sig_get(struct fence *f, enum pmixev_coll_kind kind,
 	ss->next = f->sigs;
 	f->sigs = ss;
 	return ss;
-}
-
-/* "*" or "0-3,5" from sorted, de-duplicated ranks. */
-static int sig_format(bool all, const uint32_t *ranks, size_t n, char *sig,
-		      size_t len)
-{
-	size_t off = 0;
-
-	if (all)
-		return snprintf(sig, len, "*") < (int)len ? 0 : -1;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-			j++;
-		off += (size_t)snprintf(sig + off, off < len ? len - off : 0,
-					"%s%u", i ? "," : "", ranks[i]);
-		if (j > i)
-			off += (size_t)snprintf(sig + off,
-						off < len ? len - off : 0,
-						"-%u", ranks[j]);
-		if (off >= len)
-			return -1;
-		i = j + 1;
-	}
-	return n ? 0 : -1;
-}
-
-/* Nodes hosting the participants named in `sig`; -1 if malformed. */
-static int sig_nodes(const struct fence *f, const char *sig, bool *nodes)
-{
-	const struct pmixev_taskmap *map = &f->lay->map;
-	const char *p = sig;
-	unsigned long a, b;
-	char *end;
-
-	if (strcmp(p, "*") == 0) {
-		for (uint32_t i = 0; i < map->nnodes; i++)
-			nodes[i] = map->count[i] > 0;
-		return 0;
-	}
-	memset(nodes, 0, map->nnodes * sizeof(*nodes));
-	for (;;) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		a = b = strtoul(p, &end, 10);
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				return -1;
-			b = strtoul(p, &end, 10);
-		}
-		if (b < a || b >= map->ntasks)
-			return -1;
-		for (unsigned long r = a; r <= b; r++)
-			nodes[map->node_of[r]] = true;
-		if (*end == '\0')
-			return 0;
-		if (*end != ',')
-			return -1;
-		p = end + 1;
-	}
 }
 
 static uint32_t child_index(const struct tracker *t, uint32_t node)
@@ -285,7 +225,7 @@ static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
 	uint32_t nnodes = f->lay->step.nnodes;
 
 	if (!t || !(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
-	    sig_nodes(f, ss->sig, t->nodes) < 0)
+	    fence_sig_nodes(&f->lay->map, ss->sig, t->nodes) < 0)
 		goto fail;
 	t->f = f;
 	t->ss = ss;
@@ -324,41 +264,23 @@ fail:
 	return NULL;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		 const uint32_t *ranks, size_t nranks, bool collect,
 		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
 		 fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
-	uint32_t *sorted = NULL;
 	struct sigstate *ss;
 	struct tracker *t;
-	size_t n = 0;
 
-	if (!all) {
-		if (!(sorted = malloc((nranks ? nranks : 1) * sizeof(*sorted))))
+	if (fence_sig_format(all, ranks, nranks, sig, sizeof(sig)) < 0) {
+		if (errno == ENOMEM)
 			goto nomem;
-		memcpy(sorted, ranks, nranks * sizeof(*sorted));
-		qsort(sorted, nranks, sizeof(*sorted), cmp_u32);
-		for (size_t i = 0; i < nranks; i++)
-			if (!n || sorted[n - 1] != sorted[i])
-				sorted[n++] = sorted[i];
-	}
-	if (sig_format(all, sorted, n, sig, sizeof(sig)) < 0) {
-		free(sorted);
 		PMIXEV_ERROR("%s: participant set too large or empty",
 			     kind_name(kind));
 		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
 		return;
 	}
-	free(sorted);
 	if (!(ss = sig_get(f, kind, sig)))
 		goto nomem;
 	ss->next_local++;
@@ -389,7 +311,6 @@ void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 	check_complete(t);
 	return;
 nomem:
-	free(sorted);
 	done(PMIX_ERR_NOMEM, NULL, 0, arg);
 }
 
