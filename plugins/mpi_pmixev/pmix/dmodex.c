@@ -1,5 +1,12 @@
 /*
- * pmix/dmodex.c - direct modex over the overlay.
+ * pmix/dmodex.c - direct modex over the overlay (see dmodex.h).
+ *
+ * PMIx progress thread: dmodex_upcall_direct_modex (at the end of the
+ * file) copies its arguments and posts them to the agent; serve_done_upcall
+ * takes PMIx's answer to a peer's request and posts it to the agent.
+ * Agent thread: everything else, that is the requests this node sends,
+ * those it serves for peers, and the answer through the upcall's PMIx
+ * callback.
  */
 #include "config.h"
 
@@ -14,6 +21,15 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "base/agent.h"
+#include "base/step.h"
+#include "pmix/directives.h"
+#include "pmix/procs.h"
+#include "pmix/status.h"
+
+/* Result: PMIx status and the rank's data (valid during the call). */
+typedef void (*dmodex_done_fn)(int status, const uint8_t *data, size_t ndata,
+			       void *arg);
 
 struct request {
 	struct dmodex *d;
@@ -72,8 +88,9 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 	request_end(r, PMIX_ERR_TIMEOUT, NULL, 0);
 }
 
-void dmodex_request(struct dmodex *d, uint32_t rank, unsigned timeout_sec,
-		    dmodex_done_fn done, void *arg)
+/* Ask for `rank`'s data; `done` runs exactly once. */
+static void dmodex_request(struct dmodex *d, uint32_t rank,
+			   unsigned timeout_sec, dmodex_done_fn done, void *arg)
 {
 	struct timeval tv = {
 		(time_t)(timeout_sec ? timeout_sec : d->timeout_sec), 0};
@@ -123,7 +140,7 @@ static void serving_unlink(struct serving *s)
 }
 
 /* Agent thread: send PMIx's answer back to the requester. */
-static void send_answer(void *arg)
+static void serve_send_agent(void *arg)
 {
 	struct serving *s = arg;
 	struct pmixev_dmdx_resp m = {.id = s->id,
@@ -147,8 +164,8 @@ static void send_answer(void *arg)
 }
 
 /* PMIx progress thread: copy the data and hand it to the agent. */
-static void on_pmix_answer(pmix_status_t status, char *data, size_t sz,
-			   void *cbdata)
+static void serve_done_upcall(pmix_status_t status, char *data, size_t sz,
+			      void *cbdata)
 {
 	struct serving *s = cbdata;
 
@@ -161,7 +178,7 @@ static void on_pmix_answer(pmix_status_t status, char *data, size_t sz,
 			s->status = PMIX_ERR_NOMEM;
 		}
 	}
-	if (agent_post(s->agent, send_answer, s) < 0) {
+	if (agent_post(s->agent, serve_send_agent, s) < 0) {
 		free(s->data);
 		free(s);
 	}
@@ -194,14 +211,14 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	    m.rank >= d->lay->step.ntasks ||
 	    d->lay->map.node_of[m.rank] != d->lay->nodeid) {
 		s->status = PMIX_ERR_NOT_FOUND;
-		send_answer(s);
+		serve_send_agent(s);
 		return;
 	}
 	PMIX_LOAD_PROCID(&proc, m.nspace, m.rank);
-	rc = PMIx_server_dmodex_request(&proc, on_pmix_answer, s);
+	rc = PMIx_server_dmodex_request(&proc, serve_done_upcall, s);
 	if (rc != PMIX_SUCCESS) {
 		s->status = rc;
-		send_answer(s);
+		serve_send_agent(s);
 	}
 }
 
@@ -268,4 +285,66 @@ void dmodex_destroy(struct dmodex *d)
 	for (struct serving *s = d->serving; s; s = s->next)
 		s->d = NULL;
 	free(d);
+}
+
+/* --- the upcall ----------------------------------------------------------- */
+
+/* A direct modex, copied for the agent. */
+struct dmodex_call {
+	uint32_t rank;
+	unsigned timeout_sec;
+	pmix_modex_cbfunc_t cbfunc;
+	void *cbdata;
+};
+
+/* Agent thread: the rank's data came (or the request failed). */
+static void direct_modex_answer_agent(int status, const uint8_t *data,
+				      size_t ndata, void *arg)
+{
+	struct dmodex_call *c = arg;
+
+	status_answer_modex(c->cbfunc, c->cbdata, status, data, ndata);
+	free(c);
+}
+
+/* Agent thread: ask the rank's node. */
+static void direct_modex_agent(void *arg)
+{
+	struct dmodex_call *c = arg;
+
+	dmodex_request(step_served()->dmodex, c->rank, c->timeout_sec,
+		       direct_modex_answer_agent, c);
+}
+
+pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
+					 const pmix_info_t info[], size_t ninfo,
+					 pmix_modex_cbfunc_t cbfunc,
+					 void *cbdata)
+{
+	const struct step *s = step_served();
+	struct dmodex_call *c = NULL;
+	struct directives dir;
+	uint32_t *ranks = NULL;
+	pmix_status_t rc;
+	bool all;
+
+	rc = procs_to_ranks(&s->lay, proc, 1, &all, &ranks);
+	if (rc == PMIX_SUCCESS && all)
+		rc = PMIX_ERR_BAD_PARAM;
+	else if (rc == PMIX_SUCCESS && !(c = calloc(1, sizeof(*c))))
+		rc = PMIX_ERR_NOMEM;
+	if (rc != PMIX_SUCCESS)
+		goto out;
+	directives_read(info, ninfo, &dir);
+	c->rank = ranks[0];
+	c->timeout_sec = dir.timeout_sec;
+	c->cbfunc = cbfunc;
+	c->cbdata = cbdata;
+	if (agent_post(s->agent, direct_modex_agent, c) < 0) {
+		rc = PMIX_ERR_UNREACH;
+		free(c);
+	}
+out:
+	free(ranks);
+	return rc;
 }

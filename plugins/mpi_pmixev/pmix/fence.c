@@ -1,5 +1,11 @@
 /*
- * pmix/fence.c - tree collectives.
+ * pmix/fence.c - PMIx fences and the barriers behind connect and
+ * disconnect, as collectives over the overlay tree (see fence.h).
+ *
+ * PMIx progress thread: fence_upcall_* (at the end) copy their arguments
+ * and post them to the agent. Agent thread: everything else, that is this
+ * node's part of each collective, the messages of the tree, and the
+ * answer through the upcall's PMIx callback.
  */
 #include "config.h"
 
@@ -10,13 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pmix_common.h>
+#include <pmix_server.h>
 
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "base/agent.h"
+#include "base/step.h"
+#include "pmix/directives.h"
 #include "pmix/fence_sig.h"
+#include "pmix/procs.h"
+#include "pmix/status.h"
+
+/* Result: PMIx status, and the combined data (valid during the call). */
+typedef void (*fence_done_fn)(int status, const uint8_t *data, size_t ndata,
+			      void *arg);
 
 /* Sequence numbers per kind and signature. */
 struct sigstate {
@@ -224,10 +239,12 @@ static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
 	struct tracker *t = calloc(1, sizeof(*t));
 	uint32_t nnodes = f->lay->step.nnodes;
 
-	if (!t || !(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
+	if (!t)
+		return NULL;
+	t->f = f;
+	if (!(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
 	    fence_sig_nodes(&f->lay->map, ss->sig, t->nodes) < 0)
 		goto fail;
-	t->f = f;
 	t->ss = ss;
 	t->seq = seq;
 	pmixev_buf_init(&t->data);
@@ -252,22 +269,20 @@ static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
 	f->trackers = t;
 	return t;
 fail:
-	if (t) {
-		if (t->timer)
-			event_free(t->timer);
-		free(t->nodes);
-		free(t->child);
-		free(t->exp);
-		free(t->got);
-		free(t);
-	}
+	tracker_free(t); /* not linked yet */
 	return NULL;
 }
 
-void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
-		 const uint32_t *ranks, size_t nranks, bool collect,
-		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
-		 fence_done_fn done, void *arg)
+/*
+ * This node's part of a collective of kind `kind` over `ranks` (all ranks
+ * of the step when `all`). `data` is copied. `timeout_sec` 0 means the
+ * default. `done` runs exactly once (possibly before this returns, on a
+ * bad request).
+ */
+static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+			const uint32_t *ranks, size_t nranks, bool collect,
+			unsigned timeout_sec, const uint8_t *data, size_t ndata,
+			fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
 	struct sigstate *ss;
@@ -459,4 +474,127 @@ void fence_destroy(struct fence *f)
 	}
 	free(f->scratch);
 	free(f);
+}
+
+/* --- the upcalls ---------------------------------------------------------- */
+
+/* A fence, connect or disconnect, copied for the agent. */
+struct coll_call {
+	enum pmixev_coll_kind kind;
+	bool all;
+	uint32_t *ranks;
+	size_t nranks;
+	bool collect;
+	unsigned timeout_sec;
+	uint8_t *data; /* fence: this node's contribution */
+	size_t ndata;
+	pmix_modex_cbfunc_t modex_cb; /* fence */
+	pmix_op_cbfunc_t op_cb;	      /* connect, disconnect */
+	void *cbdata;
+};
+
+static void call_free(struct coll_call *c)
+{
+	free(c->ranks);
+	free(c->data);
+	free(c);
+}
+
+/* Agent thread: the collective ended here; answer PMIx. */
+static void coll_answer_agent(int status, const uint8_t *data, size_t ndata,
+			      void *arg)
+{
+	struct coll_call *c = arg;
+
+	if (c->kind == PMIXEV_COLL_FENCE)
+		status_answer_modex(c->modex_cb, c->cbdata, status, data,
+				    ndata);
+	else
+		c->op_cb(status, c->cbdata);
+	call_free(c);
+}
+
+/* Agent thread: this node's part of the collective. */
+static void coll_agent(void *arg)
+{
+	struct coll_call *c = arg;
+
+	fence_local(step_served()->fence, c->kind, c->all, c->ranks, c->nranks,
+		    c->collect, c->timeout_sec, c->data, c->ndata,
+		    coll_answer_agent, c);
+}
+
+/* PMIx thread: complete `c` (kind, data, callback) and post it; owns c. */
+static pmix_status_t coll_upcall(struct coll_call *c, const pmix_proc_t procs[],
+				 size_t nprocs, const pmix_info_t info[],
+				 size_t ninfo)
+{
+	const struct step *s = step_served();
+	struct directives dir;
+	pmix_status_t rc;
+
+	rc = procs_to_ranks(&s->lay, procs, nprocs, &c->all, &c->ranks);
+	if (rc != PMIX_SUCCESS)
+		goto fail;
+	directives_read(info, ninfo, &dir);
+	c->nranks = nprocs;
+	c->collect = c->kind == PMIXEV_COLL_FENCE && dir.collect;
+	c->timeout_sec = dir.timeout_sec;
+	if (agent_post(s->agent, coll_agent, c) == 0)
+		return PMIX_SUCCESS;
+	rc = PMIX_ERR_UNREACH;
+fail:
+	call_free(c);
+	return rc;
+}
+
+pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    char *data, size_t ndata,
+				    pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+	struct coll_call *c = calloc(1, sizeof(*c));
+
+	if (!c || (ndata && !(c->data = malloc(ndata)))) {
+		free(c);
+		return PMIX_ERR_NOMEM;
+	}
+	if (ndata)
+		memcpy(c->data, data, ndata);
+	c->kind = PMIXEV_COLL_FENCE;
+	c->ndata = ndata;
+	c->modex_cb = cbfunc;
+	c->cbdata = cbdata;
+	return coll_upcall(c, procs, nprocs, info, ninfo);
+}
+
+static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
+				    const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	struct coll_call *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return PMIX_ERR_NOMEM;
+	c->kind = kind;
+	c->op_cb = cbfunc;
+	c->cbdata = cbdata;
+	return coll_upcall(c, procs, nprocs, info, ninfo);
+}
+
+pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
+				   const pmix_info_t info[], size_t ninfo,
+				   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_CONNECT, procs, nprocs, info, ninfo,
+			      cbfunc, cbdata);
+}
+
+pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo,
+				      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_DISCONNECT, procs, nprocs, info,
+			      ninfo, cbfunc, cbdata);
 }

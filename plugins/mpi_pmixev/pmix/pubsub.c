@@ -1,6 +1,12 @@
 /*
  * pmix/pubsub.c - the publish, lookup and unpublish upcalls: convert
  * between PMIx values and the directory's packed entries (pubsub_dir.c).
+ *
+ * PMIx progress thread: pubsub_upcall_publish, pubsub_upcall_lookup and
+ * pubsub_upcall_unpublish copy their arguments (packing published values)
+ * and post them to the agent. Agent thread: pubsub_agent hands the
+ * request to the directory, and pubsub_answer_agent answers through the
+ * upcall's PMIx callback (unpacking looked-up values).
  */
 #include "config.h"
 
@@ -38,7 +44,11 @@ static void call_free(struct ps_call *c)
 	free(c);
 }
 
-static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
+/* --- agent thread --------------------------------------------------------- */
+
+/* The directory answered (or the request failed). */
+static void pubsub_answer_agent(int status, const struct pubsub_entry *e,
+				size_t n, void *arg)
 {
 	const struct step *s = step_served();
 	struct ps_call *c = arg;
@@ -68,17 +78,20 @@ static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
 	call_free(c);
 }
 
-static void work(void *arg)
+static void pubsub_agent(void *arg)
 {
 	struct ps_call *c = arg;
 
 	pubsub_request(step_served()->pubsub, c->op, c->rank, c->wait,
-		       c->timeout, c->e, c->n, done, c);
+		       c->timeout, c->e, c->n, pubsub_answer_agent, c);
 }
 
-static pmix_status_t post(struct ps_call *c)
+/* --- PMIx progress thread ------------------------------------------------- */
+
+/* Post `c` to the agent; owns c. */
+static pmix_status_t post_upcall(struct ps_call *c)
 {
-	if (agent_post(step_served()->agent, work, c) == 0)
+	if (agent_post(step_served()->agent, pubsub_agent, c) == 0)
 		return PMIX_SUCCESS;
 	call_free(c);
 	return PMIX_ERR_UNREACH;
@@ -130,7 +143,7 @@ pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
 	}
 	c->op_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }
 
 static pmix_status_t keyed(enum pubsub_op op, const pmix_proc_t *proc,
@@ -164,7 +177,7 @@ pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
 		return rc;
 	c->lookup_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }
 
 pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
@@ -178,5 +191,5 @@ pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
 		return rc;
 	c->op_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }
