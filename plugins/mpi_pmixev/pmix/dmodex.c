@@ -27,9 +27,9 @@
 #include "pmix/procs.h"
 #include "pmix/status.h"
 
-/* Result: PMIx status and the rank's data (valid during the call). */
-typedef void (*dmodex_done_fn)(int status, const uint8_t *data, size_t ndata,
-			       void *arg);
+/* Result, and the rank's data (valid during the call). */
+typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
+			       size_t ndata, void *arg);
 
 struct request {
 	struct dmodex *d;
@@ -47,7 +47,7 @@ struct serving {
 	struct dmodex *d; /* NULL once the dmodex is gone */
 	uint64_t id;
 	uint32_t requester;
-	int status;
+	enum pmixev_result result;
 	uint8_t *data;
 	size_t ndata;
 	struct serving *next;
@@ -63,8 +63,8 @@ struct dmodex {
 	struct serving *serving;
 };
 
-static void request_end(struct request *r, int status, const uint8_t *data,
-			size_t ndata)
+static void request_end(struct request *r, enum pmixev_result result,
+			const uint8_t *data, size_t ndata)
 {
 	struct request **pp;
 
@@ -75,7 +75,7 @@ static void request_end(struct request *r, int status, const uint8_t *data,
 		}
 	if (r->timer)
 		event_free(r->timer);
-	r->done(status, data, ndata, r->arg);
+	r->done(result, data, ndata, r->arg);
 	free(r);
 }
 
@@ -85,7 +85,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 
 	PMIXEV_ERROR("direct modex from node %u: no answer within the timeout",
 		     r->node);
-	request_end(r, PMIX_ERR_TIMEOUT, NULL, 0);
+	request_end(r, PMIXEV_ERR_TIMEOUT, NULL, 0);
 }
 
 /* Ask for `rank`'s data; `done` runs exactly once. */
@@ -100,11 +100,11 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 	int rc;
 
 	if (rank >= d->lay->step.ntasks) {
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
 	if (!(r = calloc(1, sizeof(*r)))) {
-		done(PMIX_ERR_NOMEM, NULL, 0, arg);
+		done(PMIXEV_ERR_NOMEM, NULL, 0, arg);
 		return;
 	}
 	r->d = d;
@@ -123,7 +123,7 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 	pmixev_buf_release(&b);
 	r->timer = evtimer_new(agent_base(d->agent), on_timeout, r);
 	if (rc < 0 || !r->timer || evtimer_add(r->timer, &tv) < 0)
-		request_end(r, PMIX_ERR_UNREACH, NULL, 0);
+		request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 }
 
 static void serving_unlink(struct serving *s)
@@ -144,7 +144,7 @@ static void serve_send_agent(void *arg)
 {
 	struct serving *s = arg;
 	struct pmixev_dmdx_resp m = {.id = s->id,
-				     .status = s->status,
+				     .result = s->result,
 				     .data = s->data,
 				     .ndata = s->ndata};
 	struct pmixev_buf b;
@@ -169,13 +169,13 @@ static void serve_done_upcall(pmix_status_t status, char *data, size_t sz,
 {
 	struct serving *s = cbdata;
 
-	s->status = status;
+	s->result = status_from_pmix(status);
 	if (status == PMIX_SUCCESS && sz) {
 		if ((s->data = malloc(sz))) {
 			memcpy(s->data, data, sz);
 			s->ndata = sz;
 		} else {
-			s->status = PMIX_ERR_NOMEM;
+			s->result = PMIXEV_ERR_NOMEM;
 		}
 	}
 	if (agent_post(s->agent, serve_send_agent, s) < 0) {
@@ -210,14 +210,14 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
 	    m.rank >= d->lay->step.ntasks ||
 	    d->lay->map.node_of[m.rank] != d->lay->nodeid) {
-		s->status = PMIX_ERR_NOT_FOUND;
+		s->result = PMIXEV_ERR_NOT_FOUND;
 		serve_send_agent(s);
 		return;
 	}
 	PMIX_LOAD_PROCID(&proc, m.nspace, m.rank);
 	rc = PMIx_server_dmodex_request(&proc, serve_done_upcall, s);
 	if (rc != PMIX_SUCCESS) {
-		s->status = rc;
+		s->result = status_from_pmix(rc);
 		serve_send_agent(s);
 	}
 }
@@ -236,7 +236,7 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	for (struct request *r = d->requests; r; r = r->next)
 		if (r->id == m.id && r->node == src) {
-			request_end(r, m.status, m.data, m.ndata);
+			request_end(r, m.result, m.data, m.ndata);
 			return;
 		}
 }
@@ -249,7 +249,7 @@ void dmodex_lost(struct dmodex *d, uint32_t node)
 	for (r = d->requests; r; r = next) {
 		next = r->next;
 		if (r->node == node)
-			request_end(r, PMIX_ERR_UNREACH, NULL, 0);
+			request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 	}
 }
 
@@ -298,12 +298,13 @@ struct dmodex_call {
 };
 
 /* Agent thread: the rank's data came (or the request failed). */
-static void direct_modex_answer_agent(int status, const uint8_t *data,
-				      size_t ndata, void *arg)
+static void direct_modex_answer_agent(enum pmixev_result result,
+				      const uint8_t *data, size_t ndata,
+				      void *arg)
 {
 	struct dmodex_call *c = arg;
 
-	status_answer_modex(c->cbfunc, c->cbdata, status, data, ndata);
+	status_answer_modex(c->cbfunc, c->cbdata, result, data, ndata);
 	free(c);
 }
 
@@ -325,15 +326,15 @@ pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
 	struct dmodex_call *c = NULL;
 	struct directives dir;
 	uint32_t *ranks = NULL;
-	pmix_status_t rc;
+	enum pmixev_result rc;
 	bool all;
 
 	rc = procs_to_ranks(&s->lay, proc, 1, &all, &ranks);
-	if (rc == PMIX_SUCCESS && all)
-		rc = PMIX_ERR_BAD_PARAM;
-	else if (rc == PMIX_SUCCESS && !(c = calloc(1, sizeof(*c))))
-		rc = PMIX_ERR_NOMEM;
-	if (rc != PMIX_SUCCESS)
+	if (rc == PMIXEV_OK && all)
+		rc = PMIXEV_ERR_BAD_REQUEST;
+	else if (rc == PMIXEV_OK && !(c = calloc(1, sizeof(*c))))
+		rc = PMIXEV_ERR_NOMEM;
+	if (rc != PMIXEV_OK)
 		goto out;
 	directives_read(info, ninfo, &dir);
 	c->rank = ranks[0];
@@ -341,10 +342,10 @@ pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(s->agent, direct_modex_agent, c) < 0) {
-		rc = PMIX_ERR_UNREACH;
+		rc = PMIXEV_ERR_UNREACH;
 		free(c);
 	}
 out:
 	free(ranks);
-	return rc;
+	return status_to_pmix(rc);
 }

@@ -29,17 +29,17 @@
 #include "pmix/procs.h"
 #include "pmix/status.h"
 
-/* Result: PMIx status, and the combined data (valid during the call). */
-typedef void (*fence_done_fn)(int status, const uint8_t *data, size_t ndata,
-			      void *arg);
+/* Result, and the combined data (valid during the call). */
+typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
+			      size_t ndata, void *arg);
 
 /* Sequence numbers per kind and signature. */
 struct sigstate {
 	enum pmixev_coll_kind kind;
 	char sig[PMIXEV_SIG_MAX];
-	uint64_t next_local; /* last seq this node started locally */
-	uint64_t done;	     /* every seq <= done has ended */
-	int last_status;     /* status of the last one that ended */
+	uint64_t next_local;	 /* last seq this node started locally */
+	uint64_t done;		 /* every seq <= done has ended */
+	enum pmixev_result last; /* result of the last one that ended */
 	struct sigstate *next;
 };
 
@@ -131,12 +131,13 @@ static void tracker_free(struct tracker *t)
 	free(t);
 }
 
-static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
-		     const uint8_t *data, size_t ndata)
+static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
+		     enum pmixev_result result, const uint8_t *data,
+		     size_t ndata)
 {
 	struct pmixev_fence_msg m = {.kind = t->ss->kind,
 				     .seq = t->seq,
-				     .status = status,
+				     .result = result,
 				     .collect = t->collect,
 				     .data = data,
 				     .ndata = ndata};
@@ -153,12 +154,12 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
 }
 
 /*
- * End the collective on this node with `status`: deliver locally, pass the
+ * End the collective on this node with `result`: deliver locally, pass the
  * outcome down to the expected children and, on failure, up to the parent
  * (except toward `from`, where it came from).
  */
-static void finish(struct tracker *t, int status, const uint8_t *data,
-		   size_t ndata, uint32_t from)
+static void finish(struct tracker *t, enum pmixev_result result,
+		   const uint8_t *data, size_t ndata, uint32_t from)
 {
 	uint32_t parent = overlay_parent(t->f->ov);
 
@@ -166,25 +167,25 @@ static void finish(struct tracker *t, int status, const uint8_t *data,
 		uint32_t c = t->child[i];
 
 		if (t->exp[i] && c != from)
-			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, status, data,
+			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, result, data,
 				 ndata);
 	}
-	if (status != PMIX_SUCCESS && parent != PMIXEV_TREE_NONE &&
-	    parent != from)
-		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, status, NULL, 0);
+	if (result != PMIXEV_OK && parent != PMIXEV_TREE_NONE && parent != from)
+		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, result, NULL, 0);
 	if (t->seq > t->ss->done)
 		t->ss->done = t->seq;
-	t->ss->last_status = status;
+	t->ss->last = result;
 	if (t->local_in)
-		t->done(status, data, ndata, t->arg);
+		t->done(result, data, ndata, t->arg);
 	tracker_free(t);
 }
 
-static void fail(struct tracker *t, int status, uint32_t from, const char *why)
+static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
+		 const char *why)
 {
 	PMIXEV_ERROR("%s %s #%llu failed: %s", kind_name(t->ss->kind),
 		     t->ss->sig, (unsigned long long)t->seq, why);
-	finish(t, status, NULL, 0, from);
+	finish(t, result, NULL, 0, from);
 }
 
 static void check_complete(struct tracker *t)
@@ -201,11 +202,11 @@ static void check_complete(struct tracker *t)
 		struct pmixev_buf data = t->data;
 
 		t->data = (struct pmixev_buf){0};
-		finish(t, PMIX_SUCCESS, data.data, data.len, PMIXEV_TREE_NONE);
+		finish(t, PMIXEV_OK, data.data, data.len, PMIXEV_TREE_NONE);
 		pmixev_buf_release(&data);
 		return;
 	}
-	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIX_SUCCESS, t->data.data,
+	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIXEV_OK, t->data.data,
 		 t->data.len);
 	t->sent_up = true;
 	pmixev_buf_release(&t->data);
@@ -219,7 +220,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 	snprintf(why, sizeof(why), "no result within %u s (%s)",
 		 t->f->timeout_sec,
 		 t->sent_up ? "waiting for the root" : "waiting for peers");
-	fail(t, PMIX_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
+	fail(t, PMIXEV_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
 }
 
 static struct tracker *tracker_find(struct fence *f, struct sigstate *ss,
@@ -274,10 +275,9 @@ fail:
 }
 
 /*
- * This node's part of a collective of kind `kind` over `ranks` (all ranks
- * of the step when `all`). `data` is copied. `timeout_sec` 0 means the
- * default. `done` runs exactly once (possibly before this returns, on a
- * bad request).
+ * This node's part of a `kind` collective over `ranks` (every rank when
+ * `all`). `data` is copied; `timeout_sec` 0 means the default. `done` runs
+ * exactly once (possibly before this returns, on a bad request).
  */
 static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 			const uint32_t *ranks, size_t nranks, bool collect,
@@ -293,7 +293,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 			goto nomem;
 		PMIXEV_ERROR("%s: participant set too large or empty",
 			     kind_name(kind));
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
 	if (!(ss = sig_get(f, kind, sig)))
@@ -301,7 +301,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
 		/* Failed on a peer's word before our contribution came in. */
-		done(ss->last_status, NULL, 0, arg);
+		done(ss->last, NULL, 0, arg);
 		return;
 	}
 	t = tracker_find(f, ss, ss->next_local);
@@ -310,7 +310,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 	if (!t->local || t->local_in) {
 		PMIXEV_ERROR("%s %s #%llu: unexpected local contribution",
 			     kind_name(kind), sig, (unsigned long long)t->seq);
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
 	t->local_in = true;
@@ -318,7 +318,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 	t->done = done;
 	t->arg = arg;
 	if (collect && ndata && pmixev_buf_put_raw(&t->data, data, ndata) < 0) {
-		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
 	PMIXEV_DEBUG(3, "%s %s #%llu: local contribution (%zu bytes)",
@@ -326,7 +326,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 	check_complete(t);
 	return;
 nomem:
-	done(PMIX_ERR_NOMEM, NULL, 0, arg);
+	done(PMIXEV_ERR_NOMEM, NULL, 0, arg);
 }
 
 static int unpack(struct fence *f, uint32_t src, const uint8_t *buf, size_t len,
@@ -369,8 +369,8 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     (unsigned long long)m.seq, src);
 		return;
 	}
-	if (m.status != PMIX_SUCCESS) {
-		fail(t, m.status, src, "a peer reported an error");
+	if (m.result != PMIXEV_OK) {
+		fail(t, m.result, src, "a peer reported an error");
 		return;
 	}
 	ci = child_index(t, src);
@@ -383,7 +383,7 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	t->got[ci] = true;
 	if (m.ndata && pmixev_buf_put_raw(&t->data, m.data, m.ndata) < 0) {
-		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
 	check_complete(t);
@@ -407,10 +407,10 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (!(ss = sig_get(f, m.kind, m.sig)) ||
 	    !(t = tracker_find(f, ss, m.seq)))
 		return; /* ended here already */
-	if (m.status != PMIX_SUCCESS)
-		fail(t, m.status, src, "the root reported an error");
+	if (m.result != PMIXEV_OK)
+		fail(t, m.result, src, "the root reported an error");
 	else
-		finish(t, PMIX_SUCCESS, m.data, m.ndata, src);
+		finish(t, PMIXEV_OK, m.data, m.ndata, src);
 }
 
 /* Is the tree still the one `t` started with (seen from here)? */
@@ -434,7 +434,7 @@ void fence_lost(struct fence *f, uint32_t node)
 	for (t = f->trackers; t; t = next) {
 		next = t->next;
 		if (t->nodes[node] || !same_tree(t))
-			fail(t, PMIX_ERR_UNREACH, node,
+			fail(t, PMIXEV_ERR_UNREACH, node,
 			     "a node of the step became unreachable");
 	}
 }
@@ -501,16 +501,16 @@ static void call_free(struct coll_call *c)
 }
 
 /* Agent thread: the collective ended here; answer PMIx. */
-static void coll_answer_agent(int status, const uint8_t *data, size_t ndata,
-			      void *arg)
+static void coll_answer_agent(enum pmixev_result result, const uint8_t *data,
+			      size_t ndata, void *arg)
 {
 	struct coll_call *c = arg;
 
 	if (c->kind == PMIXEV_COLL_FENCE)
-		status_answer_modex(c->modex_cb, c->cbdata, status, data,
+		status_answer_modex(c->modex_cb, c->cbdata, result, data,
 				    ndata);
 	else
-		c->op_cb(status, c->cbdata);
+		status_answer_op(c->op_cb, c->cbdata, result);
 	call_free(c);
 }
 
@@ -525,24 +525,24 @@ static void coll_agent(void *arg)
 }
 
 /* PMIx thread: complete `c` (kind, data, callback) and post it; owns c. */
-static pmix_status_t coll_upcall(struct coll_call *c, const pmix_proc_t procs[],
-				 size_t nprocs, const pmix_info_t info[],
-				 size_t ninfo)
+static enum pmixev_result coll_upcall(struct coll_call *c,
+				      const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo)
 {
 	const struct step *s = step_served();
 	struct directives dir;
-	pmix_status_t rc;
+	enum pmixev_result rc;
 
 	rc = procs_to_ranks(&s->lay, procs, nprocs, &c->all, &c->ranks);
-	if (rc != PMIX_SUCCESS)
+	if (rc != PMIXEV_OK)
 		goto fail;
 	directives_read(info, ninfo, &dir);
 	c->nranks = nprocs;
 	c->collect = c->kind == PMIXEV_COLL_FENCE && dir.collect;
 	c->timeout_sec = dir.timeout_sec;
 	if (agent_post(s->agent, coll_agent, c) == 0)
-		return PMIX_SUCCESS;
-	rc = PMIX_ERR_UNREACH;
+		return PMIXEV_OK;
+	rc = PMIXEV_ERR_UNREACH;
 fail:
 	call_free(c);
 	return rc;
@@ -557,7 +557,7 @@ pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
 
 	if (!c || (ndata && !(c->data = malloc(ndata)))) {
 		free(c);
-		return PMIX_ERR_NOMEM;
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
 	}
 	if (ndata)
 		memcpy(c->data, data, ndata);
@@ -565,7 +565,7 @@ pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
 	c->ndata = ndata;
 	c->modex_cb = cbfunc;
 	c->cbdata = cbdata;
-	return coll_upcall(c, procs, nprocs, info, ninfo);
+	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
 }
 
 static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
@@ -576,11 +576,11 @@ static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
 	struct coll_call *c = calloc(1, sizeof(*c));
 
 	if (!c)
-		return PMIX_ERR_NOMEM;
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
 	c->kind = kind;
 	c->op_cb = cbfunc;
 	c->cbdata = cbdata;
-	return coll_upcall(c, procs, nprocs, info, ninfo);
+	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
 }
 
 pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,

@@ -8,11 +8,11 @@
 
 #include <stdlib.h>
 
-pmix_status_t procs_to_ranks(const struct layout *lay,
-			     const pmix_proc_t procs[], size_t nprocs,
-			     bool *all, uint32_t **ranks)
+enum pmixev_result procs_to_ranks(const struct layout *lay,
+				  const pmix_proc_t procs[], size_t nprocs,
+				  bool *all, uint32_t **ranks)
 {
-	pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+	enum pmixev_result rc = PMIXEV_ERR_BAD_REQUEST;
 	uint32_t *r = NULL;
 
 	*all = false;
@@ -20,10 +20,10 @@ pmix_status_t procs_to_ranks(const struct layout *lay,
 	if (!nprocs)
 		return rc;
 	if (!(r = calloc(nprocs, sizeof(*r))))
-		return PMIX_ERR_NOMEM;
+		return PMIXEV_ERR_NOMEM;
 	for (size_t i = 0; i < nprocs; i++) {
 		if (!PMIX_CHECK_NSPACE(procs[i].nspace, lay->nspace)) {
-			rc = PMIX_ERR_NOT_SUPPORTED;
+			rc = PMIXEV_ERR_NOT_SUPPORTED;
 			goto fail;
 		}
 		if (procs[i].rank == PMIX_RANK_WILDCARD)
@@ -33,7 +33,7 @@ pmix_status_t procs_to_ranks(const struct layout *lay,
 		r[i] = procs[i].rank;
 	}
 	*ranks = r;
-	return PMIX_SUCCESS;
+	return PMIXEV_OK;
 fail:
 	*all = false;
 	free(r);

@@ -15,16 +15,17 @@
 #include <pmix_common.h>
 
 #include "base/layout.h"
+#include "pmixev_result.h"
 
 /*
  * The ranks of `procs` (all in the step's namespace) into *ranks (malloc'd,
- * `nprocs` entries; PMIX_RANK_WILDCARD sets *all). PMIX_SUCCESS, or
- * PMIX_ERR_BAD_PARAM (none, or a rank beyond the step),
- * PMIX_ERR_NOT_SUPPORTED (another namespace), PMIX_ERR_NOMEM; on error
- * nothing is allocated.
+ * `nprocs` entries; PMIX_RANK_WILDCARD sets *all). PMIXEV_OK, or
+ * PMIXEV_ERR_BAD_REQUEST (none, or a rank beyond the step),
+ * PMIXEV_ERR_NOT_SUPPORTED (another namespace), PMIXEV_ERR_NOMEM; on
+ * error nothing is allocated.
  */
-pmix_status_t procs_to_ranks(const struct layout *lay,
-			     const pmix_proc_t procs[], size_t nprocs,
-			     bool *all, uint32_t **ranks);
+enum pmixev_result procs_to_ranks(const struct layout *lay,
+				  const pmix_proc_t procs[], size_t nprocs,
+				  bool *all, uint32_t **ranks);
 
 #endif /* PMIXEV_PMIX_PROCS_H_ */

@@ -129,7 +129,7 @@ static int unpack_req(const uint8_t *buf, size_t len, struct req *r)
 
 /* --- requester side ---------------------------------------------------- */
 
-static void pending_end(struct pending *p, int status,
+static void pending_end(struct pending *p, enum pmixev_result result,
 			const struct pubsub_entry *e, size_t n)
 {
 	struct pending **pp;
@@ -141,16 +141,16 @@ static void pending_end(struct pending *p, int status,
 		}
 	if (p->timer)
 		event_free(p->timer);
-	p->done(status, e, n, p->arg);
+	p->done(result, e, n, p->arg);
 	free(p);
 }
 
-static void answer(struct pubsub *ps, uint64_t id, int status,
+static void answer(struct pubsub *ps, uint64_t id, enum pmixev_result result,
 		   const struct pubsub_entry *e, size_t n)
 {
 	for (struct pending *p = ps->pending; p; p = p->next)
 		if (p->id == id) {
-			pending_end(p, status, e, n);
+			pending_end(p, result, e, n);
 			return;
 		}
 }
@@ -161,20 +161,20 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	struct pubsub_entry *e = NULL;
 	struct pmixev_buf b;
 	uint64_t id = 0;
-	int32_t status = 0;
+	uint8_t result = 0;
 	size_t n = 0;
 
 	pmixev_buf_reader(&b, buf, len);
 	pmixev_buf_get_u64(&b, &id);
-	pmixev_buf_get_i32(&b, &status);
-	if (!pmixev_buf_ok(&b) || unpack_entries(&b, &e, &n, true) < 0 ||
-	    pmixev_buf_remaining(&b)) {
+	pmixev_buf_get_u8(&b, &result);
+	if (!pmixev_buf_ok(&b) || !pmixev_result_valid(result) ||
+	    unpack_entries(&b, &e, &n, true) < 0 || pmixev_buf_remaining(&b)) {
 		PMIXEV_ERROR("publish/lookup: malformed answer from node %u",
 			     src);
 		free(e);
 		return;
 	}
-	answer(ps, id, status, e, n);
+	answer(ps, id, (enum pmixev_result)result, e, n);
 	free(e);
 }
 
@@ -183,23 +183,24 @@ static void on_pending_timeout(evutil_socket_t fd, short what, void *arg)
 	struct pending *p = arg;
 
 	PMIXEV_ERROR("publish/lookup: no answer from node 0");
-	pending_end(p, PMIX_ERR_TIMEOUT, NULL, 0);
+	pending_end(p, PMIXEV_ERR_TIMEOUT, NULL, 0);
 }
 
 /* --- the directory (node 0) --------------------------------------------- */
 
-static void reply(struct pubsub *ps, uint32_t dst, uint64_t id, int status,
-		  const struct pubsub_entry *e, size_t n)
+static void reply(struct pubsub *ps, uint32_t dst, uint64_t id,
+		  enum pmixev_result result, const struct pubsub_entry *e,
+		  size_t n)
 {
 	struct pmixev_buf b;
 
 	if (dst == overlay_self(ps->ov)) {
-		answer(ps, id, status, e, n);
+		answer(ps, id, result, e, n);
 		return;
 	}
 	pmixev_buf_init(&b);
 	pmixev_buf_put_u64(&b, id);
-	pmixev_buf_put_i32(&b, status);
+	pmixev_buf_put_u8(&b, (uint8_t)result);
 	if (pack_entries(&b, e, n, true) < 0 ||
 	    overlay_send(ps->ov, dst, PMIXEV_MSG_PUBSUB_RESP, b.data, b.len) <
 		    0)
@@ -222,7 +223,7 @@ static int try_lookup(struct pubsub *ps, uint32_t src, uint64_t id,
 	struct pubsub_entry *found = calloc(n ? n : 1, sizeof(*found));
 
 	if (!found) {
-		reply(ps, src, id, PMIX_ERR_NOMEM, NULL, 0);
+		reply(ps, src, id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -234,7 +235,7 @@ static int try_lookup(struct pubsub *ps, uint32_t src, uint64_t id,
 		}
 		found[i] = d->e;
 	}
-	reply(ps, src, id, PMIX_SUCCESS, found, n);
+	reply(ps, src, id, PMIXEV_OK, found, n);
 	free(found);
 	return 1;
 }
@@ -258,7 +259,7 @@ static void on_waiter_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct waiter *w = arg;
 
-	reply(w->ps, w->src, w->id, PMIX_ERR_NOT_FOUND, NULL, 0);
+	reply(w->ps, w->src, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 	waiter_free(w);
 }
 
@@ -278,13 +279,13 @@ static size_t entry_bytes(const struct pubsub_entry *e)
 	return strlen(e->key) + e->nvalue;
 }
 
-static int publish(struct pubsub *ps, const struct req *r)
+static enum pmixev_result publish(struct pubsub *ps, const struct req *r)
 {
 	size_t bytes = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (find(ps, r->e[i].key))
-			return PMIX_ERR_DUPLICATE_KEY;
+			return PMIXEV_ERR_EXISTS;
 		bytes += entry_bytes(&r->e[i]);
 	}
 	if (bytes > ps->max_bytes - ps->held) {
@@ -292,7 +293,7 @@ static int publish(struct pubsub *ps, const struct req *r)
 			     "step's directory holds %zu of "
 			     "PMIxevPublishMax=%zu MiB",
 			     bytes, r->rank, ps->held, ps->max_bytes >> 20);
-		return PMIX_ERR_OUT_OF_RESOURCE;
+		return PMIXEV_ERR_OVER_BUDGET;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct published *d = calloc(1, sizeof(*d));
@@ -301,7 +302,7 @@ static int publish(struct pubsub *ps, const struct req *r)
 		if (!d || !value) {
 			free(d);
 			free(value);
-			return PMIX_ERR_NOMEM;
+			return PMIXEV_ERR_NOMEM;
 		}
 		d->e = r->e[i];
 		d->e.rank = r->rank;
@@ -310,12 +311,12 @@ static int publish(struct pubsub *ps, const struct req *r)
 		ps->dir = d;
 		ps->held += entry_bytes(&d->e);
 	}
-	return PMIX_SUCCESS;
+	return PMIXEV_OK;
 }
 
-static int unpublish(struct pubsub *ps, const struct req *r)
+static enum pmixev_result unpublish(struct pubsub *ps, const struct req *r)
 {
-	int rc = PMIX_ERR_NOT_FOUND;
+	enum pmixev_result rc = PMIXEV_ERR_NOT_FOUND;
 
 	for (size_t i = 0; i < r->n; i++) {
 		struct published **pp, *d;
@@ -327,7 +328,7 @@ static int unpublish(struct pubsub *ps, const struct req *r)
 				ps->held -= entry_bytes(&d->e);
 				free(d->e.value);
 				free(d);
-				rc = PMIX_SUCCESS;
+				rc = PMIXEV_OK;
 				break;
 			}
 	}
@@ -342,7 +343,7 @@ static void park(struct pubsub *ps, uint32_t src, const struct req *r)
 
 	if (!w || !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys)))) {
 		free(w);
-		reply(ps, src, r->id, PMIX_ERR_NOMEM, NULL, 0);
+		reply(ps, src, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return;
 	}
 	w->ps = ps;
@@ -355,20 +356,20 @@ static void park(struct pubsub *ps, uint32_t src, const struct req *r)
 	w->next = ps->waiters;
 	ps->waiters = w;
 	if (!w->timer || evtimer_add(w->timer, &tv) < 0) {
-		reply(ps, src, r->id, PMIX_ERR_NOMEM, NULL, 0);
+		reply(ps, src, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
 		waiter_free(w);
 	}
 }
 
 static void serve(struct pubsub *ps, uint32_t src, const struct req *r)
 {
-	int rc;
+	enum pmixev_result rc;
 
 	switch (r->op) {
 	case PUBSUB_PUBLISH:
 		rc = publish(ps, r);
 		reply(ps, src, r->id, rc, NULL, 0);
-		if (rc == PMIX_SUCCESS)
+		if (rc == PMIXEV_OK)
 			wake_waiters(ps);
 		break;
 	case PUBSUB_LOOKUP:
@@ -376,8 +377,8 @@ static void serve(struct pubsub *ps, uint32_t src, const struct req *r)
 			if (r->wait)
 				park(ps, src, r);
 			else
-				reply(ps, src, r->id, PMIX_ERR_NOT_FOUND, NULL,
-				      0);
+				reply(ps, src, r->id, PMIXEV_ERR_NOT_FOUND,
+				      NULL, 0);
 		}
 		break;
 	default:
@@ -417,11 +418,12 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 			.timeout = t,
 			.n = n,
 			.e = (struct pubsub_entry *)e};
-	int rc = 0;
+	enum pmixev_result rc = PMIXEV_OK;
 
 	if (!p || n > MAX_ENTRIES) {
 		free(p);
-		done(p ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM, NULL, 0, arg);
+		done(p ? PMIXEV_ERR_BAD_REQUEST : PMIXEV_ERR_NOMEM, NULL, 0,
+		     arg);
 		return;
 	}
 	p->ps = ps;
@@ -432,7 +434,7 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 	ps->pending = p;
 	p->timer = evtimer_new(agent_base(ps->agent), on_pending_timeout, p);
 	if (!p->timer || evtimer_add(p->timer, &tv) < 0) {
-		pending_end(p, PMIX_ERR_NOMEM, NULL, 0);
+		pending_end(p, PMIXEV_ERR_NOMEM, NULL, 0);
 		return;
 	}
 	if (overlay_self(ps->ov) == 0) {
@@ -447,9 +449,9 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 	pmixev_buf_put_u32(&b, r.timeout);
 	if (pack_entries(&b, e, n, op == PUBSUB_PUBLISH) < 0 ||
 	    overlay_send(ps->ov, 0, PMIXEV_MSG_PUBSUB_REQ, b.data, b.len) < 0)
-		rc = PMIX_ERR_UNREACH;
+		rc = PMIXEV_ERR_UNREACH;
 	pmixev_buf_release(&b);
-	if (rc)
+	if (rc != PMIXEV_OK)
 		pending_end(p, rc, NULL, 0);
 }
 
@@ -462,7 +464,7 @@ void pubsub_lost(struct pubsub *ps, uint32_t node)
 		return;
 	for (p = ps->pending; p; p = next) {
 		next = p->next;
-		pending_end(p, PMIX_ERR_UNREACH, NULL, 0);
+		pending_end(p, PMIXEV_ERR_UNREACH, NULL, 0);
 	}
 }
 
