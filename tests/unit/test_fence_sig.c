@@ -1,6 +1,6 @@
 /*
  * Unit tests for plugins/mpi_pmixev/pmix/fence_sig.c: the canonical text
- * of a participant set, and the nodes it names.
+ * of a participant set, the nodes it names, and the names of collectives.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -108,6 +108,32 @@ static void test_round_trip(void **state)
 	pmixev_taskmap_free(&map);
 }
 
+/* Names are per kind and signature; each is made once. */
+static void test_names(void **state)
+{
+	struct fence_sig *list = NULL, *a, *b, *c;
+
+	a = fence_sig_get(&list, PMIXEV_COLL_FENCE, "*");
+	b = fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*");
+	c = fence_sig_get(&list, PMIXEV_COLL_FENCE, "0-3");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_ptr_not_equal(a, b);
+	assert_ptr_not_equal(a, c);
+	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_FENCE, "*"), a);
+	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*"), b);
+	assert_int_equal(a->kind, PMIXEV_COLL_FENCE);
+	assert_string_equal(c->sig, "0-3");
+	assert_true(a->next_local == 0 && a->done == 0 && a->last == PMIXEV_OK);
+	fence_sig_free(list);
+	fence_sig_free(NULL);
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_FENCE), "fence");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_CONNECT), "connect");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_DISCONNECT),
+			    "disconnect");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +142,7 @@ int main(void)
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_nodes_malformed),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests_name("fence_sig", tests, NULL, NULL);

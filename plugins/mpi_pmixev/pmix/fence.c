@@ -33,19 +33,9 @@
 typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
 			      size_t ndata, void *arg);
 
-/* Sequence numbers per kind and signature. */
-struct sigstate {
-	enum pmixev_coll_kind kind;
-	char sig[PMIXEV_SIG_MAX];
-	uint64_t next_local;	 /* last seq this node started locally */
-	uint64_t done;		 /* every seq <= done has ended */
-	enum pmixev_result last; /* result of the last one that ended */
-	struct sigstate *next;
-};
-
 struct tracker {
 	struct fence *f;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	uint64_t seq;
 	bool local;	 /* this node hosts participants */
 	bool local_in;	 /* ... and their contribution arrived */
@@ -71,38 +61,9 @@ struct fence {
 	unsigned timeout_sec;
 	uint32_t self;
 	uint32_t *scratch; /* [nnodes] */
-	struct sigstate *sigs;
+	struct fence_sig *sigs;
 	struct tracker *trackers;
 };
-
-static const char *kind_name(enum pmixev_coll_kind kind)
-{
-	switch (kind) {
-	case PMIXEV_COLL_FENCE:
-		return "fence";
-	case PMIXEV_COLL_CONNECT:
-		return "connect";
-	default:
-		return "disconnect";
-	}
-}
-
-static struct sigstate *sig_get(struct fence *f, enum pmixev_coll_kind kind,
-				const char *sig)
-{
-	struct sigstate *ss;
-
-	for (ss = f->sigs; ss; ss = ss->next)
-		if (ss->kind == kind && strcmp(ss->sig, sig) == 0)
-			return ss;
-	if (!(ss = calloc(1, sizeof(*ss))))
-		return NULL;
-	ss->kind = kind;
-	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
-	ss->next = f->sigs;
-	f->sigs = ss;
-	return ss;
-}
 
 static uint32_t child_index(const struct tracker *t, uint32_t node)
 {
@@ -148,7 +109,7 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
 	if (pmixev_fence_pack(&b, &m) < 0 ||
 	    overlay_send(t->f->ov, dst, type, b.data, b.len) < 0)
 		PMIXEV_DEBUG(1, "%s %s #%llu: cannot reach node %u",
-			     kind_name(t->ss->kind), t->ss->sig,
+			     fence_kind_name(t->ss->kind), t->ss->sig,
 			     (unsigned long long)t->seq, dst);
 	pmixev_buf_release(&b);
 }
@@ -183,7 +144,7 @@ static void finish(struct tracker *t, enum pmixev_result result,
 static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 		 const char *why)
 {
-	PMIXEV_ERROR("%s %s #%llu failed: %s", kind_name(t->ss->kind),
+	PMIXEV_ERROR("%s %s #%llu failed: %s", fence_kind_name(t->ss->kind),
 		     t->ss->sig, (unsigned long long)t->seq, why);
 	finish(t, result, NULL, 0, from);
 }
@@ -223,7 +184,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 	fail(t, PMIXEV_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
 }
 
-static struct tracker *tracker_find(struct fence *f, struct sigstate *ss,
+static struct tracker *tracker_find(struct fence *f, struct fence_sig *ss,
 				    uint64_t seq)
 {
 	for (struct tracker *t = f->trackers; t; t = t->next)
@@ -232,7 +193,7 @@ static struct tracker *tracker_find(struct fence *f, struct sigstate *ss,
 	return NULL;
 }
 
-static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
+static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 				   uint64_t seq, unsigned timeout_sec)
 {
 	struct timeval tv = {
@@ -285,18 +246,18 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 			fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
 
 	if (fence_sig_format(all, ranks, nranks, sig, sizeof(sig)) < 0) {
 		if (errno == ENOMEM)
 			goto nomem;
 		PMIXEV_ERROR("%s: participant set too large or empty",
-			     kind_name(kind));
+			     fence_kind_name(kind));
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	if (!(ss = sig_get(f, kind, sig)))
+	if (!(ss = fence_sig_get(&f->sigs, kind, sig)))
 		goto nomem;
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
@@ -309,7 +270,8 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		goto nomem;
 	if (!t->local || t->local_in) {
 		PMIXEV_ERROR("%s %s #%llu: unexpected local contribution",
-			     kind_name(kind), sig, (unsigned long long)t->seq);
+			     fence_kind_name(kind), sig,
+			     (unsigned long long)t->seq);
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
@@ -322,7 +284,8 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		return;
 	}
 	PMIXEV_DEBUG(3, "%s %s #%llu: local contribution (%zu bytes)",
-		     kind_name(kind), sig, (unsigned long long)t->seq, ndata);
+		     fence_kind_name(kind), sig, (unsigned long long)t->seq,
+		     ndata);
 	check_complete(t);
 	return;
 nomem:
@@ -346,17 +309,17 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
 	uint32_t ci;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
 	if (!overlay_is_child(f->ov, src) ||
-	    !(ss = sig_get(f, m.kind, m.sig))) {
+	    !(ss = fence_sig_get(&f->sigs, m.kind, m.sig))) {
 		PMIXEV_ERROR("%s %s: contribution from node %u, which is not "
 			     "our child",
-			     kind_name(m.kind), m.sig, src);
+			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
 	if (m.seq <= ss->done)
@@ -365,7 +328,7 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (!t && !(t = tracker_new(f, ss, m.seq, 0))) {
 		PMIXEV_ERROR("%s %s #%llu from node %u: invalid signature "
 			     "or out of memory",
-			     kind_name(m.kind), m.sig,
+			     fence_kind_name(m.kind), m.sig,
 			     (unsigned long long)m.seq, src);
 		return;
 	}
@@ -377,7 +340,7 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
 		PMIXEV_ERROR("%s %s #%llu: unexpected contribution from "
 			     "node %u",
-			     kind_name(m.kind), m.sig,
+			     fence_kind_name(m.kind), m.sig,
 			     (unsigned long long)m.seq, src);
 		return;
 	}
@@ -393,7 +356,7 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
 
 	if (unpack(f, src, buf, len, &m) < 0)
@@ -401,10 +364,10 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (src != overlay_parent(f->ov)) {
 		PMIXEV_ERROR("%s %s: result from node %u, which is not our "
 			     "parent",
-			     kind_name(m.kind), m.sig, src);
+			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if (!(ss = sig_get(f, m.kind, m.sig)) ||
+	if (!(ss = fence_sig_get(&f->sigs, m.kind, m.sig)) ||
 	    !(t = tracker_find(f, ss, m.seq)))
 		return; /* ended here already */
 	if (m.result != PMIXEV_OK)
@@ -462,16 +425,11 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 
 void fence_destroy(struct fence *f)
 {
-	struct sigstate *ss, *next;
-
 	if (!f)
 		return;
 	while (f->trackers)
 		tracker_free(f->trackers);
-	for (ss = f->sigs; ss; ss = next) {
-		next = ss->next;
-		free(ss);
-	}
+	fence_sig_free(f->sigs);
 	free(f->scratch);
 	free(f);
 }

@@ -1,6 +1,5 @@
 /*
- * pmix/fence_sig.c - signatures of collectives (see fence_sig.h). Pure
- * code, called on the agent thread.
+ * pmix/fence_sig.c - names of collectives (see fence_sig.h). Agent thread.
  */
 #include "config.h"
 
@@ -103,5 +102,44 @@ int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 		if (*end != ',')
 			return -1;
 		p = end + 1;
+	}
+}
+
+struct fence_sig *fence_sig_get(struct fence_sig **list,
+				enum pmixev_coll_kind kind, const char *sig)
+{
+	struct fence_sig *ss;
+
+	for (ss = *list; ss; ss = ss->next)
+		if (ss->kind == kind && strcmp(ss->sig, sig) == 0)
+			return ss;
+	if (!(ss = calloc(1, sizeof(*ss))))
+		return NULL;
+	ss->kind = kind;
+	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
+	ss->next = *list;
+	*list = ss;
+	return ss;
+}
+
+void fence_sig_free(struct fence_sig *list)
+{
+	while (list) {
+		struct fence_sig *next = list->next;
+
+		free(list);
+		list = next;
+	}
+}
+
+const char *fence_kind_name(enum pmixev_coll_kind kind)
+{
+	switch (kind) {
+	case PMIXEV_COLL_FENCE:
+		return "fence";
+	case PMIXEV_COLL_CONNECT:
+		return "connect";
+	default:
+		return "disconnect";
 	}
 }

@@ -1,9 +1,11 @@
 /*
- * pmix/fence_sig.h - the participant set of a collective as text, its
+ * pmix/fence_sig.h - how collectives are named across the step: by their
+ * kind (enum pmixev_coll_kind) and participant set as text, the
  * signature: "*" for every rank of the step, else the sorted ranks as
- * ranges, "0-3,5". Equal sets give equal text on every node, so the
- * signature (with the collective's kind) names a collective across the
- * step. Pure code, called on the agent thread; unit-tested.
+ * ranges, "0-3,5". Equal sets give equal text on every node. The
+ * collectives of one kind and signature run one after another, numbered
+ * from 1; struct fence_sig keeps their numbers on this node.
+ * Agent thread (pure code but for the list of names); unit-tested.
  */
 #ifndef PMIXEV_PMIX_FENCE_SIG_H_
 #define PMIXEV_PMIX_FENCE_SIG_H_
@@ -12,7 +14,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmixev_proto.h"
+#include "pmixev_result.h"
 #include "pmixev_taskmap.h"
+
+/* One name (kind and signature) and the numbers of its collectives. */
+struct fence_sig {
+	enum pmixev_coll_kind kind;
+	char sig[PMIXEV_SIG_MAX];
+	uint64_t next_local;	 /* last number this node started locally */
+	uint64_t done;		 /* every number <= done has ended */
+	enum pmixev_result last; /* result of the last one that ended */
+	struct fence_sig *next;
+};
+
+/* The entry of `kind` and `sig` in *list, added if new; NULL: no memory. */
+struct fence_sig *fence_sig_get(struct fence_sig **list,
+				enum pmixev_coll_kind kind, const char *sig);
+
+/* Free a list of names. NULL-safe. */
+void fence_sig_free(struct fence_sig *list);
+
+/* "fence", "connect" or "disconnect", for log lines. */
+const char *fence_kind_name(enum pmixev_coll_kind kind);
 
 /*
  * Write the signature of `ranks` (any order, repeats allowed; every rank
