@@ -23,6 +23,7 @@
 #include "pmixev_proto.h"
 #include "base/agent.h"
 #include "base/step.h"
+#include "base/pending.h"
 #include "pmix/directives.h"
 #include "pmix/procs.h"
 #include "pmix/status.h"
@@ -31,14 +32,12 @@
 typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
 			       size_t ndata, void *arg);
 
+/* A request of ours, pending until the hosting node answers. */
 struct request {
-	struct dmodex *d;
-	uint64_t id;
+	struct pending *p;
 	uint32_t node; /* hosting node */
 	dmodex_done_fn done;
 	void *arg;
-	struct event *timer;
-	struct request *next;
 };
 
 /* A request served here for a peer: lives until PMIx answers. */
@@ -58,44 +57,36 @@ struct dmodex {
 	struct agent *agent;
 	const struct layout *lay;
 	unsigned timeout_sec;
-	uint64_t next_id;
-	struct request *requests;
+	struct pending_set *requests;
 	struct serving *serving;
 };
 
 static void request_end(struct request *r, enum pmixev_result result,
 			const uint8_t *data, size_t ndata)
 {
-	struct request **pp;
-
-	for (pp = &r->d->requests; *pp; pp = &(*pp)->next)
-		if (*pp == r) {
-			*pp = r->next;
-			break;
-		}
-	if (r->timer)
-		event_free(r->timer);
+	pending_end(r->p);
 	r->done(result, data, ndata, r->arg);
 	free(r);
 }
 
-static void on_timeout(evutil_socket_t fd, short what, void *arg)
+/* Its deadline passed, or the hosting node is lost. */
+static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
-	struct request *r = arg;
+	struct request *r = req;
 
-	PMIXEV_ERROR("direct modex from node %u: no answer within the timeout",
-		     r->node);
-	request_end(r, PMIXEV_ERR_TIMEOUT, NULL, 0);
+	if (why == PMIXEV_ERR_TIMEOUT)
+		PMIXEV_ERROR("direct modex from node %u: no answer within the "
+			     "timeout",
+			     r->node);
+	request_end(r, why, NULL, 0);
 }
 
 /* Ask for `rank`'s data; `done` runs exactly once. */
 static void dmodex_request(struct dmodex *d, uint32_t rank,
 			   unsigned timeout_sec, dmodex_done_fn done, void *arg)
 {
-	struct timeval tv = {
-		(time_t)(timeout_sec ? timeout_sec : d->timeout_sec), 0};
 	struct pmixev_dmdx_req m = {.rank = rank, .timeout_sec = timeout_sec};
-	struct request *r;
+	struct request *r = NULL;
 	struct pmixev_buf b;
 	int rc;
 
@@ -103,17 +94,17 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	if (!(r = calloc(1, sizeof(*r)))) {
+	if (!(r = calloc(1, sizeof(*r))) ||
+	    !(r->p = pending_add(d->requests, r, d->lay->map.node_of[rank],
+				 timeout_sec ? timeout_sec : d->timeout_sec))) {
+		free(r);
 		done(PMIXEV_ERR_NOMEM, NULL, 0, arg);
 		return;
 	}
-	r->d = d;
-	r->id = m.id = ++d->next_id;
+	m.id = pending_id(r->p);
 	r->node = d->lay->map.node_of[rank];
 	r->done = done;
 	r->arg = arg;
-	r->next = d->requests;
-	d->requests = r;
 	snprintf(m.nspace, sizeof(m.nspace), "%s", d->lay->nspace);
 	pmixev_buf_init(&b);
 	rc = pmixev_dmdx_req_pack(&b, &m);
@@ -121,8 +112,7 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 		rc = overlay_send(d->ov, r->node, PMIXEV_MSG_DMDX_REQ, b.data,
 				  b.len);
 	pmixev_buf_release(&b);
-	r->timer = evtimer_new(agent_base(d->agent), on_timeout, r);
-	if (rc < 0 || !r->timer || evtimer_add(r->timer, &tv) < 0)
+	if (rc < 0)
 		request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 }
 
@@ -226,6 +216,7 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct dmodex *d = ctx;
 	struct pmixev_dmdx_resp m;
+	struct request *r;
 	struct pmixev_buf b;
 
 	pmixev_buf_reader(&b, buf, len);
@@ -234,23 +225,14 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	for (struct request *r = d->requests; r; r = r->next)
-		if (r->id == m.id && r->node == src) {
-			request_end(r, m.result, m.data, m.ndata);
-			return;
-		}
+	if ((r = pending_get(d->requests, m.id, src)))
+		request_end(r, m.result, m.data, m.ndata);
 }
 
 void dmodex_lost(struct dmodex *d, uint32_t node)
 {
-	struct request *r, *next;
-
 	/* The tree heals around the node: only requests to it fail. */
-	for (r = d->requests; r; r = next) {
-		next = r->next;
-		if (r->node == node)
-			request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
-	}
+	pending_lost(d->requests, node);
 }
 
 struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
@@ -260,6 +242,11 @@ struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
 
 	if (!d)
 		return NULL;
+	if (!(d->requests = pending_set_create(agent_base(agent), request_fail,
+					       NULL))) {
+		free(d);
+		return NULL;
+	}
 	d->ov = ov;
 	d->agent = agent;
 	d->lay = lay;
@@ -271,16 +258,9 @@ struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
 
 void dmodex_destroy(struct dmodex *d)
 {
-	struct request *r, *next;
-
 	if (!d)
 		return;
-	for (r = d->requests; r; r = next) {
-		next = r->next;
-		if (r->timer)
-			event_free(r->timer);
-		free(r);
-	}
+	pending_set_destroy(d->requests, free);
 	/* Answers still in PMIx's hands free themselves when they come. */
 	for (struct serving *s = d->serving; s; s = s->next)
 		s->d = NULL;

@@ -24,6 +24,7 @@
 #include "pmixev_proto.h"
 #include "base/agent.h"
 #include "base/step.h"
+#include "base/pending.h"
 #include "pmix/directives.h"
 #include "pmix/fence_sig.h"
 #include "pmix/procs.h"
@@ -50,19 +51,17 @@ struct tracker {
 	struct pmixev_buf data;
 	fence_done_fn done;
 	void *arg;
-	struct event *timer;
-	struct tracker *next;
+	struct pending *p;
 };
 
 struct fence {
 	struct overlay *ov;
 	const struct layout *lay;
-	struct event_base *base;
 	unsigned timeout_sec;
 	uint32_t self;
 	uint32_t *scratch; /* [nnodes] */
 	struct fence_sig *sigs;
-	struct tracker *trackers;
+	struct pending_set *trackers;
 };
 
 static uint32_t child_index(const struct tracker *t, uint32_t node)
@@ -73,23 +72,22 @@ static uint32_t child_index(const struct tracker *t, uint32_t node)
 	return UINT32_MAX;
 }
 
-static void tracker_free(struct tracker *t)
+static void tracker_release(void *arg)
 {
-	struct tracker **pp;
+	struct tracker *t = arg;
 
-	for (pp = &t->f->trackers; *pp; pp = &(*pp)->next)
-		if (*pp == t) {
-			*pp = t->next;
-			break;
-		}
-	if (t->timer)
-		event_free(t->timer);
 	pmixev_buf_release(&t->data);
 	free(t->nodes);
 	free(t->child);
 	free(t->exp);
 	free(t->got);
 	free(t);
+}
+
+static void tracker_free(struct tracker *t)
+{
+	pending_end(t->p);
+	tracker_release(t);
 }
 
 static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
@@ -173,31 +171,46 @@ static void check_complete(struct tracker *t)
 	pmixev_buf_release(&t->data);
 }
 
-static void on_timeout(evutil_socket_t fd, short what, void *arg)
+/* Its deadline passed, or a node it waits on is lost (see tracker_waits). */
+static void tracker_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
-	struct tracker *t = arg;
-	char why[128];
+	struct tracker *t = req;
+	char text[128];
 
-	snprintf(why, sizeof(why), "no result within %u s (%s)",
+	if (why != PMIXEV_ERR_TIMEOUT) {
+		fail(t, why, lost, "a node of the step became unreachable");
+		return;
+	}
+	snprintf(text, sizeof(text), "no result within %u s (%s)",
 		 t->f->timeout_sec,
 		 t->sent_up ? "waiting for the root" : "waiting for peers");
-	fail(t, PMIXEV_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
+	fail(t, why, PMIXEV_TREE_NONE, text);
+}
+
+struct tracker_key {
+	const struct fence_sig *ss;
+	uint64_t seq;
+};
+
+static bool tracker_is(void *req, const void *key)
+{
+	const struct tracker *t = req;
+	const struct tracker_key *k = key;
+
+	return t->ss == k->ss && t->seq == k->seq;
 }
 
 static struct tracker *tracker_find(struct fence *f, struct fence_sig *ss,
 				    uint64_t seq)
 {
-	for (struct tracker *t = f->trackers; t; t = t->next)
-		if (t->ss == ss && t->seq == seq)
-			return t;
-	return NULL;
+	struct tracker_key k = {ss, seq};
+
+	return pending_find(f->trackers, tracker_is, &k);
 }
 
 static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 				   uint64_t seq, unsigned timeout_sec)
 {
-	struct timeval tv = {
-		(time_t)(timeout_sec ? timeout_sec : f->timeout_sec), 0};
 	struct tracker *t = calloc(1, sizeof(*t));
 	uint32_t nnodes = f->lay->step.nnodes;
 
@@ -224,14 +237,12 @@ static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 			t->exp[i] =
 				t->nodes[n] && overlay_in_subtree(f->ov, c, n);
 	}
-	t->timer = evtimer_new(f->base, on_timeout, t);
-	if (!t->timer || evtimer_add(t->timer, &tv) < 0)
+	if (!(t->p = pending_add(f->trackers, t, PENDING_NO_NODE,
+				 timeout_sec ? timeout_sec : f->timeout_sec)))
 		goto fail;
-	t->next = f->trackers;
-	f->trackers = t;
 	return t;
 fail:
-	tracker_free(t); /* not linked yet */
+	tracker_release(t);
 	return NULL;
 }
 
@@ -390,16 +401,17 @@ static bool same_tree(struct tracker *t)
 	return true;
 }
 
+/* A collective waits on its participants' nodes and its tree's links. */
+static bool tracker_waits(void *req, uint32_t node)
+{
+	struct tracker *t = req;
+
+	return t->nodes[node] || !same_tree(t);
+}
+
 void fence_lost(struct fence *f, uint32_t node)
 {
-	struct tracker *t, *next;
-
-	for (t = f->trackers; t; t = next) {
-		next = t->next;
-		if (t->nodes[node] || !same_tree(t))
-			fail(t, PMIXEV_ERR_UNREACH, node,
-			     "a node of the step became unreachable");
-	}
+	pending_lost(f->trackers, node);
 }
 
 struct fence *fence_create(struct overlay *ov, const struct layout *lay,
@@ -409,13 +421,15 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 
 	if (!f)
 		return NULL;
-	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch)))) {
+	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch))) ||
+	    !(f->trackers =
+		      pending_set_create(base, tracker_fail, tracker_waits))) {
+		free(f->scratch);
 		free(f);
 		return NULL;
 	}
 	f->ov = ov;
 	f->lay = lay;
-	f->base = base;
 	f->timeout_sec = timeout_sec;
 	f->self = overlay_self(ov);
 	overlay_on(ov, PMIXEV_MSG_FENCE_UP, on_up, f);
@@ -427,8 +441,7 @@ void fence_destroy(struct fence *f)
 {
 	if (!f)
 		return;
-	while (f->trackers)
-		tracker_free(f->trackers);
+	pending_set_destroy(f->trackers, tracker_release);
 	fence_sig_free(f->sigs);
 	free(f->scratch);
 	free(f);
