@@ -2,21 +2,24 @@
  * pmixev_proto.c - pack and unpack the overlay message bodies.
  *
  * Wire layouts (u = big-endian unsigned, i = two's complement, str and
- * bytes = u32 length + bytes; see pmixev_buf.h):
+ * bytes = u32 length + bytes; see pmixev_buf.h; a result is an enum
+ * pmixev_result, see pmixev_result.h):
  *
  *   ident      u32 job_id, u32 step_id, u32 from, u32 to, str host,
  *              u16 port, u64 nonce
  *   cred       bytes cred
  *   table      u32 job_id, u32 step_id, u32 nnodes,
  *              nnodes * { str host, u16 port }
- *   fence      str sig, u64 seq, i32 status, u8 collect (0 or 1), bytes data
+ *   fence      str sig, u8 kind (1..3), u64 seq, u8 result,
+ *              u8 collect (0 or 1), bytes data
  *   dmdx_req   u64 id, str nspace, u32 rank, u32 timeout_sec
- *   dmdx_resp  u64 id, i32 status, bytes data
+ *   dmdx_resp  u64 id, u8 result, bytes data
  *   abort      i32 status, u32 rank, str text
  *
  * The encoding is canonical: whatever unpacks, packs back to the same
  * bytes. Pack functions refuse (-1, errno EINVAL, writer untouched) what
- * unpack would reject: unterminated text, a bad node count, collect > 1.
+ * unpack would reject: unterminated text, a bad node count, an unknown
+ * collective kind or result, collect > 1.
  * Unpack functions fill a local copy and store it only on success.
  */
 #include "config.h"
@@ -148,13 +151,20 @@ fail:
 	return -1;
 }
 
+static bool coll_kind_ok(uint32_t kind)
+{
+	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
+}
+
 int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m)
 {
-	if (!text_ok(m->sig, sizeof(m->sig)) || m->collect > 1)
+	if (!text_ok(m->sig, sizeof(m->sig)) || !coll_kind_ok(m->kind) ||
+	    !pmixev_result_valid(m->result) || m->collect > 1)
 		return invalid();
 	pmixev_buf_put_str(b, m->sig);
+	pmixev_buf_put_u8(b, (uint8_t)m->kind);
 	pmixev_buf_put_u64(b, m->seq);
-	pmixev_buf_put_i32(b, m->status);
+	pmixev_buf_put_u8(b, (uint8_t)m->result);
 	pmixev_buf_put_u8(b, m->collect);
 	pmixev_buf_put_bytes(b, m->data, m->ndata);
 	return pack_done(b);
@@ -163,14 +173,19 @@ int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m)
 int pmixev_fence_unpack(struct pmixev_buf *b, struct pmixev_fence_msg *m)
 {
 	struct pmixev_fence_msg t;
+	uint8_t kind = 0, result = 0;
 
 	pmixev_buf_get_str(b, t.sig, sizeof(t.sig));
+	pmixev_buf_get_u8(b, &kind);
 	pmixev_buf_get_u64(b, &t.seq);
-	pmixev_buf_get_i32(b, &t.status);
+	pmixev_buf_get_u8(b, &result);
 	pmixev_buf_get_u8(b, &t.collect);
 	pmixev_buf_get_bytes(b, &t.data, &t.ndata);
-	if (unpack_done(b) < 0 || t.collect > 1)
+	if (unpack_done(b) < 0 || !coll_kind_ok(kind) ||
+	    !pmixev_result_valid(result) || t.collect > 1)
 		return -1;
+	t.kind = (enum pmixev_coll_kind)kind;
+	t.result = (enum pmixev_result)result;
 	*m = t;
 	return 0;
 }
@@ -203,8 +218,10 @@ int pmixev_dmdx_req_unpack(struct pmixev_buf *b, struct pmixev_dmdx_req *m)
 int pmixev_dmdx_resp_pack(struct pmixev_buf *b,
 			  const struct pmixev_dmdx_resp *m)
 {
+	if (!pmixev_result_valid(m->result))
+		return invalid();
 	pmixev_buf_put_u64(b, m->id);
-	pmixev_buf_put_i32(b, m->status);
+	pmixev_buf_put_u8(b, (uint8_t)m->result);
 	pmixev_buf_put_bytes(b, m->data, m->ndata);
 	return pack_done(b);
 }
@@ -212,12 +229,14 @@ int pmixev_dmdx_resp_pack(struct pmixev_buf *b,
 int pmixev_dmdx_resp_unpack(struct pmixev_buf *b, struct pmixev_dmdx_resp *m)
 {
 	struct pmixev_dmdx_resp t;
+	uint8_t result = 0;
 
 	pmixev_buf_get_u64(b, &t.id);
-	pmixev_buf_get_i32(b, &t.status);
+	pmixev_buf_get_u8(b, &result);
 	pmixev_buf_get_bytes(b, &t.data, &t.ndata);
-	if (unpack_done(b) < 0)
+	if (unpack_done(b) < 0 || !pmixev_result_valid(result))
 		return -1;
+	t.result = (enum pmixev_result)result;
 	*m = t;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "pmixev_buf.h"
+#include "pmixev_result.h"
 
 #define PMIXEV_HOST_MAX	    256	  /* host text incl. NUL */
 #define PMIXEV_NSPACE_MAX   256	  /* PMIx nspace incl. NUL (PMIX_MAX_NSLEN+1) */
@@ -60,13 +61,22 @@ struct pmixev_table {
 int pmixev_table_pack(struct pmixev_buf *b, const struct pmixev_table *m);
 int pmixev_table_unpack(struct pmixev_buf *b, struct pmixev_table *m);
 
+/* What a collective is for: each kind counts its fences apart. */
+enum pmixev_coll_kind {
+	PMIXEV_COLL_FENCE = 1,	    /* PMIx_Fence */
+	PMIXEV_COLL_CONNECT = 2,    /* PMIx_Connect */
+	PMIXEV_COLL_DISCONNECT = 3, /* PMIx_Disconnect */
+};
+
 /* FENCE_UP and FENCE_DOWN. */
 struct pmixev_fence_msg {
-	char sig[PMIXEV_SIG_MAX]; /* canonical participant set */
-	uint64_t seq;		  /* per-signature fence number */
-	int32_t status;		  /* DOWN: PMIx status of the fence; UP: 0 */
-	uint8_t collect;	  /* PMIX_COLLECT_DATA requested */
-	const uint8_t *data;	  /* concatenated contributions */
+	char sig[PMIXEV_SIG_MAX];   /* canonical participant set */
+	enum pmixev_coll_kind kind; /* with sig, names the collective */
+	uint64_t seq;		    /* per kind and signature fence number */
+	enum pmixev_result result;  /* DOWN: the collective's; UP: PMIXEV_OK,
+				       or the error that ended it below */
+	uint8_t collect;	    /* PMIX_COLLECT_DATA requested */
+	const uint8_t *data;	    /* concatenated contributions */
 	size_t ndata;
 };
 int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m);
@@ -85,7 +95,7 @@ int pmixev_dmdx_req_unpack(struct pmixev_buf *b, struct pmixev_dmdx_req *m);
 /* DMDX_RESP. */
 struct pmixev_dmdx_resp {
 	uint64_t id;
-	int32_t status;
+	enum pmixev_result result;
 	const uint8_t *data;
 	size_t ndata;
 };

@@ -242,8 +242,9 @@ static void test_fence(void **state)
 {
 	static const uint8_t data[] = {1, 2, 3, 0, 5};
 	struct pmixev_fence_msg in = {.sig = "0-3,7",
+				      .kind = PMIXEV_COLL_DISCONNECT,
 				      .seq = 1ULL << 40,
-				      .status = -46,
+				      .result = PMIXEV_ERR_UNREACH,
 				      .collect = 1,
 				      .data = data,
 				      .ndata = sizeof(data)};
@@ -255,8 +256,9 @@ static void test_fence(void **state)
 	pmixev_buf_reader(&r, w.data, w.len);
 	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
 	assert_string_equal(out.sig, "0-3,7");
+	assert_int_equal(out.kind, PMIXEV_COLL_DISCONNECT);
 	assert_true(out.seq == 1ULL << 40);
-	assert_int_equal(out.status, -46);
+	assert_int_equal(out.result, PMIXEV_ERR_UNREACH);
 	assert_int_equal(out.collect, 1);
 	assert_int_equal(out.ndata, sizeof(data));
 	assert_memory_equal(out.data, data, sizeof(data));
@@ -271,20 +273,42 @@ static void test_fence(void **state)
 	assert_strict(&w, unpack_fence);
 }
 
-static void test_fence_bad_collect(void **state)
+/* A fence body with `kind`, `result` and `collect` as given. */
+static void make_fence(struct pmixev_buf *w, uint8_t kind, uint8_t result,
+		       uint8_t collect)
 {
+	pmixev_buf_init(w);
+	pmixev_buf_put_str(w, "s");
+	pmixev_buf_put_u8(w, kind);
+	pmixev_buf_put_u64(w, 9);
+	pmixev_buf_put_u8(w, result);
+	pmixev_buf_put_u8(w, collect);
+	pmixev_buf_put_bytes(w, NULL, 0);
+}
+
+static void test_fence_bad_fields(void **state)
+{
+	static const uint8_t bad[][3] = {
+		{PMIXEV_COLL_FENCE, PMIXEV_OK, 2},
+		{0, PMIXEV_OK, 0},
+		{PMIXEV_COLL_DISCONNECT + 1, PMIXEV_OK, 0},
+		{PMIXEV_COLL_FENCE, PMIXEV_RESULT_COUNT, 0},
+		{PMIXEV_COLL_FENCE, 0xff, 0}};
 	struct pmixev_fence_msg out = {.seq = 3};
 	struct pmixev_buf w, r;
 
-	pmixev_buf_init(&w);
-	pmixev_buf_put_str(&w, "s");
-	pmixev_buf_put_u64(&w, 9);
-	pmixev_buf_put_i32(&w, 0);
-	pmixev_buf_put_u8(&w, 2);
-	pmixev_buf_put_bytes(&w, NULL, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		make_fence(&w, bad[i][0], bad[i][1], bad[i][2]);
+		pmixev_buf_reader(&r, w.data, w.len);
+		assert_int_equal(pmixev_fence_unpack(&r, &out), -1);
+		assert_int_equal(out.seq, 3);
+		pmixev_buf_release(&w);
+	}
+	make_fence(&w, PMIXEV_COLL_CONNECT, PMIXEV_RESULT_COUNT - 1, 1);
 	pmixev_buf_reader(&r, w.data, w.len);
-	assert_int_equal(pmixev_fence_unpack(&r, &out), -1);
-	assert_int_equal(out.seq, 3);
+	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
+	assert_int_equal(out.kind, PMIXEV_COLL_CONNECT);
+	assert_int_equal(out.result, PMIXEV_RESULT_COUNT - 1);
 	pmixev_buf_release(&w);
 }
 
@@ -316,7 +340,7 @@ static void test_dmdx_resp(void **state)
 {
 	static const uint8_t blob[300] = {[0] = 1, [299] = 0xfe};
 	struct pmixev_dmdx_resp in = {.id = UINT64_MAX,
-				      .status = INT32_MIN,
+				      .result = PMIXEV_RESULT_COUNT - 1,
 				      .data = blob,
 				      .ndata = sizeof(blob)};
 	struct pmixev_dmdx_resp out;
@@ -327,10 +351,18 @@ static void test_dmdx_resp(void **state)
 	pmixev_buf_reader(&r, w.data, w.len);
 	assert_int_equal(pmixev_dmdx_resp_unpack(&r, &out), 0);
 	assert_true(out.id == UINT64_MAX);
-	assert_true(out.status == INT32_MIN);
+	assert_int_equal(out.result, PMIXEV_RESULT_COUNT - 1);
 	assert_int_equal(out.ndata, sizeof(blob));
 	assert_memory_equal(out.data, blob, sizeof(blob));
 	assert_strict(&w, unpack_dmdx_resp);
+
+	/* An unknown result is refused. */
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u64(&w, 1);
+	pmixev_buf_put_u8(&w, PMIXEV_RESULT_COUNT);
+	pmixev_buf_put_bytes(&w, NULL, 0);
+	assert_int_equal(unpack_dmdx_resp(w.data, w.len), -1);
+	pmixev_buf_release(&w);
 }
 
 static void test_abort(void **state)
@@ -383,8 +415,9 @@ static void test_bad_text(void **state)
 
 	pmixev_buf_init(&w);
 	pmixev_buf_put_str(&w, big);
+	pmixev_buf_put_u8(&w, PMIXEV_COLL_FENCE);
 	pmixev_buf_put_u64(&w, 1);
-	pmixev_buf_put_i32(&w, 0);
+	pmixev_buf_put_u8(&w, PMIXEV_OK);
 	pmixev_buf_put_u8(&w, 0);
 	pmixev_buf_put_bytes(&w, NULL, 0);
 	assert_int_equal(unpack_fence(w.data, w.len), -1);
@@ -415,9 +448,11 @@ static void test_pack_refuses(void **state)
 	struct pmixev_ident id;
 	struct pmixev_table_entry node = {.port = 1};
 	struct pmixev_table t = {.nnodes = 1, .nodes = &node};
-	struct pmixev_fence_msg f = {.sig = "s", .collect = 2};
+	struct pmixev_fence_msg f = {
+		.sig = "s", .kind = PMIXEV_COLL_FENCE, .collect = 2};
 	struct pmixev_abort_msg a = {.status = 0};
 	struct pmixev_dmdx_req d = {.id = 1};
+	struct pmixev_dmdx_resp r = {.id = 1};
 	struct pmixev_buf w;
 
 	sample_ident(&id);
@@ -433,6 +468,14 @@ static void test_pack_refuses(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(pmixev_table_pack(&w, &t), -1);
 	assert_int_equal(pmixev_fence_pack(&w, &f), -1);
+	f.collect = 0;
+	f.kind = 0;
+	assert_int_equal(pmixev_fence_pack(&w, &f), -1);
+	f.kind = PMIXEV_COLL_FENCE;
+	f.result = PMIXEV_RESULT_COUNT;
+	assert_int_equal(pmixev_fence_pack(&w, &f), -1);
+	r.result = PMIXEV_RESULT_COUNT;
+	assert_int_equal(pmixev_dmdx_resp_pack(&w, &r), -1);
 	assert_int_equal(pmixev_abort_pack(&w, &a), -1);
 	assert_int_equal(pmixev_dmdx_req_pack(&w, &d), -1);
 	strcpy(node.host, "ok");
@@ -473,7 +516,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_counts),
 		cmocka_unit_test(test_fence),
-		cmocka_unit_test(test_fence_bad_collect),
+		cmocka_unit_test(test_fence_bad_fields),
 		cmocka_unit_test(test_dmdx_req_bytes),
 		cmocka_unit_test(test_dmdx_resp),
 		cmocka_unit_test(test_abort),

@@ -1,5 +1,12 @@
 /*
- * pmix/dmodex.c - direct modex over the overlay.
+ * pmix/dmodex.c - direct modex over the overlay (see dmodex.h).
+ *
+ * PMIx progress thread: dmodex_upcall_direct_modex (at the end of the
+ * file) copies its arguments and posts them to the agent; serve_done_upcall
+ * takes PMIx's answer to a peer's request and posts it to the agent.
+ * Agent thread: everything else, that is the requests this node sends,
+ * those it serves for peers, and the answer through the upcall's PMIx
+ * callback.
  */
 #include "config.h"
 
@@ -14,15 +21,23 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "base/agent.h"
+#include "base/step.h"
+#include "base/pending.h"
+#include "pmix/directives.h"
+#include "pmix/procs.h"
+#include "pmix/status.h"
 
+/* Result, and the rank's data (valid during the call). */
+typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
+			       size_t ndata, void *arg);
+
+/* A request of ours, pending until the hosting node answers. */
 struct request {
-	struct dmodex *d;
-	uint64_t id;
+	struct pending *p;
 	uint32_t node; /* hosting node */
 	dmodex_done_fn done;
 	void *arg;
-	struct event *timer;
-	struct request *next;
 };
 
 /* A request served here for a peer: lives until PMIx answers. */
@@ -31,7 +46,7 @@ struct serving {
 	struct dmodex *d; /* NULL once the dmodex is gone */
 	uint64_t id;
 	uint32_t requester;
-	int status;
+	enum pmixev_result result;
 	uint8_t *data;
 	size_t ndata;
 	struct serving *next;
@@ -42,61 +57,54 @@ struct dmodex {
 	struct agent *agent;
 	const struct layout *lay;
 	unsigned timeout_sec;
-	uint64_t next_id;
-	struct request *requests;
+	struct pending_set *requests;
 	struct serving *serving;
 };
 
-static void request_end(struct request *r, int status, const uint8_t *data,
-			size_t ndata)
+static void request_end(struct request *r, enum pmixev_result result,
+			const uint8_t *data, size_t ndata)
 {
-	struct request **pp;
-
-	for (pp = &r->d->requests; *pp; pp = &(*pp)->next)
-		if (*pp == r) {
-			*pp = r->next;
-			break;
-		}
-	if (r->timer)
-		event_free(r->timer);
-	r->done(status, data, ndata, r->arg);
+	pending_end(r->p);
+	r->done(result, data, ndata, r->arg);
 	free(r);
 }
 
-static void on_timeout(evutil_socket_t fd, short what, void *arg)
+/* Its deadline passed, or the hosting node is lost. */
+static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
-	struct request *r = arg;
+	struct request *r = req;
 
-	PMIXEV_ERROR("direct modex from node %u: no answer within the timeout",
-		     r->node);
-	request_end(r, PMIX_ERR_TIMEOUT, NULL, 0);
+	if (why == PMIXEV_ERR_TIMEOUT)
+		PMIXEV_ERROR("direct modex from node %u: no answer within the "
+			     "timeout",
+			     r->node);
+	request_end(r, why, NULL, 0);
 }
 
-void dmodex_request(struct dmodex *d, uint32_t rank, unsigned timeout_sec,
-		    dmodex_done_fn done, void *arg)
+/* Ask for `rank`'s data; `done` runs exactly once. */
+static void dmodex_request(struct dmodex *d, uint32_t rank,
+			   unsigned timeout_sec, dmodex_done_fn done, void *arg)
 {
-	struct timeval tv = {
-		(time_t)(timeout_sec ? timeout_sec : d->timeout_sec), 0};
 	struct pmixev_dmdx_req m = {.rank = rank, .timeout_sec = timeout_sec};
-	struct request *r;
+	struct request *r = NULL;
 	struct pmixev_buf b;
 	int rc;
 
 	if (rank >= d->lay->step.ntasks) {
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	if (!(r = calloc(1, sizeof(*r)))) {
-		done(PMIX_ERR_NOMEM, NULL, 0, arg);
+	if (!(r = calloc(1, sizeof(*r))) ||
+	    !(r->p = pending_add(d->requests, r, d->lay->map.node_of[rank],
+				 timeout_sec ? timeout_sec : d->timeout_sec))) {
+		free(r);
+		done(PMIXEV_ERR_NOMEM, NULL, 0, arg);
 		return;
 	}
-	r->d = d;
-	r->id = m.id = ++d->next_id;
+	m.id = pending_id(r->p);
 	r->node = d->lay->map.node_of[rank];
 	r->done = done;
 	r->arg = arg;
-	r->next = d->requests;
-	d->requests = r;
 	snprintf(m.nspace, sizeof(m.nspace), "%s", d->lay->nspace);
 	pmixev_buf_init(&b);
 	rc = pmixev_dmdx_req_pack(&b, &m);
@@ -104,9 +112,8 @@ void dmodex_request(struct dmodex *d, uint32_t rank, unsigned timeout_sec,
 		rc = overlay_send(d->ov, r->node, PMIXEV_MSG_DMDX_REQ, b.data,
 				  b.len);
 	pmixev_buf_release(&b);
-	r->timer = evtimer_new(agent_base(d->agent), on_timeout, r);
-	if (rc < 0 || !r->timer || evtimer_add(r->timer, &tv) < 0)
-		request_end(r, PMIX_ERR_UNREACH, NULL, 0);
+	if (rc < 0)
+		request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 }
 
 static void serving_unlink(struct serving *s)
@@ -123,11 +130,11 @@ static void serving_unlink(struct serving *s)
 }
 
 /* Agent thread: send PMIx's answer back to the requester. */
-static void send_answer(void *arg)
+static void serve_send_agent(void *arg)
 {
 	struct serving *s = arg;
 	struct pmixev_dmdx_resp m = {.id = s->id,
-				     .status = s->status,
+				     .result = s->result,
 				     .data = s->data,
 				     .ndata = s->ndata};
 	struct pmixev_buf b;
@@ -147,21 +154,21 @@ static void send_answer(void *arg)
 }
 
 /* PMIx progress thread: copy the data and hand it to the agent. */
-static void on_pmix_answer(pmix_status_t status, char *data, size_t sz,
-			   void *cbdata)
+static void serve_done_upcall(pmix_status_t status, char *data, size_t sz,
+			      void *cbdata)
 {
 	struct serving *s = cbdata;
 
-	s->status = status;
+	s->result = status_from_pmix(status);
 	if (status == PMIX_SUCCESS && sz) {
 		if ((s->data = malloc(sz))) {
 			memcpy(s->data, data, sz);
 			s->ndata = sz;
 		} else {
-			s->status = PMIX_ERR_NOMEM;
+			s->result = PMIXEV_ERR_NOMEM;
 		}
 	}
-	if (agent_post(s->agent, send_answer, s) < 0) {
+	if (agent_post(s->agent, serve_send_agent, s) < 0) {
 		free(s->data);
 		free(s);
 	}
@@ -193,15 +200,15 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
 	    m.rank >= d->lay->step.ntasks ||
 	    d->lay->map.node_of[m.rank] != d->lay->nodeid) {
-		s->status = PMIX_ERR_NOT_FOUND;
-		send_answer(s);
+		s->result = PMIXEV_ERR_NOT_FOUND;
+		serve_send_agent(s);
 		return;
 	}
 	PMIX_LOAD_PROCID(&proc, m.nspace, m.rank);
-	rc = PMIx_server_dmodex_request(&proc, on_pmix_answer, s);
+	rc = PMIx_server_dmodex_request(&proc, serve_done_upcall, s);
 	if (rc != PMIX_SUCCESS) {
-		s->status = rc;
-		send_answer(s);
+		s->result = status_from_pmix(rc);
+		serve_send_agent(s);
 	}
 }
 
@@ -209,6 +216,7 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct dmodex *d = ctx;
 	struct pmixev_dmdx_resp m;
+	struct request *r;
 	struct pmixev_buf b;
 
 	pmixev_buf_reader(&b, buf, len);
@@ -217,23 +225,14 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	for (struct request *r = d->requests; r; r = r->next)
-		if (r->id == m.id && r->node == src) {
-			request_end(r, m.status, m.data, m.ndata);
-			return;
-		}
+	if ((r = pending_get(d->requests, m.id, src)))
+		request_end(r, m.result, m.data, m.ndata);
 }
 
 void dmodex_lost(struct dmodex *d, uint32_t node)
 {
-	struct request *r, *next;
-
 	/* The tree heals around the node: only requests to it fail. */
-	for (r = d->requests; r; r = next) {
-		next = r->next;
-		if (r->node == node)
-			request_end(r, PMIX_ERR_UNREACH, NULL, 0);
-	}
+	pending_lost(d->requests, node);
 }
 
 struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
@@ -243,6 +242,11 @@ struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
 
 	if (!d)
 		return NULL;
+	if (!(d->requests = pending_set_create(agent_base(agent), request_fail,
+					       NULL))) {
+		free(d);
+		return NULL;
+	}
 	d->ov = ov;
 	d->agent = agent;
 	d->lay = lay;
@@ -254,18 +258,74 @@ struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
 
 void dmodex_destroy(struct dmodex *d)
 {
-	struct request *r, *next;
-
 	if (!d)
 		return;
-	for (r = d->requests; r; r = next) {
-		next = r->next;
-		if (r->timer)
-			event_free(r->timer);
-		free(r);
-	}
+	pending_set_destroy(d->requests, free);
 	/* Answers still in PMIx's hands free themselves when they come. */
 	for (struct serving *s = d->serving; s; s = s->next)
 		s->d = NULL;
 	free(d);
+}
+
+/* --- the upcall ----------------------------------------------------------- */
+
+/* A direct modex, copied for the agent. */
+struct dmodex_call {
+	uint32_t rank;
+	unsigned timeout_sec;
+	pmix_modex_cbfunc_t cbfunc;
+	void *cbdata;
+};
+
+/* Agent thread: the rank's data came (or the request failed). */
+static void direct_modex_answer_agent(enum pmixev_result result,
+				      const uint8_t *data, size_t ndata,
+				      void *arg)
+{
+	struct dmodex_call *c = arg;
+
+	status_answer_modex(c->cbfunc, c->cbdata, result, data, ndata);
+	free(c);
+}
+
+/* Agent thread: ask the rank's node. */
+static void direct_modex_agent(void *arg)
+{
+	struct dmodex_call *c = arg;
+
+	dmodex_request(step_served()->dmodex, c->rank, c->timeout_sec,
+		       direct_modex_answer_agent, c);
+}
+
+pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
+					 const pmix_info_t info[], size_t ninfo,
+					 pmix_modex_cbfunc_t cbfunc,
+					 void *cbdata)
+{
+	const struct step *s = step_served();
+	struct dmodex_call *c = NULL;
+	struct directives dir;
+	uint32_t *ranks = NULL;
+	enum pmixev_result rc;
+	bool all;
+
+	rc = procs_to_ranks(&s->lay, proc, 1, &all, &ranks);
+	if (rc == PMIXEV_OK && all)
+		rc = PMIXEV_ERR_BAD_REQUEST;
+	else if (rc == PMIXEV_OK && !(c = calloc(1, sizeof(*c))))
+		rc = PMIXEV_ERR_NOMEM;
+	if (rc != PMIXEV_OK)
+		goto out;
+	directives_read(info, ninfo, &dir);
+	c->rank = ranks[0];
+	c->timeout_sec = dir.timeout_sec;
+	c->cbfunc = cbfunc;
+	c->cbdata = cbdata;
+	if (agent_post(s->agent, direct_modex_agent, c) < 0) {
+		rc = PMIXEV_ERR_UNREACH;
+		free(c);
+	}
+out:
+	free(ranks);
+	return status_to_pmix(rc);
 }

@@ -4,7 +4,8 @@
  * distributed. Requests are routed over the overlay; the hosting stepd
  * asks its PMIx server (PMIx_server_dmodex_request) and routes the answer
  * back. Every request ends: with the data, an error, or PMIX_ERR_TIMEOUT.
- * Calls on the agent thread unless noted.
+ * The upcall (dmodex_upcall_direct_modex) runs on the PMIx progress
+ * thread and posts to the agent; the rest is called on the agent thread.
  */
 #ifndef PMIXEV_PMIX_DMODEX_H_
 #define PMIXEV_PMIX_DMODEX_H_
@@ -12,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <event2/event.h>
+#include <pmix_server.h>
 
 #include "base/agent.h"
 #include "base/layout.h"
@@ -20,20 +21,20 @@
 
 struct dmodex;
 
-/* Result: PMIx status and the rank's data (valid during the call). */
-typedef void (*dmodex_done_fn)(int status, const uint8_t *data, size_t ndata,
-			       void *arg);
-
+/* `timeout_sec`: how long a request waits unless its call says. */
 struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
 			     const struct layout *lay, unsigned timeout_sec);
 
-/* Ask for `rank`'s data; `done` runs exactly once. */
-void dmodex_request(struct dmodex *d, uint32_t rank, unsigned timeout_sec,
-		    dmodex_done_fn done, void *arg);
-
+/* Overlay lost `node`: requests to it fail (see overlay_lost_t). */
 void dmodex_lost(struct dmodex *d, uint32_t node);
 
-/* Free everything without calling any `done`. */
+/* Free everything without answering any call. */
 void dmodex_destroy(struct dmodex *d);
+
+/* The upcall (PMIx progress thread), for the server module's table. */
+pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
+					 const pmix_info_t info[], size_t ninfo,
+					 pmix_modex_cbfunc_t cbfunc,
+					 void *cbdata);
 
 #endif /* PMIXEV_PMIX_DMODEX_H_ */

@@ -1,33 +1,42 @@
 /*
- * pmix/fence.c - tree collectives.
+ * pmix/fence.c - PMIx fences and the barriers behind connect and
+ * disconnect, as collectives over the overlay tree (see fence.h).
+ *
+ * PMIx progress thread: fence_upcall_* (at the end) copy their arguments
+ * and post them to the agent. Agent thread: everything else, that is this
+ * node's part of each collective, the messages of the tree, and the
+ * answer through the upcall's PMIx callback.
  */
 #include "config.h"
 
 #include "pmix/fence.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <pmix_common.h>
+#include <pmix_server.h>
 
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "base/agent.h"
+#include "base/step.h"
+#include "base/pending.h"
+#include "pmix/directives.h"
+#include "pmix/fence_sig.h"
+#include "pmix/procs.h"
+#include "pmix/status.h"
 
-/* Per-signature sequence numbers. */
-struct sigstate {
-	char sig[PMIXEV_SIG_MAX];
-	uint64_t next_local; /* last seq this node started locally */
-	uint64_t done;	     /* every seq <= done has ended */
-	int last_status;     /* status of the last one that ended */
-	struct sigstate *next;
-};
+/* Result, and the combined data (valid during the call). */
+typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
+			      size_t ndata, void *arg);
 
 struct tracker {
 	struct fence *f;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	uint64_t seq;
 	bool local;	 /* this node hosts participants */
 	bool local_in;	 /* ... and their contribution arrived */
@@ -42,101 +51,18 @@ struct tracker {
 	struct pmixev_buf data;
 	fence_done_fn done;
 	void *arg;
-	struct event *timer;
-	struct tracker *next;
+	struct pending *p;
 };
 
 struct fence {
 	struct overlay *ov;
 	const struct layout *lay;
-	struct event_base *base;
 	unsigned timeout_sec;
 	uint32_t self;
 	uint32_t *scratch; /* [nnodes] */
-	struct sigstate *sigs;
-	struct tracker *trackers;
+	struct fence_sig *sigs;
+	struct pending_set *trackers;
 };
-
-static struct sigstate *sig_get(struct fence *f, const char *sig)
-{
-	struct sigstate *ss;
-
-	for (ss = f->sigs; ss; ss = ss->next)
-		if (strcmp(ss->sig, sig) == 0)
-			return ss;
-	if (!(ss = calloc(1, sizeof(*ss))))
-		return NULL;
-	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
-	ss->next = f->sigs;
-	f->sigs = ss;
-	return ss;
-}
-
-/* "F:*" or "F:0-3,5" from sorted, de-duplicated ranks. */
-static int sig_format(char kind, bool all, const uint32_t *ranks, size_t n,
-		      char *sig, size_t len)
-{
-	size_t off = (size_t)snprintf(sig, len, "%c:", kind);
-
-	if (all)
-		return snprintf(sig + off, len - off, "*") < (int)(len - off)
-			       ? 0
-			       : -1;
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-			j++;
-		off += (size_t)snprintf(sig + off, off < len ? len - off : 0,
-					"%s%u", i ? "," : "", ranks[i]);
-		if (j > i)
-			off += (size_t)snprintf(sig + off,
-						off < len ? len - off : 0,
-						"-%u", ranks[j]);
-		if (off >= len)
-			return -1;
-		i = j + 1;
-	}
-	return n ? 0 : -1;
-}
-
-/* Nodes hosting the participants named in `sig`; -1 if malformed. */
-static int sig_nodes(const struct fence *f, const char *sig, bool *nodes)
-{
-	const struct pmixev_taskmap *map = &f->lay->map;
-	const char *p = sig + 2;
-	unsigned long a, b;
-	char *end;
-
-	if (strlen(sig) < 3 || sig[1] != ':' || !strchr("FCD", sig[0]))
-		return -1;
-	if (strcmp(p, "*") == 0) {
-		for (uint32_t i = 0; i < map->nnodes; i++)
-			nodes[i] = map->count[i] > 0;
-		return 0;
-	}
-	memset(nodes, 0, map->nnodes * sizeof(*nodes));
-	for (;;) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		a = b = strtoul(p, &end, 10);
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				return -1;
-			b = strtoul(p, &end, 10);
-		}
-		if (b < a || b >= map->ntasks)
-			return -1;
-		for (unsigned long r = a; r <= b; r++)
-			nodes[map->node_of[r]] = true;
-		if (*end == '\0')
-			return 0;
-		if (*end != ',')
-			return -1;
-		p = end + 1;
-	}
-}
 
 static uint32_t child_index(const struct tracker *t, uint32_t node)
 {
@@ -146,17 +72,10 @@ static uint32_t child_index(const struct tracker *t, uint32_t node)
 	return UINT32_MAX;
 }
 
-static void tracker_free(struct tracker *t)
+static void tracker_release(void *arg)
 {
-	struct tracker **pp;
+	struct tracker *t = arg;
 
-	for (pp = &t->f->trackers; *pp; pp = &(*pp)->next)
-		if (*pp == t) {
-			*pp = t->next;
-			break;
-		}
-	if (t->timer)
-		event_free(t->timer);
 	pmixev_buf_release(&t->data);
 	free(t->nodes);
 	free(t->child);
@@ -165,11 +84,19 @@ static void tracker_free(struct tracker *t)
 	free(t);
 }
 
-static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
-		     const uint8_t *data, size_t ndata)
+static void tracker_free(struct tracker *t)
 {
-	struct pmixev_fence_msg m = {.seq = t->seq,
-				     .status = status,
+	pending_end(t->p);
+	tracker_release(t);
+}
+
+static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
+		     enum pmixev_result result, const uint8_t *data,
+		     size_t ndata)
+{
+	struct pmixev_fence_msg m = {.kind = t->ss->kind,
+				     .seq = t->seq,
+				     .result = result,
 				     .collect = t->collect,
 				     .data = data,
 				     .ndata = ndata};
@@ -179,18 +106,19 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type, int status,
 	pmixev_buf_init(&b);
 	if (pmixev_fence_pack(&b, &m) < 0 ||
 	    overlay_send(t->f->ov, dst, type, b.data, b.len) < 0)
-		PMIXEV_DEBUG(1, "fence %s #%llu: cannot reach node %u",
-			     t->ss->sig, (unsigned long long)t->seq, dst);
+		PMIXEV_DEBUG(1, "%s %s #%llu: cannot reach node %u",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, dst);
 	pmixev_buf_release(&b);
 }
 
 /*
- * End the collective on this node with `status`: deliver locally, pass the
+ * End the collective on this node with `result`: deliver locally, pass the
  * outcome down to the expected children and, on failure, up to the parent
  * (except toward `from`, where it came from).
  */
-static void finish(struct tracker *t, int status, const uint8_t *data,
-		   size_t ndata, uint32_t from)
+static void finish(struct tracker *t, enum pmixev_result result,
+		   const uint8_t *data, size_t ndata, uint32_t from)
 {
 	uint32_t parent = overlay_parent(t->f->ov);
 
@@ -198,26 +126,25 @@ static void finish(struct tracker *t, int status, const uint8_t *data,
 		uint32_t c = t->child[i];
 
 		if (t->exp[i] && c != from)
-			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, status, data,
+			send_msg(t, c, PMIXEV_MSG_FENCE_DOWN, result, data,
 				 ndata);
 	}
-	if (status != PMIX_SUCCESS && parent != PMIXEV_TREE_NONE &&
-	    parent != from)
-		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, status, NULL, 0);
+	if (result != PMIXEV_OK && parent != PMIXEV_TREE_NONE && parent != from)
+		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, result, NULL, 0);
 	if (t->seq > t->ss->done)
 		t->ss->done = t->seq;
-	t->ss->last_status = status;
+	t->ss->last = result;
 	if (t->local_in)
-		t->done(status, data, ndata, t->arg);
+		t->done(result, data, ndata, t->arg);
 	tracker_free(t);
 }
 
-static void fail(struct tracker *t, int status, uint32_t from, const char *why)
+static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
+		 const char *why)
 {
-	PMIXEV_ERROR("%s %s #%llu failed: %s",
-		     t->ss->sig[0] == 'F' ? "fence" : "connect/disconnect",
+	PMIXEV_ERROR("%s %s #%llu failed: %s", fence_kind_name(t->ss->kind),
 		     t->ss->sig, (unsigned long long)t->seq, why);
-	finish(t, status, NULL, 0, from);
+	finish(t, result, NULL, 0, from);
 }
 
 static void check_complete(struct tracker *t)
@@ -234,48 +161,65 @@ static void check_complete(struct tracker *t)
 		struct pmixev_buf data = t->data;
 
 		t->data = (struct pmixev_buf){0};
-		finish(t, PMIX_SUCCESS, data.data, data.len, PMIXEV_TREE_NONE);
+		finish(t, PMIXEV_OK, data.data, data.len, PMIXEV_TREE_NONE);
 		pmixev_buf_release(&data);
 		return;
 	}
-	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIX_SUCCESS, t->data.data,
+	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIXEV_OK, t->data.data,
 		 t->data.len);
 	t->sent_up = true;
 	pmixev_buf_release(&t->data);
 }
 
-static void on_timeout(evutil_socket_t fd, short what, void *arg)
+/* Its deadline passed, or a node it waits on is lost (see tracker_waits). */
+static void tracker_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
-	struct tracker *t = arg;
-	char why[128];
+	struct tracker *t = req;
+	char text[128];
 
-	snprintf(why, sizeof(why), "no result within %u s (%s)",
+	if (why != PMIXEV_ERR_TIMEOUT) {
+		fail(t, why, lost, "a node of the step became unreachable");
+		return;
+	}
+	snprintf(text, sizeof(text), "no result within %u s (%s)",
 		 t->f->timeout_sec,
 		 t->sent_up ? "waiting for the root" : "waiting for peers");
-	fail(t, PMIX_ERR_TIMEOUT, PMIXEV_TREE_NONE, why);
+	fail(t, why, PMIXEV_TREE_NONE, text);
 }
 
-static struct tracker *tracker_find(struct fence *f, struct sigstate *ss,
+struct tracker_key {
+	const struct fence_sig *ss;
+	uint64_t seq;
+};
+
+static bool tracker_is(void *req, const void *key)
+{
+	const struct tracker *t = req;
+	const struct tracker_key *k = key;
+
+	return t->ss == k->ss && t->seq == k->seq;
+}
+
+static struct tracker *tracker_find(struct fence *f, struct fence_sig *ss,
 				    uint64_t seq)
 {
-	for (struct tracker *t = f->trackers; t; t = t->next)
-		if (t->ss == ss && t->seq == seq)
-			return t;
-	return NULL;
+	struct tracker_key k = {ss, seq};
+
+	return pending_find(f->trackers, tracker_is, &k);
 }
 
-static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
+static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 				   uint64_t seq, unsigned timeout_sec)
 {
-	struct timeval tv = {
-		(time_t)(timeout_sec ? timeout_sec : f->timeout_sec), 0};
 	struct tracker *t = calloc(1, sizeof(*t));
 	uint32_t nnodes = f->lay->step.nnodes;
 
-	if (!t || !(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
-	    sig_nodes(f, ss->sig, t->nodes) < 0)
-		goto fail;
+	if (!t)
+		return NULL;
 	t->f = f;
+	if (!(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
+	    fence_sig_nodes(&f->lay->map, ss->sig, t->nodes) < 0)
+		goto fail;
 	t->ss = ss;
 	t->seq = seq;
 	pmixev_buf_init(&t->data);
@@ -293,74 +237,53 @@ static struct tracker *tracker_new(struct fence *f, struct sigstate *ss,
 			t->exp[i] =
 				t->nodes[n] && overlay_in_subtree(f->ov, c, n);
 	}
-	t->timer = evtimer_new(f->base, on_timeout, t);
-	if (!t->timer || evtimer_add(t->timer, &tv) < 0)
+	if (!(t->p = pending_add(f->trackers, t, PENDING_NO_NODE,
+				 timeout_sec ? timeout_sec : f->timeout_sec)))
 		goto fail;
-	t->next = f->trackers;
-	f->trackers = t;
 	return t;
 fail:
-	if (t) {
-		if (t->timer)
-			event_free(t->timer);
-		free(t->nodes);
-		free(t->child);
-		free(t->exp);
-		free(t->got);
-		free(t);
-	}
+	tracker_release(t);
 	return NULL;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
-		 size_t nranks, bool collect, unsigned timeout_sec,
-		 const uint8_t *data, size_t ndata, fence_done_fn done,
-		 void *arg)
+/*
+ * This node's part of a `kind` collective over `ranks` (every rank when
+ * `all`). `data` is copied; `timeout_sec` 0 means the default. `done` runs
+ * exactly once (possibly before this returns, on a bad request).
+ */
+static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+			const uint32_t *ranks, size_t nranks, bool collect,
+			unsigned timeout_sec, const uint8_t *data, size_t ndata,
+			fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
-	uint32_t *sorted = NULL;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
-	size_t n = 0;
 
-	if (!all) {
-		if (!(sorted = malloc((nranks ? nranks : 1) * sizeof(*sorted))))
+	if (fence_sig_format(all, ranks, nranks, sig, sizeof(sig)) < 0) {
+		if (errno == ENOMEM)
 			goto nomem;
-		memcpy(sorted, ranks, nranks * sizeof(*sorted));
-		qsort(sorted, nranks, sizeof(*sorted), cmp_u32);
-		for (size_t i = 0; i < nranks; i++)
-			if (!n || sorted[n - 1] != sorted[i])
-				sorted[n++] = sorted[i];
-	}
-	if (sig_format(kind, all, sorted, n, sig, sizeof(sig)) < 0) {
-		free(sorted);
-		PMIXEV_ERROR("fence: participant set too large or empty");
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		PMIXEV_ERROR("%s: participant set too large or empty",
+			     fence_kind_name(kind));
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	free(sorted);
-	if (!(ss = sig_get(f, sig)))
+	if (!(ss = fence_sig_get(&f->sigs, kind, sig)))
 		goto nomem;
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
 		/* Failed on a peer's word before our contribution came in. */
-		done(ss->last_status, NULL, 0, arg);
+		done(ss->last, NULL, 0, arg);
 		return;
 	}
 	t = tracker_find(f, ss, ss->next_local);
 	if (!t && !(t = tracker_new(f, ss, ss->next_local, timeout_sec)))
 		goto nomem;
 	if (!t->local || t->local_in) {
-		PMIXEV_ERROR("fence %s #%llu: unexpected local contribution",
-			     sig, (unsigned long long)t->seq);
-		done(PMIX_ERR_BAD_PARAM, NULL, 0, arg);
+		PMIXEV_ERROR("%s %s #%llu: unexpected local contribution",
+			     fence_kind_name(kind), sig,
+			     (unsigned long long)t->seq);
+		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
 	t->local_in = true;
@@ -368,16 +291,16 @@ void fence_local(struct fence *f, char kind, bool all, const uint32_t *ranks,
 	t->done = done;
 	t->arg = arg;
 	if (collect && ndata && pmixev_buf_put_raw(&t->data, data, ndata) < 0) {
-		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
-	PMIXEV_DEBUG(3, "fence %s #%llu: local contribution (%zu bytes)", sig,
-		     (unsigned long long)t->seq, ndata);
+	PMIXEV_DEBUG(3, "%s %s #%llu: local contribution (%zu bytes)",
+		     fence_kind_name(kind), sig, (unsigned long long)t->seq,
+		     ndata);
 	check_complete(t);
 	return;
 nomem:
-	free(sorted);
-	done(PMIX_ERR_NOMEM, NULL, 0, arg);
+	done(PMIXEV_ERR_NOMEM, NULL, 0, arg);
 }
 
 static int unpack(struct fence *f, uint32_t src, const uint8_t *buf, size_t len,
@@ -397,41 +320,44 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
 	uint32_t ci;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
-	if (!overlay_is_child(f->ov, src) || !(ss = sig_get(f, m.sig))) {
-		PMIXEV_ERROR("fence %s: contribution from node %u, which is "
-			     "not our child",
-			     m.sig, src);
+	if (!overlay_is_child(f->ov, src) ||
+	    !(ss = fence_sig_get(&f->sigs, m.kind, m.sig))) {
+		PMIXEV_ERROR("%s %s: contribution from node %u, which is not "
+			     "our child",
+			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
 	if (m.seq <= ss->done)
 		return; /* already ended here (failed) */
 	t = tracker_find(f, ss, m.seq);
 	if (!t && !(t = tracker_new(f, ss, m.seq, 0))) {
-		PMIXEV_ERROR("fence %s #%llu from node %u: invalid signature "
+		PMIXEV_ERROR("%s %s #%llu from node %u: invalid signature "
 			     "or out of memory",
-			     m.sig, (unsigned long long)m.seq, src);
+			     fence_kind_name(m.kind), m.sig,
+			     (unsigned long long)m.seq, src);
 		return;
 	}
-	if (m.status != PMIX_SUCCESS) {
-		fail(t, m.status, src, "a peer reported an error");
+	if (m.result != PMIXEV_OK) {
+		fail(t, m.result, src, "a peer reported an error");
 		return;
 	}
 	ci = child_index(t, src);
 	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
-		PMIXEV_ERROR("fence %s #%llu: unexpected contribution from "
+		PMIXEV_ERROR("%s %s #%llu: unexpected contribution from "
 			     "node %u",
-			     m.sig, (unsigned long long)m.seq, src);
+			     fence_kind_name(m.kind), m.sig,
+			     (unsigned long long)m.seq, src);
 		return;
 	}
 	t->got[ci] = true;
 	if (m.ndata && pmixev_buf_put_raw(&t->data, m.data, m.ndata) < 0) {
-		fail(t, PMIX_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
 	check_complete(t);
@@ -441,23 +367,24 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	struct sigstate *ss;
+	struct fence_sig *ss;
 	struct tracker *t;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
 	if (src != overlay_parent(f->ov)) {
-		PMIXEV_ERROR("fence %s: result from node %u, which is not our "
+		PMIXEV_ERROR("%s %s: result from node %u, which is not our "
 			     "parent",
-			     m.sig, src);
+			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if (!(ss = sig_get(f, m.sig)) || !(t = tracker_find(f, ss, m.seq)))
+	if (!(ss = fence_sig_get(&f->sigs, m.kind, m.sig)) ||
+	    !(t = tracker_find(f, ss, m.seq)))
 		return; /* ended here already */
-	if (m.status != PMIX_SUCCESS)
-		fail(t, m.status, src, "the root reported an error");
+	if (m.result != PMIXEV_OK)
+		fail(t, m.result, src, "the root reported an error");
 	else
-		finish(t, PMIX_SUCCESS, m.data, m.ndata, src);
+		finish(t, PMIXEV_OK, m.data, m.ndata, src);
 }
 
 /* Is the tree still the one `t` started with (seen from here)? */
@@ -474,16 +401,17 @@ static bool same_tree(struct tracker *t)
 	return true;
 }
 
+/* A collective waits on its participants' nodes and its tree's links. */
+static bool tracker_waits(void *req, uint32_t node)
+{
+	struct tracker *t = req;
+
+	return t->nodes[node] || !same_tree(t);
+}
+
 void fence_lost(struct fence *f, uint32_t node)
 {
-	struct tracker *t, *next;
-
-	for (t = f->trackers; t; t = next) {
-		next = t->next;
-		if (t->nodes[node] || !same_tree(t))
-			fail(t, PMIX_ERR_UNREACH, node,
-			     "a node of the step became unreachable");
-	}
+	pending_lost(f->trackers, node);
 }
 
 struct fence *fence_create(struct overlay *ov, const struct layout *lay,
@@ -493,13 +421,15 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 
 	if (!f)
 		return NULL;
-	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch)))) {
+	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch))) ||
+	    !(f->trackers =
+		      pending_set_create(base, tracker_fail, tracker_waits))) {
+		free(f->scratch);
 		free(f);
 		return NULL;
 	}
 	f->ov = ov;
 	f->lay = lay;
-	f->base = base;
 	f->timeout_sec = timeout_sec;
 	f->self = overlay_self(ov);
 	overlay_on(ov, PMIXEV_MSG_FENCE_UP, on_up, f);
@@ -509,16 +439,133 @@ struct fence *fence_create(struct overlay *ov, const struct layout *lay,
 
 void fence_destroy(struct fence *f)
 {
-	struct sigstate *ss, *next;
-
 	if (!f)
 		return;
-	while (f->trackers)
-		tracker_free(f->trackers);
-	for (ss = f->sigs; ss; ss = next) {
-		next = ss->next;
-		free(ss);
-	}
+	pending_set_destroy(f->trackers, tracker_release);
+	fence_sig_free(f->sigs);
 	free(f->scratch);
 	free(f);
+}
+
+/* --- the upcalls ---------------------------------------------------------- */
+
+/* A fence, connect or disconnect, copied for the agent. */
+struct coll_call {
+	enum pmixev_coll_kind kind;
+	bool all;
+	uint32_t *ranks;
+	size_t nranks;
+	bool collect;
+	unsigned timeout_sec;
+	uint8_t *data; /* fence: this node's contribution */
+	size_t ndata;
+	pmix_modex_cbfunc_t modex_cb; /* fence */
+	pmix_op_cbfunc_t op_cb;	      /* connect, disconnect */
+	void *cbdata;
+};
+
+static void call_free(struct coll_call *c)
+{
+	free(c->ranks);
+	free(c->data);
+	free(c);
+}
+
+/* Agent thread: the collective ended here; answer PMIx. */
+static void coll_answer_agent(enum pmixev_result result, const uint8_t *data,
+			      size_t ndata, void *arg)
+{
+	struct coll_call *c = arg;
+
+	if (c->kind == PMIXEV_COLL_FENCE)
+		status_answer_modex(c->modex_cb, c->cbdata, result, data,
+				    ndata);
+	else
+		status_answer_op(c->op_cb, c->cbdata, result);
+	call_free(c);
+}
+
+/* Agent thread: this node's part of the collective. */
+static void coll_agent(void *arg)
+{
+	struct coll_call *c = arg;
+
+	fence_local(step_served()->fence, c->kind, c->all, c->ranks, c->nranks,
+		    c->collect, c->timeout_sec, c->data, c->ndata,
+		    coll_answer_agent, c);
+}
+
+/* PMIx thread: complete `c` (kind, data, callback) and post it; owns c. */
+static enum pmixev_result coll_upcall(struct coll_call *c,
+				      const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo)
+{
+	const struct step *s = step_served();
+	struct directives dir;
+	enum pmixev_result rc;
+
+	rc = procs_to_ranks(&s->lay, procs, nprocs, &c->all, &c->ranks);
+	if (rc != PMIXEV_OK)
+		goto fail;
+	directives_read(info, ninfo, &dir);
+	c->nranks = nprocs;
+	c->collect = c->kind == PMIXEV_COLL_FENCE && dir.collect;
+	c->timeout_sec = dir.timeout_sec;
+	if (agent_post(s->agent, coll_agent, c) == 0)
+		return PMIXEV_OK;
+	rc = PMIXEV_ERR_UNREACH;
+fail:
+	call_free(c);
+	return rc;
+}
+
+pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    char *data, size_t ndata,
+				    pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+	struct coll_call *c = calloc(1, sizeof(*c));
+
+	if (!c || (ndata && !(c->data = malloc(ndata)))) {
+		free(c);
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
+	}
+	if (ndata)
+		memcpy(c->data, data, ndata);
+	c->kind = PMIXEV_COLL_FENCE;
+	c->ndata = ndata;
+	c->modex_cb = cbfunc;
+	c->cbdata = cbdata;
+	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
+}
+
+static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
+				    const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	struct coll_call *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
+	c->kind = kind;
+	c->op_cb = cbfunc;
+	c->cbdata = cbdata;
+	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
+}
+
+pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
+				   const pmix_info_t info[], size_t ninfo,
+				   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_CONNECT, procs, nprocs, info, ninfo,
+			      cbfunc, cbdata);
+}
+
+pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo,
+				      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_DISCONNECT, procs, nprocs, info,
+			      ninfo, cbfunc, cbdata);
 }

@@ -1,20 +1,12 @@
 /*
- * pmix/module.c - the PMIx server module.
+ * pmix/module.c - the PMIx server module: the table of upcalls libpmix
+ * calls on its progress thread, each pointing at its feature's entry
+ * (see module.h); nothing else.
  */
 #include "config.h"
 
 #include "pmix/module.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "base/agent.h"
-#include "base/step.h"
 #include "pmix/clients.h"
 #include "pmix/dmodex.h"
 #include "pmix/fence.h"
@@ -22,256 +14,18 @@
 #include "pmix/pubsub.h"
 #include "pmix/query.h"
 #include "pmix/tools.h"
-#include "pmixev_frame.h"
-#include "pmixev_log.h"
-#include "pmixev_proto.h"
-
-/* --- helpers ---------------------------------------------------------- */
-
-/* Ranks of `procs` (all in our namespace). 0, or a PMIx error. */
-static pmix_status_t to_ranks(const pmix_proc_t procs[], size_t nprocs,
-			      bool *all, uint32_t **ranks)
-{
-	*all = false;
-	*ranks = NULL;
-	if (!nprocs)
-		return PMIX_ERR_BAD_PARAM;
-	if (!(*ranks = calloc(nprocs, sizeof(**ranks))))
-		return PMIX_ERR_NOMEM;
-	for (size_t i = 0; i < nprocs; i++) {
-		if (!PMIX_CHECK_NSPACE(procs[i].nspace,
-				       step_served()->lay.nspace)) {
-			free(*ranks);
-			*ranks = NULL;
-			return PMIX_ERR_NOT_SUPPORTED;
-		}
-		if (procs[i].rank == PMIX_RANK_WILDCARD)
-			*all = true;
-		else if (procs[i].rank >= step_served()->lay.step.ntasks) {
-			free(*ranks);
-			*ranks = NULL;
-			return PMIX_ERR_BAD_PARAM;
-		}
-		(*ranks)[i] = procs[i].rank;
-	}
-	return PMIX_SUCCESS;
-}
-
-static unsigned info_timeout(const pmix_info_t info[], size_t ninfo)
-{
-	for (size_t i = 0; i < ninfo; i++)
-		if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) &&
-		    info[i].value.type == PMIX_INT &&
-		    info[i].value.data.integer > 0)
-			return (unsigned)info[i].value.data.integer;
-	return 0;
-}
-
-static bool info_flag(const pmix_info_t info[], size_t ninfo, const char *key)
-{
-	for (size_t i = 0; i < ninfo; i++)
-		if (PMIX_CHECK_KEY(&info[i], key))
-			return PMIX_INFO_TRUE(&info[i]);
-	return false;
-}
-
-static void release_data(void *cbdata)
-{
-	free(cbdata);
-}
-
-static void *memdup(const void *p, size_t n)
-{
-	void *q = n ? malloc(n) : NULL;
-
-	if (q)
-		memcpy(q, p, n);
-	return q;
-}
-
-/* --- fence and direct modex ------------------------------------------- */
-
-struct modex_call {
-	bool all;
-	uint32_t *ranks;
-	size_t nranks;
-	bool collect;
-	unsigned timeout;
-	uint8_t *data;
-	size_t ndata;
-	pmix_modex_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-static void modex_done(int status, const uint8_t *data, size_t ndata, void *arg)
-{
-	struct modex_call *c = arg;
-	char *copy = memdup(data, ndata);
-
-	if (ndata && !copy)
-		status = PMIX_ERR_NOMEM;
-	c->cbfunc(status, copy, copy ? ndata : 0, c->cbdata, release_data,
-		  copy);
-	free(c->ranks);
-	free(c->data);
-	free(c);
-}
-
-static void fence_work(void *arg)
-{
-	struct modex_call *c = arg;
-
-	fence_local(step_served()->fence, 'F', c->all, c->ranks, c->nranks,
-		    c->collect, c->timeout, c->data, c->ndata, modex_done, c);
-}
-
-static pmix_status_t fence_nb(const pmix_proc_t procs[], size_t nprocs,
-			      const pmix_info_t info[], size_t ninfo,
-			      char *data, size_t ndata,
-			      pmix_modex_cbfunc_t cbfunc, void *cbdata)
-{
-	struct modex_call *c = calloc(1, sizeof(*c));
-	pmix_status_t rc = PMIX_ERR_NOMEM;
-
-	if (!c || (ndata && !(c->data = memdup(data, ndata))))
-		goto fail;
-	if ((rc = to_ranks(procs, nprocs, &c->all, &c->ranks)) != PMIX_SUCCESS)
-		goto fail;
-	c->nranks = nprocs;
-	c->ndata = ndata;
-	c->collect = info_flag(info, ninfo, PMIX_COLLECT_DATA);
-	c->timeout = info_timeout(info, ninfo);
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(step_served()->agent, fence_work, c) == 0)
-		return PMIX_SUCCESS;
-	rc = PMIX_ERR_UNREACH;
-fail:
-	if (c) {
-		free(c->data);
-		free(c->ranks);
-		free(c);
-	}
-	return rc;
-}
-
-static void dmodex_work(void *arg)
-{
-	struct modex_call *c = arg;
-
-	dmodex_request(step_served()->dmodex, c->ranks[0], c->timeout,
-		       modex_done, c);
-}
-
-static pmix_status_t direct_modex(const pmix_proc_t *proc,
-				  const pmix_info_t info[], size_t ninfo,
-				  pmix_modex_cbfunc_t cbfunc, void *cbdata)
-{
-	struct modex_call *c;
-	bool all;
-	uint32_t *ranks;
-	pmix_status_t rc = to_ranks(proc, 1, &all, &ranks);
-
-	if (rc != PMIX_SUCCESS)
-		return rc;
-	if (all || !(c = calloc(1, sizeof(*c)))) {
-		free(ranks);
-		return all ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM;
-	}
-	c->ranks = ranks;
-	c->nranks = 1;
-	c->timeout = info_timeout(info, ninfo);
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(step_served()->agent, dmodex_work, c) == 0)
-		return PMIX_SUCCESS;
-	free(ranks);
-	free(c);
-	return PMIX_ERR_UNREACH;
-}
-
-/* --- connect / disconnect: barriers over the procs ---------------------- */
-
-struct op_call {
-	char kind;
-	bool all;
-	uint32_t *ranks;
-	size_t nranks;
-	unsigned timeout;
-	pmix_op_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-static void op_done(int status, const uint8_t *data, size_t ndata, void *arg)
-{
-	struct op_call *c = arg;
-
-	c->cbfunc(status, c->cbdata);
-	free(c->ranks);
-	free(c);
-}
-
-static void op_work(void *arg)
-{
-	struct op_call *c = arg;
-
-	fence_local(step_served()->fence, c->kind, c->all, c->ranks, c->nranks,
-		    false, c->timeout, NULL, 0, op_done, c);
-}
-
-static pmix_status_t barrier_op(char kind, const pmix_proc_t procs[],
-				size_t nprocs, const pmix_info_t info[],
-				size_t ninfo, pmix_op_cbfunc_t cbfunc,
-				void *cbdata)
-{
-	struct op_call *c = calloc(1, sizeof(*c));
-	pmix_status_t rc = PMIX_ERR_NOMEM;
-
-	if (!c)
-		return rc;
-	if ((rc = to_ranks(procs, nprocs, &c->all, &c->ranks)) != PMIX_SUCCESS)
-		goto fail;
-	c->kind = kind;
-	c->nranks = nprocs;
-	c->timeout = info_timeout(info, ninfo);
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(step_served()->agent, op_work, c) == 0)
-		return PMIX_SUCCESS;
-	rc = PMIX_ERR_UNREACH;
-fail:
-	free(c->ranks);
-	free(c);
-	return rc;
-}
-
-static pmix_status_t connect_fn(const pmix_proc_t procs[], size_t nprocs,
-				const pmix_info_t info[], size_t ninfo,
-				pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return barrier_op('C', procs, nprocs, info, ninfo, cbfunc, cbdata);
-}
-
-static pmix_status_t disconnect_fn(const pmix_proc_t procs[], size_t nprocs,
-				   const pmix_info_t info[], size_t ninfo,
-				   pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return barrier_op('D', procs, nprocs, info, ninfo, cbfunc, cbdata);
-}
-
-/* --- tools and queries ---------------------------------------------------- */
 
 pmix_server_module_t module_upcalls = {
 	.client_connected = clients_upcall_connected,
 	.client_finalized = clients_upcall_finalized,
 	.abort = clients_upcall_abort,
-	.fence_nb = fence_nb,
-	.direct_modex = direct_modex,
+	.fence_nb = fence_upcall_fence_nb,
+	.direct_modex = dmodex_upcall_direct_modex,
 	.publish = pubsub_upcall_publish,
 	.lookup = pubsub_upcall_lookup,
 	.unpublish = pubsub_upcall_unpublish,
-	.connect = connect_fn,
-	.disconnect = disconnect_fn,
+	.connect = fence_upcall_connect,
+	.disconnect = fence_upcall_disconnect,
 	.register_events = notify_upcall_register,
 	.deregister_events = notify_upcall_deregister,
 	.notify_event = notify_upcall_event,

@@ -1,6 +1,12 @@
 /*
  * pmix/pubsub.c - the publish, lookup and unpublish upcalls: convert
  * between PMIx values and the directory's packed entries (pubsub_dir.c).
+ *
+ * PMIx progress thread: pubsub_upcall_publish, pubsub_upcall_lookup and
+ * pubsub_upcall_unpublish copy their arguments (packing published values)
+ * and post them to the agent. Agent thread: pubsub_agent hands the
+ * request to the directory, and pubsub_answer_agent answers through the
+ * upcall's PMIx callback (unpacking looked-up values).
  */
 #include "config.h"
 
@@ -13,8 +19,10 @@
 #include "pmixev_log.h"
 #include "base/agent.h"
 #include "base/step.h"
+#include "pmix/directives.h"
 #include "pmix/pubsub.h"
 #include "pmix/pubsub_dir.h"
+#include "pmix/status.h"
 #include "pmix/wire.h"
 
 struct ps_call {
@@ -37,56 +45,58 @@ static void call_free(struct ps_call *c)
 	free(c);
 }
 
-static void done(int status, const struct pubsub_entry *e, size_t n, void *arg)
+/* --- agent thread --------------------------------------------------------- */
+
+/* The directory answered (or the request failed). */
+static void pubsub_answer_agent(enum pmixev_result result,
+				const struct pubsub_entry *e, size_t n,
+				void *arg)
 {
 	const struct step *s = step_served();
 	struct ps_call *c = arg;
 	pmix_pdata_t *pd = NULL;
 
 	if (c->op != PUBSUB_LOOKUP) {
-		c->op_cb(status, c->cbdata);
+		status_answer_op(c->op_cb, c->cbdata, result);
 		call_free(c);
 		return;
 	}
-	if (status == PMIX_SUCCESS && n) {
+	if (result == PMIXEV_OK && n) {
 		PMIX_PDATA_CREATE(pd, n);
 		for (size_t i = 0; pd && i < n; i++) {
 			PMIX_LOAD_PROCID(&pd[i].proc, s->lay.nspace, e[i].rank);
 			PMIX_LOAD_KEY(pd[i].key, e[i].key);
 			if (wire_unpack_value(e[i].value, e[i].nvalue,
 					      &pd[i].value) != PMIX_SUCCESS)
-				status = PMIX_ERR_UNPACK_FAILURE;
+				result = PMIXEV_ERR_BAD_DATA;
 		}
 		if (!pd)
-			status = PMIX_ERR_NOMEM;
+			result = PMIXEV_ERR_NOMEM;
 	}
-	c->lookup_cb(status, status == PMIX_SUCCESS ? pd : NULL,
-		     status == PMIX_SUCCESS ? n : 0, c->cbdata);
+	c->lookup_cb(status_to_pmix(result), result == PMIXEV_OK ? pd : NULL,
+		     result == PMIXEV_OK ? n : 0, c->cbdata);
 	if (pd)
 		PMIX_PDATA_FREE(pd, n);
 	call_free(c);
 }
 
-static void work(void *arg)
+static void pubsub_agent(void *arg)
 {
 	struct ps_call *c = arg;
 
 	pubsub_request(step_served()->pubsub, c->op, c->rank, c->wait,
-		       c->timeout, c->e, c->n, done, c);
+		       c->timeout, c->e, c->n, pubsub_answer_agent, c);
 }
 
-static pmix_status_t post(struct ps_call *c)
+/* --- PMIx progress thread ------------------------------------------------- */
+
+/* Post `c` to the agent; owns c. */
+static pmix_status_t post_upcall(struct ps_call *c)
 {
-	if (agent_post(step_served()->agent, work, c) == 0)
-		return PMIX_SUCCESS;
+	if (agent_post(step_served()->agent, pubsub_agent, c) == 0)
+		return status_to_pmix(PMIXEV_OK);
 	call_free(c);
-	return PMIX_ERR_UNREACH;
-}
-
-/* Directives PMIx or the caller attach; everything else is data. */
-static bool is_directive(const char *key)
-{
-	return strncmp(key, "pmix.", 5) == 0;
+	return status_to_pmix(PMIXEV_ERR_UNREACH);
 }
 
 static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
@@ -94,6 +104,7 @@ static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
 				size_t nentries)
 {
 	struct ps_call *c = calloc(1, sizeof(*c));
+	struct directives dir;
 
 	if (!c || !(c->e = calloc(nentries ? nentries : 1, sizeof(*c->e)))) {
 		free(c);
@@ -101,14 +112,9 @@ static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
 	}
 	c->op = op;
 	c->rank = proc->rank;
-	for (size_t i = 0; i < ninfo; i++) {
-		if (PMIX_CHECK_KEY(&info[i], PMIX_WAIT))
-			c->wait = true;
-		else if (PMIX_CHECK_KEY(&info[i], PMIX_TIMEOUT) &&
-			 info[i].value.type == PMIX_INT &&
-			 info[i].value.data.integer > 0)
-			c->timeout = (unsigned)info[i].value.data.integer;
-	}
+	directives_read(info, ninfo, &dir);
+	c->wait = dir.wait;
+	c->timeout = dir.timeout_sec;
 	return c;
 }
 
@@ -120,18 +126,18 @@ pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
 	pmix_status_t rc;
 
 	if (!c)
-		return PMIX_ERR_NOMEM;
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
 	for (size_t i = 0; i < ninfo; i++) {
 		struct pubsub_entry *e = &c->e[c->n];
 		pmix_byte_object_t bo;
 
-		if (is_directive(info[i].key))
+		if (directives_is_directive(info[i].key))
 			continue;
 		PMIX_LOAD_KEY(e->key, info[i].key);
 		rc = wire_pack_value(&info[i].value, &bo);
 		if (rc != PMIX_SUCCESS) {
 			call_free(c);
-			return rc;
+			return rc; /* PMIx's own status */
 		}
 		e->value = (uint8_t *)bo.bytes;
 		e->nvalue = bo.size;
@@ -139,12 +145,12 @@ pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
 	}
 	c->op_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }
 
-static pmix_status_t keyed(enum pubsub_op op, const pmix_proc_t *proc,
-			   char **keys, const pmix_info_t info[], size_t ninfo,
-			   struct ps_call **out)
+static enum pmixev_result keyed(enum pubsub_op op, const pmix_proc_t *proc,
+				char **keys, const pmix_info_t info[],
+				size_t ninfo, struct ps_call **out)
 {
 	size_t n = 0;
 	struct ps_call *c;
@@ -152,14 +158,14 @@ static pmix_status_t keyed(enum pubsub_op op, const pmix_proc_t *proc,
 	while (keys && keys[n])
 		n++;
 	if (!n)
-		return PMIX_ERR_BAD_PARAM;
+		return PMIXEV_ERR_BAD_REQUEST;
 	if (!(c = call_new(op, proc, info, ninfo, n)))
-		return PMIX_ERR_NOMEM;
+		return PMIXEV_ERR_NOMEM;
 	for (size_t i = 0; i < n; i++)
 		PMIX_LOAD_KEY(c->e[i].key, keys[i]);
 	c->n = n;
 	*out = c;
-	return PMIX_SUCCESS;
+	return PMIXEV_OK;
 }
 
 pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
@@ -167,13 +173,14 @@ pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
 				   pmix_lookup_cbfunc_t cbfunc, void *cbdata)
 {
 	struct ps_call *c = NULL;
-	pmix_status_t rc = keyed(PUBSUB_LOOKUP, proc, keys, info, ninfo, &c);
+	enum pmixev_result rc =
+		keyed(PUBSUB_LOOKUP, proc, keys, info, ninfo, &c);
 
-	if (rc != PMIX_SUCCESS)
-		return rc;
+	if (rc != PMIXEV_OK)
+		return status_to_pmix(rc);
 	c->lookup_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }
 
 pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
@@ -181,11 +188,12 @@ pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
 				      pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	struct ps_call *c = NULL;
-	pmix_status_t rc = keyed(PUBSUB_UNPUBLISH, proc, keys, info, ninfo, &c);
+	enum pmixev_result rc =
+		keyed(PUBSUB_UNPUBLISH, proc, keys, info, ninfo, &c);
 
-	if (rc != PMIX_SUCCESS)
-		return rc;
+	if (rc != PMIXEV_OK)
+		return status_to_pmix(rc);
 	c->op_cb = cbfunc;
 	c->cbdata = cbdata;
-	return post(c);
+	return post_upcall(c);
 }

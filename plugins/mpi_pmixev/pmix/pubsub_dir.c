@@ -1,5 +1,7 @@
 /*
- * pmix/pubsub_dir.c - the step's publish/lookup directory, held by node 0.
+ * pmix/pubsub_dir.c - the step's publish/lookup directory, held by node 0
+ * (see pubsub_dir.h): the requests a node sends it, and the directory
+ * itself with the lookups it holds. Agent thread only.
  */
 #include "config.h"
 
@@ -12,11 +14,13 @@
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
+#include "base/pending.h"
 
 #define MAX_ENTRIES 1024 /* keys in one request */
 #define GRACE_SEC   5	 /* requester waits this much longer than the root */
 
-struct req {
+/* A request as it travels to the directory. */
+struct req_msg {
 	uint64_t id;
 	uint8_t op;
 	uint32_t rank;
@@ -26,13 +30,11 @@ struct req {
 	struct pubsub_entry *e; /* values point into the message */
 };
 
-struct pending {
-	struct pubsub *ps;
-	uint64_t id;
+/* A request of ours, pending until the directory answers. */
+struct request {
+	struct pending *p;
 	pubsub_done_fn done;
 	void *arg;
-	struct event *timer;
-	struct pending *next;
 };
 
 struct published {
@@ -40,26 +42,24 @@ struct published {
 	struct published *next;
 };
 
+/* A lookup with PMIX_WAIT, held by the directory until its keys come. */
 struct waiter {
 	struct pubsub *ps;
+	struct pending *p;
 	uint32_t src;
-	uint64_t id;
+	uint64_t id; /* the requester's */
 	size_t n;
 	struct pubsub_entry *keys; /* keys only */
-	struct event *timer;
-	struct waiter *next;
 };
 
 struct pubsub {
 	struct overlay *ov;
-	struct agent *agent;
 	const struct layout *lay;
 	unsigned timeout_sec;
-	uint64_t next_id;
-	struct pending *pending;
+	struct pending_set *requests;
 	struct published *dir;
 	size_t held, max_bytes; /* keys and values in dir, and the bound */
-	struct waiter *waiters;
+	struct pending_set *waiters;
 };
 
 /* --- wire format ------------------------------------------------------ */
@@ -105,7 +105,7 @@ static int unpack_entries(struct pmixev_buf *b, struct pubsub_entry **out,
 	return 0;
 }
 
-static int unpack_req(const uint8_t *buf, size_t len, struct req *r)
+static int unpack_req(const uint8_t *buf, size_t len, struct req_msg *r)
 {
 	struct pmixev_buf b;
 
@@ -129,30 +129,31 @@ static int unpack_req(const uint8_t *buf, size_t len, struct req *r)
 
 /* --- requester side ---------------------------------------------------- */
 
-static void pending_end(struct pending *p, int status,
+static void request_end(struct request *q, enum pmixev_result result,
 			const struct pubsub_entry *e, size_t n)
 {
-	struct pending **pp;
-
-	for (pp = &p->ps->pending; *pp; pp = &(*pp)->next)
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	if (p->timer)
-		event_free(p->timer);
-	p->done(status, e, n, p->arg);
-	free(p);
+	pending_end(q->p);
+	q->done(result, e, n, q->arg);
+	free(q);
 }
 
-static void answer(struct pubsub *ps, uint64_t id, int status,
-		   const struct pubsub_entry *e, size_t n)
+/* Its deadline passed, or node 0 is lost. */
+static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
-	for (struct pending *p = ps->pending; p; p = p->next)
-		if (p->id == id) {
-			pending_end(p, status, e, n);
-			return;
-		}
+	if (why == PMIXEV_ERR_TIMEOUT)
+		PMIXEV_ERROR("publish/lookup: no answer from node 0");
+	request_end(req, why, NULL, 0);
+}
+
+/* The directory on node `from` answered request `id`. */
+static void answer(struct pubsub *ps, uint32_t from, uint64_t id,
+		   enum pmixev_result result, const struct pubsub_entry *e,
+		   size_t n)
+{
+	struct request *q = pending_get(ps->requests, id, from);
+
+	if (q)
+		request_end(q, result, e, n);
 }
 
 static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
@@ -161,45 +162,38 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	struct pubsub_entry *e = NULL;
 	struct pmixev_buf b;
 	uint64_t id = 0;
-	int32_t status = 0;
+	uint8_t result = 0;
 	size_t n = 0;
 
 	pmixev_buf_reader(&b, buf, len);
 	pmixev_buf_get_u64(&b, &id);
-	pmixev_buf_get_i32(&b, &status);
-	if (!pmixev_buf_ok(&b) || unpack_entries(&b, &e, &n, true) < 0 ||
-	    pmixev_buf_remaining(&b)) {
+	pmixev_buf_get_u8(&b, &result);
+	if (!pmixev_buf_ok(&b) || !pmixev_result_valid(result) ||
+	    unpack_entries(&b, &e, &n, true) < 0 || pmixev_buf_remaining(&b)) {
 		PMIXEV_ERROR("publish/lookup: malformed answer from node %u",
 			     src);
 		free(e);
 		return;
 	}
-	answer(ps, id, status, e, n);
+	answer(ps, src, id, (enum pmixev_result)result, e, n);
 	free(e);
-}
-
-static void on_pending_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct pending *p = arg;
-
-	PMIXEV_ERROR("publish/lookup: no answer from node 0");
-	pending_end(p, PMIX_ERR_TIMEOUT, NULL, 0);
 }
 
 /* --- the directory (node 0) --------------------------------------------- */
 
-static void reply(struct pubsub *ps, uint32_t dst, uint64_t id, int status,
-		  const struct pubsub_entry *e, size_t n)
+static void reply(struct pubsub *ps, uint32_t dst, uint64_t id,
+		  enum pmixev_result result, const struct pubsub_entry *e,
+		  size_t n)
 {
 	struct pmixev_buf b;
 
 	if (dst == overlay_self(ps->ov)) {
-		answer(ps, id, status, e, n);
+		answer(ps, dst, id, result, e, n);
 		return;
 	}
 	pmixev_buf_init(&b);
 	pmixev_buf_put_u64(&b, id);
-	pmixev_buf_put_i32(&b, status);
+	pmixev_buf_put_u8(&b, (uint8_t)result);
 	if (pack_entries(&b, e, n, true) < 0 ||
 	    overlay_send(ps->ov, dst, PMIXEV_MSG_PUBSUB_RESP, b.data, b.len) <
 		    0)
@@ -222,7 +216,7 @@ static int try_lookup(struct pubsub *ps, uint32_t src, uint64_t id,
 	struct pubsub_entry *found = calloc(n ? n : 1, sizeof(*found));
 
 	if (!found) {
-		reply(ps, src, id, PMIX_ERR_NOMEM, NULL, 0);
+		reply(ps, src, id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -234,43 +228,45 @@ static int try_lookup(struct pubsub *ps, uint32_t src, uint64_t id,
 		}
 		found[i] = d->e;
 	}
-	reply(ps, src, id, PMIX_SUCCESS, found, n);
+	reply(ps, src, id, PMIXEV_OK, found, n);
 	free(found);
 	return 1;
 }
 
-static void waiter_free(struct waiter *w)
+static void waiter_release(void *arg)
 {
-	struct waiter **pp;
+	struct waiter *w = arg;
 
-	for (pp = &w->ps->waiters; *pp; pp = &(*pp)->next)
-		if (*pp == w) {
-			*pp = w->next;
-			break;
-		}
-	if (w->timer)
-		event_free(w->timer);
 	free(w->keys);
 	free(w);
 }
 
-static void on_waiter_timeout(evutil_socket_t fd, short what, void *arg)
+static void waiter_free(struct waiter *w)
 {
-	struct waiter *w = arg;
+	pending_end(w->p);
+	waiter_release(w);
+}
 
-	reply(w->ps, w->src, w->id, PMIX_ERR_NOT_FOUND, NULL, 0);
+/* Its keys did not all come in time (the requester's loss is not asked). */
+static void waiter_fail(void *req, enum pmixev_result why, uint32_t lost)
+{
+	struct waiter *w = req;
+
+	reply(w->ps, w->src, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 	waiter_free(w);
+}
+
+static void wake_one(void *req, void *ctx)
+{
+	struct waiter *w = req;
+
+	if (try_lookup(w->ps, w->src, w->id, w->keys, w->n))
+		waiter_free(w);
 }
 
 static void wake_waiters(struct pubsub *ps)
 {
-	struct waiter *w, *next;
-
-	for (w = ps->waiters; w; w = next) {
-		next = w->next;
-		if (try_lookup(ps, w->src, w->id, w->keys, w->n))
-			waiter_free(w);
-	}
+	pending_each(ps->waiters, wake_one, NULL);
 }
 
 static size_t entry_bytes(const struct pubsub_entry *e)
@@ -278,13 +274,13 @@ static size_t entry_bytes(const struct pubsub_entry *e)
 	return strlen(e->key) + e->nvalue;
 }
 
-static int publish(struct pubsub *ps, const struct req *r)
+static enum pmixev_result publish(struct pubsub *ps, const struct req_msg *r)
 {
 	size_t bytes = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (find(ps, r->e[i].key))
-			return PMIX_ERR_DUPLICATE_KEY;
+			return PMIXEV_ERR_EXISTS;
 		bytes += entry_bytes(&r->e[i]);
 	}
 	if (bytes > ps->max_bytes - ps->held) {
@@ -292,7 +288,7 @@ static int publish(struct pubsub *ps, const struct req *r)
 			     "step's directory holds %zu of "
 			     "PMIxevPublishMax=%zu MiB",
 			     bytes, r->rank, ps->held, ps->max_bytes >> 20);
-		return PMIX_ERR_OUT_OF_RESOURCE;
+		return PMIXEV_ERR_OVER_BUDGET;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct published *d = calloc(1, sizeof(*d));
@@ -301,7 +297,7 @@ static int publish(struct pubsub *ps, const struct req *r)
 		if (!d || !value) {
 			free(d);
 			free(value);
-			return PMIX_ERR_NOMEM;
+			return PMIXEV_ERR_NOMEM;
 		}
 		d->e = r->e[i];
 		d->e.rank = r->rank;
@@ -310,12 +306,12 @@ static int publish(struct pubsub *ps, const struct req *r)
 		ps->dir = d;
 		ps->held += entry_bytes(&d->e);
 	}
-	return PMIX_SUCCESS;
+	return PMIXEV_OK;
 }
 
-static int unpublish(struct pubsub *ps, const struct req *r)
+static enum pmixev_result unpublish(struct pubsub *ps, const struct req_msg *r)
 {
-	int rc = PMIX_ERR_NOT_FOUND;
+	enum pmixev_result rc = PMIXEV_ERR_NOT_FOUND;
 
 	for (size_t i = 0; i < r->n; i++) {
 		struct published **pp, *d;
@@ -327,22 +323,24 @@ static int unpublish(struct pubsub *ps, const struct req *r)
 				ps->held -= entry_bytes(&d->e);
 				free(d->e.value);
 				free(d);
-				rc = PMIX_SUCCESS;
+				rc = PMIXEV_OK;
 				break;
 			}
 	}
 	return rc;
 }
 
-static void park(struct pubsub *ps, uint32_t src, const struct req *r)
+static void park(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 {
-	struct timeval tv = {
-		(time_t)(r->timeout ? r->timeout : ps->timeout_sec), 0};
 	struct waiter *w = calloc(1, sizeof(*w));
 
-	if (!w || !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys)))) {
+	if (!w || !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys))) ||
+	    !(w->p = pending_add(ps->waiters, w, src,
+				 r->timeout ? r->timeout : ps->timeout_sec))) {
+		if (w)
+			free(w->keys);
 		free(w);
-		reply(ps, src, r->id, PMIX_ERR_NOMEM, NULL, 0);
+		reply(ps, src, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return;
 	}
 	w->ps = ps;
@@ -351,24 +349,17 @@ static void park(struct pubsub *ps, uint32_t src, const struct req *r)
 	w->n = r->n;
 	for (size_t i = 0; i < r->n; i++)
 		memcpy(w->keys[i].key, r->e[i].key, sizeof(w->keys[i].key));
-	w->timer = evtimer_new(agent_base(ps->agent), on_waiter_timeout, w);
-	w->next = ps->waiters;
-	ps->waiters = w;
-	if (!w->timer || evtimer_add(w->timer, &tv) < 0) {
-		reply(ps, src, r->id, PMIX_ERR_NOMEM, NULL, 0);
-		waiter_free(w);
-	}
 }
 
-static void serve(struct pubsub *ps, uint32_t src, const struct req *r)
+static void serve(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 {
-	int rc;
+	enum pmixev_result rc;
 
 	switch (r->op) {
 	case PUBSUB_PUBLISH:
 		rc = publish(ps, r);
 		reply(ps, src, r->id, rc, NULL, 0);
-		if (rc == PMIX_SUCCESS)
+		if (rc == PMIXEV_OK)
 			wake_waiters(ps);
 		break;
 	case PUBSUB_LOOKUP:
@@ -376,8 +367,8 @@ static void serve(struct pubsub *ps, uint32_t src, const struct req *r)
 			if (r->wait)
 				park(ps, src, r);
 			else
-				reply(ps, src, r->id, PMIX_ERR_NOT_FOUND, NULL,
-				      0);
+				reply(ps, src, r->id, PMIXEV_ERR_NOT_FOUND,
+				      NULL, 0);
 		}
 		break;
 	default:
@@ -389,7 +380,7 @@ static void serve(struct pubsub *ps, uint32_t src, const struct req *r)
 static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct pubsub *ps = ctx;
-	struct req r;
+	struct req_msg r;
 
 	if (src >= ps->lay->step.nnodes || unpack_req(buf, len, &r) < 0) {
 		PMIXEV_ERROR("publish/lookup: malformed request from node %u",
@@ -408,33 +399,27 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		    void *arg)
 {
 	unsigned t = timeout_sec ? timeout_sec : ps->timeout_sec;
-	struct timeval tv = {(time_t)t + GRACE_SEC, 0};
-	struct pending *p = calloc(1, sizeof(*p));
+	struct request *q = calloc(1, sizeof(*q));
 	struct pmixev_buf b;
-	struct req r = {.op = (uint8_t)op,
-			.rank = rank,
-			.wait = wait,
-			.timeout = t,
-			.n = n,
-			.e = (struct pubsub_entry *)e};
-	int rc = 0;
+	struct req_msg r = {.op = (uint8_t)op,
+			    .rank = rank,
+			    .wait = wait,
+			    .timeout = t,
+			    .n = n,
+			    .e = (struct pubsub_entry *)e};
+	enum pmixev_result rc = PMIXEV_OK;
 
-	if (!p || n > MAX_ENTRIES) {
-		free(p);
-		done(p ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM, NULL, 0, arg);
+	if (!q || n > MAX_ENTRIES ||
+	    !(q->p = pending_add(ps->requests, q, 0, t + GRACE_SEC))) {
+		rc = q && n > MAX_ENTRIES ? PMIXEV_ERR_BAD_REQUEST
+					  : PMIXEV_ERR_NOMEM;
+		free(q);
+		done(rc, NULL, 0, arg);
 		return;
 	}
-	p->ps = ps;
-	p->id = r.id = ++ps->next_id;
-	p->done = done;
-	p->arg = arg;
-	p->next = ps->pending;
-	ps->pending = p;
-	p->timer = evtimer_new(agent_base(ps->agent), on_pending_timeout, p);
-	if (!p->timer || evtimer_add(p->timer, &tv) < 0) {
-		pending_end(p, PMIX_ERR_NOMEM, NULL, 0);
-		return;
-	}
+	r.id = pending_id(q->p);
+	q->done = done;
+	q->arg = arg;
 	if (overlay_self(ps->ov) == 0) {
 		serve(ps, 0, &r);
 		return;
@@ -447,23 +432,16 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 	pmixev_buf_put_u32(&b, r.timeout);
 	if (pack_entries(&b, e, n, op == PUBSUB_PUBLISH) < 0 ||
 	    overlay_send(ps->ov, 0, PMIXEV_MSG_PUBSUB_REQ, b.data, b.len) < 0)
-		rc = PMIX_ERR_UNREACH;
+		rc = PMIXEV_ERR_UNREACH;
 	pmixev_buf_release(&b);
-	if (rc)
-		pending_end(p, rc, NULL, 0);
+	if (rc != PMIXEV_OK)
+		request_end(q, rc, NULL, 0);
 }
 
 void pubsub_lost(struct pubsub *ps, uint32_t node)
 {
-	struct pending *p, *next;
-
 	/* The tree heals around lost nodes, but the data lives on node 0. */
-	if (node != 0)
-		return;
-	for (p = ps->pending; p; p = next) {
-		next = p->next;
-		pending_end(p, PMIX_ERR_UNREACH, NULL, 0);
-	}
+	pending_lost(ps->requests, node);
 }
 
 struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
@@ -474,8 +452,15 @@ struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
 
 	if (!ps)
 		return NULL;
+	if (!(ps->requests = pending_set_create(agent_base(agent), request_fail,
+						NULL)) ||
+	    !(ps->waiters = pending_set_create(agent_base(agent), waiter_fail,
+					       NULL))) {
+		pending_set_destroy(ps->requests, NULL);
+		free(ps);
+		return NULL;
+	}
 	ps->ov = ov;
-	ps->agent = agent;
 	ps->lay = lay;
 	ps->timeout_sec = timeout_sec;
 	ps->max_bytes = max_bytes;
@@ -488,16 +473,8 @@ void pubsub_destroy(struct pubsub *ps)
 {
 	if (!ps)
 		return;
-	while (ps->pending) {
-		struct pending *p = ps->pending;
-
-		ps->pending = p->next;
-		if (p->timer)
-			event_free(p->timer);
-		free(p);
-	}
-	while (ps->waiters)
-		waiter_free(ps->waiters);
+	pending_set_destroy(ps->requests, free);
+	pending_set_destroy(ps->waiters, waiter_release);
 	while (ps->dir) {
 		struct published *d = ps->dir;
 

@@ -18,6 +18,7 @@
 #include "base/agent.h"
 #include "base/layout.h"
 #include "overlay/overlay.h"
+#include "pmixev_result.h"
 
 struct pubsub;
 
@@ -31,12 +32,13 @@ struct pubsub_entry {
 	size_t nvalue;
 };
 
-/* Result: status and (lookup) the entries found, valid during the call. */
-typedef void (*pubsub_done_fn)(int status, const struct pubsub_entry *e,
-			       size_t n, void *arg);
+/* Result, and (lookup) the entries found, valid during the call. */
+typedef void (*pubsub_done_fn)(enum pmixev_result result,
+			       const struct pubsub_entry *e, size_t n,
+			       void *arg);
 
 /* The directory (on the tree's root) holds at most `max_bytes` of keys
- * and values; a publish beyond fails with PMIX_ERR_OUT_OF_RESOURCE. */
+ * and values; a publish beyond fails with PMIXEV_ERR_OVER_BUDGET. */
 struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
 			     const struct layout *lay, unsigned timeout_sec,
 			     size_t max_bytes);

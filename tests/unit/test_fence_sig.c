@@ -1,0 +1,149 @@
+/*
+ * Unit tests for plugins/mpi_pmixev/pmix/fence_sig.c: the canonical text
+ * of a participant set, the nodes it names, and the names of collectives.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmix/fence_sig.h"
+
+static void test_format(void **state)
+{
+	static const uint32_t ranks[] = {5, 3, 0, 1, 2, 3, 9, 7, 8};
+	static const uint32_t one[] = {4};
+	char sig[64];
+
+	assert_int_equal(fence_sig_format(true, NULL, 0, sig, sizeof(sig)), 0);
+	assert_string_equal(sig, "*");
+	assert_int_equal(fence_sig_format(false, ranks, 9, sig, sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "0-3,5,7-9");
+	assert_int_equal(fence_sig_format(false, one, 1, sig, sizeof(sig)), 0);
+	assert_string_equal(sig, "4");
+}
+
+static void test_format_refuses(void **state)
+{
+	static const uint32_t ranks[] = {0, 2, 4, 6};
+	char sig[8];
+
+	errno = 0;
+	assert_int_equal(fence_sig_format(false, ranks, 0, sig, sizeof(sig)),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	/* "0,2,4,6" needs 8 bytes with its NUL; 7 are too few. */
+	assert_int_equal(fence_sig_format(false, ranks, 4, sig, 8), 0);
+	assert_string_equal(sig, "0,2,4,6");
+	errno = 0;
+	assert_int_equal(fence_sig_format(false, ranks, 4, sig, 7), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(fence_sig_format(true, NULL, 0, sig, 1), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* 7 ranks on 4 nodes, block: 0-2 on node 0, 3-4 on 1, none on 2, 5-6 on 3. */
+static void make_map(struct pmixev_taskmap *map)
+{
+	char err[128];
+
+	assert_int_equal(pmixev_taskmap_parse(map, "0-2;3,4;;5,6", 4, 7, err,
+					      sizeof(err)),
+			 0);
+}
+
+static void test_nodes(void **state)
+{
+	struct pmixev_taskmap map;
+	bool nodes[4];
+
+	make_map(&map);
+	assert_int_equal(fence_sig_nodes(&map, "*", nodes), 0);
+	assert_true(nodes[0] && nodes[1] && !nodes[2] && nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "1-3", nodes), 0);
+	assert_true(nodes[0] && nodes[1] && !nodes[2] && !nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "6", nodes), 0);
+	assert_true(!nodes[0] && !nodes[1] && !nodes[2] && nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "0,5-6", nodes), 0);
+	assert_true(nodes[0] && !nodes[1] && !nodes[2] && nodes[3]);
+	pmixev_taskmap_free(&map);
+}
+
+static void test_nodes_malformed(void **state)
+{
+	static const char *bad[] = {
+		"",   "x",    "-1",  "3-1", "0-",
+		"0,", ",0",   "0;1", "7",   "0-7",
+		"1x", "0--2", "**",  " 1",  "99999999999999999999"};
+	struct pmixev_taskmap map;
+	bool nodes[4];
+
+	make_map(&map);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(fence_sig_nodes(&map, bad[i], nodes), -1);
+	pmixev_taskmap_free(&map);
+}
+
+/* What one node formats, another reads back to the same nodes. */
+static void test_round_trip(void **state)
+{
+	static const uint32_t ranks[] = {6, 0, 4};
+	struct pmixev_taskmap map;
+	bool nodes[4];
+	char sig[32];
+
+	make_map(&map);
+	assert_int_equal(fence_sig_format(false, ranks, 3, sig, sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "0,4,6");
+	assert_int_equal(fence_sig_nodes(&map, sig, nodes), 0);
+	assert_true(nodes[0] && nodes[1] && !nodes[2] && nodes[3]);
+	pmixev_taskmap_free(&map);
+}
+
+/* Names are per kind and signature; each is made once. */
+static void test_names(void **state)
+{
+	struct fence_sig *list = NULL, *a, *b, *c;
+
+	a = fence_sig_get(&list, PMIXEV_COLL_FENCE, "*");
+	b = fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*");
+	c = fence_sig_get(&list, PMIXEV_COLL_FENCE, "0-3");
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(c);
+	assert_ptr_not_equal(a, b);
+	assert_ptr_not_equal(a, c);
+	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_FENCE, "*"), a);
+	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*"), b);
+	assert_int_equal(a->kind, PMIXEV_COLL_FENCE);
+	assert_string_equal(c->sig, "0-3");
+	assert_true(a->next_local == 0 && a->done == 0 && a->last == PMIXEV_OK);
+	fence_sig_free(list);
+	fence_sig_free(NULL);
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_FENCE), "fence");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_CONNECT), "connect");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_DISCONNECT),
+			    "disconnect");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_format_refuses),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_nodes_malformed),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests_name("fence_sig", tests, NULL, NULL);
+}
