@@ -17,6 +17,7 @@
 
 #include <pmix_server.h>
 
+#include "overlay/overlay.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -229,30 +230,34 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		request_end(r, m.result, m.data, m.ndata);
 }
 
-void dmodex_lost(struct dmodex *d, uint32_t node)
+/* A node left the tree, which heals around it: only requests to it fail. */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
-	/* The tree heals around the node: only requests to it fail. */
+	struct dmodex *d = ctx;
+
 	pending_lost(d->requests, node);
 }
 
-struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec)
+struct dmodex *dmodex_create(struct step *s)
 {
 	struct dmodex *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
-	if (!(d->requests = pending_set_create(agent_base(agent), request_fail,
-					       NULL))) {
+	if (!(d->requests = pending_set_create(agent_base(s->agent),
+					       request_fail, NULL)) ||
+	    step_on_node_gone(s, on_node_gone, d) < 0) {
+		if (d->requests)
+			pending_set_destroy(d->requests, NULL);
 		free(d);
 		return NULL;
 	}
-	d->ov = ov;
-	d->agent = agent;
-	d->lay = lay;
-	d->timeout_sec = timeout_sec;
-	overlay_on(ov, PMIXEV_MSG_DMDX_REQ, on_req, d);
-	overlay_on(ov, PMIXEV_MSG_DMDX_RESP, on_resp, d);
+	d->ov = s->ov;
+	d->agent = s->agent;
+	d->lay = &s->lay;
+	d->timeout_sec = s->conf.timeout_sec;
+	overlay_on(s->ov, PMIXEV_MSG_DMDX_REQ, on_req, d);
+	overlay_on(s->ov, PMIXEV_MSG_DMDX_RESP, on_resp, d);
 	return d;
 }
 

@@ -15,18 +15,13 @@
 
 #include <pmix_server.h>
 
-#include "base/agent.h"
-#include "base/layout.h"
-#include "overlay/overlay.h"
+#include "base/step.h"
 
 struct dmodex;
 
 /* `timeout_sec`: how long a request waits unless its call says. */
-struct dmodex *dmodex_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec);
-
-/* Overlay lost `node`: requests to it fail (see overlay_lost_t). */
-void dmodex_lost(struct dmodex *d, uint32_t node);
+/* For step `s` (default timeout PMIxevTimeout); follows its node loss. */
+struct dmodex *dmodex_create(struct step *s);
 
 /* Free everything without answering any call. */
 void dmodex_destroy(struct dmodex *d);

@@ -18,6 +18,7 @@
 
 #include <pmix_server.h>
 
+#include "overlay/overlay.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -409,31 +410,38 @@ static bool tracker_waits(void *req, uint32_t node)
 	return t->nodes[node] || !same_tree(t);
 }
 
-void fence_lost(struct fence *f, uint32_t node)
+/* A node left the tree: the collectives waiting on it fail (also at a
+ * normal end: it will not contribute any more). */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
+	struct fence *f = ctx;
+
 	pending_lost(f->trackers, node);
 }
 
-struct fence *fence_create(struct overlay *ov, const struct layout *lay,
-			   struct event_base *base, unsigned timeout_sec)
+struct fence *fence_create(struct step *s)
 {
+	const struct layout *lay = &s->lay;
 	struct fence *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
 	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch))) ||
-	    !(f->trackers =
-		      pending_set_create(base, tracker_fail, tracker_waits))) {
+	    !(f->trackers = pending_set_create(agent_base(s->agent),
+					       tracker_fail, tracker_waits)) ||
+	    step_on_node_gone(s, on_node_gone, f) < 0) {
+		if (f->trackers)
+			pending_set_destroy(f->trackers, NULL);
 		free(f->scratch);
 		free(f);
 		return NULL;
 	}
-	f->ov = ov;
+	f->ov = s->ov;
 	f->lay = lay;
-	f->timeout_sec = timeout_sec;
-	f->self = overlay_self(ov);
-	overlay_on(ov, PMIXEV_MSG_FENCE_UP, on_up, f);
-	overlay_on(ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
+	f->timeout_sec = s->conf.timeout_sec;
+	f->self = overlay_self(s->ov);
+	overlay_on(s->ov, PMIXEV_MSG_FENCE_UP, on_up, f);
+	overlay_on(s->ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
 	return f;
 }
 

@@ -20,20 +20,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <event2/event.h>
 #include <pmix_server.h>
 
-#include "base/layout.h"
-#include "overlay/overlay.h"
+#include "base/step.h"
 
 struct fence;
 
 /* `timeout_sec`: how long a collective waits unless its call says. */
-struct fence *fence_create(struct overlay *ov, const struct layout *lay,
-			   struct event_base *base, unsigned timeout_sec);
-
-/* Overlay lost `node` (see overlay_lost_t). */
-void fence_lost(struct fence *f, uint32_t node);
+/* For step `s` (default timeout PMIxevTimeout); follows its node loss. */
+struct fence *fence_create(struct step *s);
 
 /* Free everything without answering any call (the PMIx server is gone). */
 void fence_destroy(struct fence *f);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/agent.h"
+#include "overlay/overlay.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -438,34 +440,36 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		request_end(q, rc, NULL, 0);
 }
 
-void pubsub_lost(struct pubsub *ps, uint32_t node)
+/* A node left the tree: the tree heals around it, but the data lives on
+ * node 0, so requests waiting on it fail. */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
-	/* The tree heals around lost nodes, but the data lives on node 0. */
+	struct pubsub *ps = ctx;
+
 	pending_lost(ps->requests, node);
 }
 
-struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec,
-			     size_t max_bytes)
+struct pubsub *pubsub_create(struct step *s)
 {
+	struct event_base *base = agent_base(s->agent);
 	struct pubsub *ps = calloc(1, sizeof(*ps));
 
 	if (!ps)
 		return NULL;
-	if (!(ps->requests = pending_set_create(agent_base(agent), request_fail,
-						NULL)) ||
-	    !(ps->waiters = pending_set_create(agent_base(agent), waiter_fail,
-					       NULL))) {
+	if (!(ps->requests = pending_set_create(base, request_fail, NULL)) ||
+	    !(ps->waiters = pending_set_create(base, waiter_fail, NULL)) ||
+	    step_on_node_gone(s, on_node_gone, ps) < 0) {
 		pending_set_destroy(ps->requests, NULL);
+		pending_set_destroy(ps->waiters, NULL);
 		free(ps);
 		return NULL;
 	}
-	ps->ov = ov;
-	ps->lay = lay;
-	ps->timeout_sec = timeout_sec;
-	ps->max_bytes = max_bytes;
-	overlay_on(ov, PMIXEV_MSG_PUBSUB_REQ, on_req, ps);
-	overlay_on(ov, PMIXEV_MSG_PUBSUB_RESP, on_resp, ps);
+	ps->ov = s->ov;
+	ps->lay = &s->lay;
+	ps->timeout_sec = s->conf.timeout_sec;
+	ps->max_bytes = (size_t)s->conf.publish_mib << 20;
+	overlay_on(s->ov, PMIXEV_MSG_PUBSUB_REQ, on_req, ps);
+	overlay_on(s->ov, PMIXEV_MSG_PUBSUB_RESP, on_resp, ps);
 	return ps;
 }
 

@@ -15,9 +15,7 @@
 
 #include <pmix_common.h>
 
-#include "base/agent.h"
-#include "base/layout.h"
-#include "overlay/overlay.h"
+#include "base/step.h"
 #include "pmixev_result.h"
 
 struct pubsub;
@@ -37,11 +35,11 @@ typedef void (*pubsub_done_fn)(enum pmixev_result result,
 			       const struct pubsub_entry *e, size_t n,
 			       void *arg);
 
-/* The directory (on the tree's root) holds at most `max_bytes` of keys
- * and values; a publish beyond fails with PMIXEV_ERR_OVER_BUDGET. */
-struct pubsub *pubsub_create(struct overlay *ov, struct agent *agent,
-			     const struct layout *lay, unsigned timeout_sec,
-			     size_t max_bytes);
+/* For step `s`: the directory (on the tree's root) holds at most
+ * PMIxevPublishMax of keys and values (a publish beyond fails with
+ * PMIXEV_ERR_OVER_BUDGET); default timeout PMIxevTimeout; follows the
+ * step's node loss. */
+struct pubsub *pubsub_create(struct step *s);
 
 /*
  * Run `op` for `rank` with `n` entries (values only for publish; copied).
@@ -51,8 +49,6 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		    bool wait, unsigned timeout_sec,
 		    const struct pubsub_entry *e, size_t n, pubsub_done_fn done,
 		    void *arg);
-
-void pubsub_lost(struct pubsub *ps, uint32_t node);
 
 /* Free everything without calling any `done`. */
 void pubsub_destroy(struct pubsub *ps);

@@ -64,9 +64,6 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 	 * their links before saying goodbye: the step's end, not a loss. */
 	bool lost = !ended && !atomic_load(&st.leaving);
 
-	fence_lost(st.step.fence, node);
-	dmodex_lost(st.step.dmodex, node);
-	pubsub_lost(st.step.pubsub, node);
 	step_node_gone(&st.step, node, lost);
 }
 
@@ -147,13 +144,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	if (!(s->agent = agent_create()) ||
 	    !(s->auth = auth_create(slurm_conf.authinfo, true)) ||
 	    !(s->ov = overlay_create(s->agent, s->auth, &cfg)) ||
-	    !(s->fence = fence_create(s->ov, lay, agent_base(s->agent),
-				      s->conf.timeout_sec)) ||
-	    !(s->dmodex = dmodex_create(s->ov, s->agent, lay,
-					s->conf.timeout_sec)) ||
-	    !(s->pubsub =
-		      pubsub_create(s->ov, s->agent, lay, s->conf.timeout_sec,
-				    (size_t)s->conf.publish_mib << 20)) ||
+	    !(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
+	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
