@@ -29,6 +29,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_NOTIFY] = "NOTIFY",
 	[PMIXEV_MSG_HEARTBEAT] = "HEARTBEAT",
 	[PMIXEV_MSG_GONE] = "GONE",
+	[PMIXEV_MSG_NOTICE] = "NOTICE",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

@@ -48,7 +48,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_NOTIFY = 14,	     /* a client's event, to every node */
 	PMIXEV_MSG_HEARTBEAT = 15,   /* neighbour: I am alive */
 	PMIXEV_MSG_GONE = 16,	     /* to every node: a node left the tree */
-	PMIXEV_MSG_TYPE_MAX = 16
+	PMIXEV_MSG_NOTICE = 17,	     /* stepd -> srun: a line for the user */
+	PMIXEV_MSG_TYPE_MAX = 17
 };
 
 struct pmixev_frame_hdr {

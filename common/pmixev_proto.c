@@ -241,6 +241,25 @@ int pmixev_dmdx_resp_unpack(struct pmixev_buf *b, struct pmixev_dmdx_resp *m)
 	return 0;
 }
 
+int pmixev_notice_pack(struct pmixev_buf *b, const struct pmixev_notice_msg *m)
+{
+	if (!text_ok(m->text, sizeof(m->text)))
+		return invalid();
+	pmixev_buf_put_str(b, m->text);
+	return pack_done(b);
+}
+
+int pmixev_notice_unpack(struct pmixev_buf *b, struct pmixev_notice_msg *m)
+{
+	struct pmixev_notice_msg t;
+
+	pmixev_buf_get_str(b, t.text, sizeof(t.text));
+	if (unpack_done(b) < 0)
+		return -1;
+	*m = t;
+	return 0;
+}
+
 int pmixev_abort_pack(struct pmixev_buf *b, const struct pmixev_abort_msg *m)
 {
 	if (!text_ok(m->text, sizeof(m->text)))

@@ -103,6 +103,14 @@ int pmixev_dmdx_resp_pack(struct pmixev_buf *b,
 			  const struct pmixev_dmdx_resp *m);
 int pmixev_dmdx_resp_unpack(struct pmixev_buf *b, struct pmixev_dmdx_resp *m);
 
+/* NOTICE: what a stepd wants the user to know (srun prints it). */
+struct pmixev_notice_msg {
+	char text[PMIXEV_MSG_TEXT_MAX];
+};
+
+int pmixev_notice_pack(struct pmixev_buf *b, const struct pmixev_notice_msg *m);
+int pmixev_notice_unpack(struct pmixev_buf *b, struct pmixev_notice_msg *m);
+
 /* ABORT: a client asked to abort the step. */
 struct pmixev_abort_msg {
 	int32_t status;

@@ -84,6 +84,7 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	struct pmixev_dmdx_req req;
 	struct pmixev_dmdx_resp resp;
 	struct pmixev_abort_msg abrt;
+	struct pmixev_notice_msg notice;
 	struct pmixev_event_msg ev;
 	struct pmixev_notify_msg nt;
 	struct pmixev_buf r, w;
@@ -108,6 +109,11 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	if (pmixev_abort_unpack(&r, &abrt) == 0) {
 		pmixev_buf_init(&w);
 		assert_repacked(&w, pmixev_abort_pack(&w, &abrt), data, len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_notice_unpack(&r, &notice) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_notice_pack(&w, &notice), data, len);
 	}
 	pmixev_buf_reader(&r, data, len);
 	if (pmixev_event_unpack(&r, &ev) == 0) {

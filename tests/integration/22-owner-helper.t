@@ -2,8 +2,8 @@
 # The owner helper cannot be lost silently: installed beside the plugin
 # (as the harness stages it, without PMIXEV_OWNER_HELPER) it is found; a
 # helper that is missing, or that the job's user may not execute, is said
-# once per step in the slurmd log with its path, the cause and what is
-# off, and the step itself runs on.
+# once per step in the slurmd log and by srun, with its path, the cause
+# and what is off, and the step itself runs on.
 . "$(dirname "$0")/lib.sh"
 plan 4
 
@@ -31,8 +31,9 @@ ok $? "the helper is found beside the loaded mpi_pmixev.so, no configuration nee
 mv "$helper" "$aside"
 helper_step
 n=$(printf '%s\n' "$slog" | grep -c "owner helper [^ ]*/pmixev-owner cannot start: exec failed as uid $uid: No such file or directory (looked for it in: .*/plugins/pmixev-owner, .*pmixev-owner); scheduler events are off for this step until it starts")
-[ "$rc" -eq 0 ] && [ "$n" -eq 1 ]
-ok $? "a missing helper: the step runs; said once ($n lines) with the path, the cause and what is off" ||
+[ "$rc" -eq 0 ] && [ "$n" -eq 1 ] &&
+	[ "$(printf '%s\n' "$out" | grep -c "^srun: error: mpi/pmixev: .*node 0: owner helper [^ ]*/pmixev-owner cannot start: exec failed .*scheduler events are off for this step")" -eq 1 ]
+ok $? "a missing helper: the step runs; said once ($n lines) with the path, the cause and what is off, in the slurmd log and by srun" ||
 	printf '%s\n' "$slog" | sed 's/^/#   /' >&2
 mv "$aside" "$helper"
 

@@ -84,6 +84,15 @@ static int unpack_abort(const uint8_t *data, size_t len)
 	return pmixev_abort_unpack(&r, &m);
 }
 
+static int unpack_notice(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_notice_msg m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_notice_unpack(&r, &m);
+}
+
 static void sample_ident(struct pmixev_ident *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -383,6 +392,27 @@ static void test_abort(void **state)
 	assert_strict(&w, unpack_abort);
 }
 
+static void test_notice(void **state)
+{
+	struct pmixev_notice_msg in, out;
+	struct pmixev_buf w, r;
+
+	memset(in.text, 'y', sizeof(in.text) - 1);
+	in.text[sizeof(in.text) - 1] = '\0';
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_notice_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_notice_unpack(&r, &out), 0);
+	assert_string_equal(out.text, in.text);
+	assert_strict(&w, unpack_notice);
+
+	/* Unterminated: refused before anything is sent. */
+	memset(in.text, 'y', sizeof(in.text));
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_notice_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+}
+
 static void test_bad_text(void **state)
 {
 	char big[PMIXEV_SIG_MAX + 1];
@@ -520,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_dmdx_req_bytes),
 		cmocka_unit_test(test_dmdx_resp),
 		cmocka_unit_test(test_abort),
+		cmocka_unit_test(test_notice),
 		cmocka_unit_test(test_bad_text),
 		cmocka_unit_test(test_pack_refuses),
 		cmocka_unit_test(test_pack_failed_writer),

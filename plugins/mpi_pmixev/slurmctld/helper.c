@@ -17,6 +17,9 @@
 #include <event2/event.h>
 
 #include "base/agent.h"
+#include "overlay/overlay.h"
+#include "pmixev_frame.h"
+#include "pmixev_proto.h"
 #include "pmixev_log.h"
 #include "slurmctld/helper_proc.h"
 
@@ -26,6 +29,7 @@
 
 struct helper {
 	struct agent *agent;
+	struct overlay *ov; /* to tell srun */
 	struct helper_proc *proc;
 	uint32_t job_id;
 	int fd;		     /* our end of the channel, or -1 */
@@ -54,6 +58,7 @@ struct helper *helper_create(const struct step *s)
 		return NULL;
 	}
 	o->agent = s->agent;
+	o->ov = s->ov;
 	o->job_id = s->lay.step.job_id;
 	o->fd = -1;
 	return o;
@@ -70,9 +75,27 @@ static void close_channel(struct helper *o)
 	o->fd = -1;
 }
 
-/* A start failed (`why`): said once per step, in the slurmd log. */
+/* Show `text` to the user: srun prints it. */
+static void tell_srun(struct helper *o, const char *text)
+{
+	struct pmixev_notice_msg m;
+	struct pmixev_buf b;
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	pmixev_buf_init(&b);
+	if (pmixev_notice_pack(&b, &m) < 0 ||
+	    overlay_send(o->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_NOTICE, b.data,
+			 b.len) < 0)
+		PMIXEV_DEBUG(1, "owner helper: srun could not be told");
+	pmixev_buf_release(&b);
+}
+
+/* A start failed (`why`): said once per step, in the slurmd log and by
+ * srun. */
 static void start_failed(struct helper *o, const char *why)
 {
+	char text[PMIXEV_MSG_TEXT_MAX];
+
 	o->failures++;
 	if (o->said) {
 		PMIXEV_DEBUG(1, "owner helper %s: %s (%u failed starts)",
@@ -80,11 +103,13 @@ static void start_failed(struct helper *o, const char *why)
 		return;
 	}
 	o->said = true;
-	PMIXEV_ERROR("owner helper %s cannot start: %s (looked for it in: "
-		     "%s); scheduler events are off for this step until it "
-		     "starts, tried again at every look",
-		     helper_proc_path(o->proc), why,
-		     helper_proc_looked(o->proc));
+	snprintf(text, sizeof(text),
+		 "owner helper %s cannot start: %s (looked for it in: %s); "
+		 "scheduler events are off for this step until it starts, "
+		 "tried again at every look",
+		 helper_proc_path(o->proc), why, helper_proc_looked(o->proc));
+	PMIXEV_ERROR("%s", text);
+	tell_srun(o, text);
 }
 
 /* The answer to the request in flight (NULL: there will be none). */
@@ -119,8 +144,12 @@ static void on_late(evutil_socket_t fd, short what, void *arg)
 	answer(o, NULL);
 }
 
-/* The channel closed or broke while `o` waited for an answer. */
-static void channel_lost(struct helper *o, int err)
+/*
+ * The helper is gone: its channel closed (`err` 0) or broke while
+ * `doing`. A helper that never answered failed to start; one that did was
+ * most likely killed with the step's processes at its end.
+ */
+static void gone(struct helper *o, const char *doing, int err)
 {
 	char why[256];
 
@@ -129,12 +158,10 @@ static void channel_lost(struct helper *o, int err)
 	if (!o->served)
 		start_failed(o, why);
 	else
-		/* Slurm kills it with the step's processes at the end. */
 		PMIXEV_DEBUG(1,
-			     "owner helper: %s%s%s; a new one starts with the "
-			     "next request",
-			     why, err ? ": " : "", err ? strerror(err) : "");
-	answer(o, NULL);
+			     "owner helper: %s (%s %s); a new one starts with "
+			     "the next request",
+			     why, doing, err ? strerror(err) : "saw EOF");
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -154,7 +181,8 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	if (n <= 0) {
-		channel_lost(o, n < 0 ? errno : 0);
+		gone(o, "reading its answer:", n < 0 ? errno : 0);
+		answer(o, NULL);
 		return;
 	}
 	pmixev_buf_reader(&b, o->in, (size_t)n);
@@ -222,18 +250,7 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
 		evtimer_add(o->late, &deadline);
 		rc = 0;
 	} else {
-		int err = errno;
-		char why[256];
-
-		close_channel(o);
-		helper_proc_ended(o->proc, why, sizeof(why));
-		if (!o->served)
-			start_failed(o, why);
-		else
-			PMIXEV_ERROR(
-				"owner helper: cannot send a request (%s): "
-				"%s",
-				strerror(err), why);
+		gone(o, "sending a request:", errno);
 	}
 	pmixev_buf_release(&b);
 	return rc;

@@ -281,12 +281,16 @@ void watcher_destroy(struct watcher *w)
 {
 	if (!w)
 		return;
-	if (w->started)
-		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s "
-			    "(%llu signal(s) from Slurm)",
+	if (w->started && w->signalled)
+		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s; "
+			    "Slurm signalled the step %llu time(s)",
 			    (unsigned long long)w->requests,
 			    (long long)(time(NULL) - w->started),
 			    (unsigned long long)w->signalled);
+	else if (w->started)
+		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s",
+			    (unsigned long long)w->requests,
+			    (long long)(time(NULL) - w->started));
 	if (w->timer)
 		event_free(w->timer);
 	free(w);

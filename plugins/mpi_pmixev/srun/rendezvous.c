@@ -116,6 +116,26 @@ static int on_abort(struct peer *p, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/* A stepd's line for the user, printed by srun (control characters
+ * shown as '?': it goes to a terminal). */
+static int on_notice(struct peer *p, const uint8_t *data, size_t len)
+{
+	struct pmixev_notice_msg m;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_notice_unpack(&b, &m) < 0) {
+		PMIXEV_ERROR("step %s: malformed notice from node %u",
+			     p->rdv->step, p->node);
+		return -1;
+	}
+	for (char *s = m.text; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+	PMIXEV_ERROR("step %s: node %u: %s", p->rdv->step, p->node, m.text);
+	return 0;
+}
+
 static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 		    const uint8_t *payload, void *ctx)
 {
@@ -123,6 +143,8 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 
 	if (hdr->type == PMIXEV_MSG_ABORT)
 		return on_abort(p, payload, hdr->len);
+	if (hdr->type == PMIXEV_MSG_NOTICE)
+		return on_notice(p, payload, hdr->len);
 	PMIXEV_ERROR("step %s: unexpected %s from node %u (%s)", p->rdv->step,
 		     pmixev_msg_type_name(hdr->type), p->node, conn_peer(c));
 	return -1;
