@@ -19,6 +19,28 @@
 typedef void (*pmixev_task_exit_fn)(uint32_t rank, int status);
 
 /*
+ * The other way: the mpi plugin's prefork asks the SPANK plugin (found the
+ * same way) who owns the step. The environment a step carries is the
+ * submitting srun's, so anything in it is the user's word (and Slurm
+ * 23.02+ srun even sets SLURM_JOB_UID=0 for a step inside an
+ * allocation); SPANK's items come from slurmstepd's step record, which
+ * slurmd filled from the credential slurmctld signed. The SPANK plugin
+ * records them at its init in slurmstepd, which runs before the mpi
+ * plugin's prefork. 0, or -1 if it has not.
+ */
+#define PMIXEV_SPANK_PLUGIN_FILE "spank_pmixev.so"
+#define PMIXEV_STEP_OWNER_SYMBOL "pmixev_spank_step_owner"
+
+struct pmixev_step_owner {
+	uint32_t job_id;
+	uint32_t step_id;
+	uint32_t uid;
+	uint32_t gid;
+};
+
+typedef int (*pmixev_step_owner_fn)(struct pmixev_step_owner *out);
+
+/*
  * pmixev's run directory: root's, mode 0711 (others may pass through to a
  * name they know, never list it). Each stepd listens there for site events
  * from pmixev-notify (sockets NODE.JOB.STEP.sock, mode 0600; plugins/

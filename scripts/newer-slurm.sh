@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# newer-slurm.sh - build pmixev (-Werror) and run its unit tests and plugin
-# symbol check against Debian 13's Slurm 24.11, OpenPMIx 5 and gcc 14, in
-# a minimal Debian 13 ("trixie") root made with debootstrap from the
-# machine's own Debian mirror. Root only.
+# newer-slurm.sh [--suite [PROVE-ARGS...]] - build pmixev (-Werror) and run
+# its unit tests and plugin symbol check against Debian 13's Slurm 24.11,
+# OpenPMIx 5 and gcc 14, in a minimal Debian 13 ("trixie") root made with
+# debootstrap from the machine's own Debian mirror. Root only.
+#
+# --suite: also install Slurm's daemons, munge and Open MPI 5 there, and
+# run the integration tests (tests/integration/*.t, or PROVE-ARGS) on a
+# 3-node Slurm 24.11 cluster started by the same harness inside the root
+# (cluster ID PMIXEV_TRIXIE_CLUSTER_ID, default 5, beside the host's).
 #
 # The root is kept in PMIXEV_TRIXIE_ROOT (default /var/tmp/pmixev-trixie)
-# and reused; its /proc is mounted in a private mount namespace that ends
-# with the script. The source is the working tree's tracked files.
+# and reused; /proc, /sys, /dev and a fresh /run are mounted in a private
+# mount namespace that ends with the script. The source is the working
+# tree's tracked files.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 root=${PMIXEV_TRIXIE_ROOT:-/var/tmp/pmixev-trixie}
+suite=0
+if [ "${1:-}" = --suite ]; then
+	suite=1
+	shift
+fi
 packages=(
 	autoconf automake libtool pkg-config make gcc binutils
 	libslurm-dev slurm-client libpmix-dev libhwloc-dev libevent-dev
 	libmunge-dev libcmocka-dev
 )
+# What the cluster harness and the integration tests run.
+suite_packages=(
+	slurmctld slurmd munge libpmix-bin openmpi-bin libopenmpi-dev
+	iproute2 procps util-linux perl passwd psmisc
+)
+((suite)) && packages+=("${suite_packages[@]}")
 
 # The Debian mirror apt already uses (PMIXEV_DEBIAN_MIRROR overrides).
 mirror() {
@@ -29,14 +46,25 @@ mirror() {
 	echo "${url%%$'\n'*}" | grep . || echo http://deb.debian.org/debian
 }
 
-# in_root CMD...: run CMD in the root with a clean environment.
+# in_root CMD...: run CMD in the root with a clean environment. With
+# PMIXEV_ROOT_FULL=1 the root also gets the host's /dev and /sys, and its
+# own /run and /dev/shm (what daemons and network namespaces need).
 in_root() {
 	unshare --mount --propagation private sh -c '
 		root=$1; shift
-		mount -t proc proc "$root/proc" &&
-			exec chroot "$root" /usr/bin/env -i \
-				PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C \
-				DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
+		mount -t proc proc "$root/proc" || exit 1
+		if [ "${PMIXEV_ROOT_FULL:-0}" = 1 ]; then
+			# / must be a mount point in the root (ip netns, unshare -m)
+			mount --bind "$root" "$root" &&
+				mount -t proc proc "$root/proc" &&
+				mount --rbind /dev "$root/dev" &&
+				mount -t tmpfs -o size=1g tmpfs "$root/dev/shm" &&
+				mount --rbind /sys "$root/sys" &&
+				mount -t tmpfs tmpfs "$root/run" || exit 1
+		fi
+		exec chroot "$root" /usr/bin/env -i \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C \
+			DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
 }
 
 [ "$(id -u)" -eq 0 ] || { echo "newer-slurm: run as root" >&2; exit 1; }
@@ -64,18 +92,43 @@ else
 	}
 fi
 
-rm -rf "$root/src"
-mkdir "$root/src"
-git -C "$src" ls-files -z | tar -C "$src" --null -T - -c | tar -x -C "$root/src"
-in_root sh -c '
-	cd /src && ./autogen.sh >/dev/null 2>&1 && mkdir b && cd b || exit 1
-	../configure --enable-werror >configure.out 2>&1 || { tail -n 30 configure.out config.log; exit 1; }
-	sed -n "/^pmixev .* configured$/,\$p" configure.out
-	make -j"$(nproc)" >make.out 2>&1 || { tail -n 40 make.out; exit 1; }
-	make -j"$(nproc)" check >check.out 2>&1 || {
-		grep -E "^(FAIL|ERROR)" check.out
-		cat test-suite.log
-		exit 1
-	}
-	grep -E "^# (TOTAL|PASS|FAIL|ERROR)" check.out'
+# The host's names, as on the host: daemons look up this machine's name,
+# and a lookup through DNS may wait past Slurm's MessageTimeout. (The
+# cluster harness mounts a hosts file of its own over it for each node.)
+cp /etc/hosts "$root/etc/hosts"
+grep -qw "$(hostname)" "$root/etc/hosts" || printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
+
+# Rebuilt only when the tracked files changed since the last good build.
+sum=$(git -C "$src" ls-files -z | tar -C "$src" --null -T - -c --mtime=@0 --owner=0 --group=0 |
+	sha256sum | cut -d' ' -f1)
+if [ "$(cat "$root/src/.pmixev-built" 2>/dev/null)" = "$sum" ]; then
+	echo "newer-slurm: the tree is unchanged since the last build in the root"
+else
+	rm -rf "$root/src"
+	mkdir "$root/src"
+	git -C "$src" ls-files -z | tar -C "$src" --null -T - -c | tar -x -C "$root/src"
+	in_root sh -c '
+		cd /src && ./autogen.sh >/dev/null 2>&1 && mkdir b && cd b || exit 1
+		../configure --enable-werror >configure.out 2>&1 || { tail -n 30 configure.out config.log; exit 1; }
+		sed -n "/^pmixev .* configured$/,\$p" configure.out
+		make -j"$(nproc)" >make.out 2>&1 || { tail -n 40 make.out; exit 1; }
+		make -j"$(nproc)" check >check.out 2>&1 || {
+			grep -E "^(FAIL|ERROR)" check.out
+			cat test-suite.log
+			exit 1
+		}
+		grep -E "^# (TOTAL|PASS|FAIL|ERROR)" check.out'
+	echo "$sum" >"$root/src/.pmixev-built"
+fi
 echo "newer-slurm: built and unit-tested against $(in_root dpkg-query -W -f='Slurm ${Version}' libslurm-dev) and $(in_root dpkg-query -W -f='OpenPMIx ${Version}' libpmix-dev)"
+
+((suite)) || exit 0
+echo "newer-slurm: integration tests on a 3-node Slurm 24.11 cluster in the root"
+PMIXEV_ROOT_FULL=1 in_root env PMIXEV_CLUSTER_ID="${PMIXEV_TRIXIE_CLUSTER_ID:-5}" \
+	PMIXEV_BUILDDIR=/src/b bash -c '
+	cd /src || exit 1
+	cluster=/src/tests/cluster/cluster.sh
+	trap "bash $cluster stop >/dev/null 2>&1" EXIT
+	bash "$cluster" start || { bash "$cluster" logs; exit 1; }
+	if [ $# -eq 0 ]; then set -- tests/integration/*.t; fi
+	prove -v "$@" || { bash "$cluster" logs >&2; exit 1; }' bash "$@"

@@ -13,6 +13,21 @@
 #include "pmixev_log.h"
 #include "pmixev_step.h"
 
+/* The step as slurmstepd knows it, for the mpi plugin's prefork. */
+static struct pmixev_step_owner owner;
+static int owner_known;
+
+/* Exported: the mpi plugin finds it by name (pmixev_bridge.h). */
+int pmixev_spank_step_owner(struct pmixev_step_owner *out);
+
+int pmixev_spank_step_owner(struct pmixev_step_owner *out)
+{
+	if (!owner_known)
+		return -1;
+	*out = owner;
+	return 0;
+}
+
 /* mpi/pmixev's task-exit function, once found; NULL: the step uses another
  * mpi plugin (or none). Looked up at the first task exit. */
 static pmixev_task_exit_fn task_exit_fn;
@@ -51,6 +66,8 @@ static pmixev_task_exit_fn lookup_task_exit(void)
 int spank_stepd_init(spank_t sp)
 {
 	uint32_t job_id = 0, step_id = 0, nodeid = 0;
+	uid_t uid = 0;
+	gid_t gid = 0;
 	char id[32], topo[PMIXEV_NODENAME_MAX * 4] = "?";
 	spank_err_t rc;
 
@@ -58,11 +75,18 @@ int spank_stepd_init(spank_t sp)
 	    (rc = spank_get_item(sp, S_JOB_STEPID, &step_id)) !=
 		    ESPANK_SUCCESS ||
 	    (rc = spank_get_item(sp, S_JOB_NODEID, &nodeid)) !=
-		    ESPANK_SUCCESS) {
+		    ESPANK_SUCCESS ||
+	    (rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS ||
+	    (rc = spank_get_item(sp, S_JOB_GID, &gid)) != ESPANK_SUCCESS) {
 		PMIXEV_ERROR("slurmstepd: cannot read the step identity: %s",
 			     spank_strerror(rc));
 		return ESPANK_ERROR;
 	}
+	owner = (struct pmixev_step_owner){.job_id = job_id,
+					   .step_id = step_id,
+					   .uid = (uint32_t)uid,
+					   .gid = (uint32_t)gid};
+	owner_known = 1;
 	pmixev_step_id_format(job_id, step_id, id, sizeof(id));
 	spank_getenv(sp, "SLURM_TOPOLOGY_ADDR", topo, sizeof(topo));
 	pmixev_log_set_step(id, pmixev_topology_node(topo));

@@ -3,7 +3,7 @@
 # each node's slurmstepd logs the plugin (with the step id) - selected with
 # --mpi=pmixev and with MpiDefault=pmixev.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 11
 
 
 # logged_on_all_nodes JOB: every node's slurmd log has the mpi and SPANK
@@ -51,5 +51,18 @@ trap - EXIT
 run_step -N3 -n3 -t 1 true
 ! grep -q "mpi/pmixev: step $job\.0" "$(slurmd_log n1)"
 ok $? "after restoring MpiDefault=none, steps no longer use mpi/pmixev"
+
+# Inside an allocation (salloc, sbatch) Slurm 23.02+'s srun puts
+# SLURM_JOB_UID=0 in the step's environment; the owner comes from
+# slurmstepd (through the SPANK plugin), never from that environment.
+hello=$(client pmix_hello)
+out=$(as_user salloc -N3 -n6 -t 1 srun --mpi=pmixev -N3 -n6 "$hello" 2>&1)
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_hello: rank [0-5] of 6 on n[1-3]: ok$')" -eq 6 ]
+ok $? "a step inside salloc wires up as the job's user (uid $uid)" || diag "$out"
+alloc=$(echo "$out" | sed -n 's/^salloc: Granted job allocation \([0-9]*\).*/\1/p' | head -n1)
+grep -Eq "step ${alloc:-x}\.0 on n1: serving 6 of 6 task\(s\)|step ${alloc:-x}\.0 on n1: serving [0-9]+ of 6" "$(slurmd_log n1)" &&
+	! grep -q "step ${alloc:-x}\.0 on n[1-3]: .*refused" "$(slurmd_log n1)" "$(slurmd_log n2)" "$(slurmd_log n3)"
+ok $? "... its stepds served it and refused nothing (job ${alloc:-?})"
 
 done_testing

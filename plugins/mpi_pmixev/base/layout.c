@@ -16,22 +16,29 @@
 #include "pmixev_env.h"
 #include "pmixev_multiprog.h"
 
-static int owner(struct layout *lay, char **env, char *err, size_t errlen)
+/* The owner slurmstepd knows (never the environment's word), for the
+ * step the environment names. */
+static int owner(struct layout *lay, const struct pmixev_step_owner *o,
+		 char *err, size_t errlen)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
-	uint32_t uid;
 
-	if (pmixev_env_get_u32(env, "SLURM_JOB_UID", &uid) < 0) {
-		snprintf(err, errlen, "SLURM_JOB_UID is missing or invalid");
+	if (o->job_id != lay->step.job_id || o->step_id != lay->step.step_id) {
+		snprintf(err, errlen,
+			 "the step's environment names step %u.%u, slurmstepd "
+			 "serves %u.%u",
+			 lay->step.job_id, lay->step.step_id, o->job_id,
+			 o->step_id);
 		return -1;
 	}
-	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) != 0 || !res) {
-		snprintf(err, errlen, "unknown job owner uid %u", uid);
+	if (getpwuid_r((uid_t)o->uid, &pw, buf, sizeof(buf), &res) != 0 ||
+	    !res) {
+		snprintf(err, errlen, "unknown job owner uid %u", o->uid);
 		return -1;
 	}
-	lay->uid = (uid_t)uid;
-	lay->gid = pw.pw_gid;
+	lay->uid = (uid_t)o->uid;
+	lay->gid = (gid_t)o->gid;
 	return 0;
 }
 
@@ -119,14 +126,15 @@ static int applications(struct layout *lay, char **env, char *err,
 	return 0;
 }
 
-int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen)
+int layout_from_env(struct layout *lay, char **env,
+		    const struct pmixev_step_owner *o, char *err, size_t errlen)
 {
 	const char *map;
 	char why[256];
 
 	memset(lay, 0, sizeof(*lay));
 	if (pmixev_step_from_env(&lay->step, env, err, errlen) < 0 ||
-	    owner(lay, env, err, errlen) < 0 ||
+	    owner(lay, o, err, errlen) < 0 ||
 	    srun_address(lay, env, err, errlen) < 0 ||
 	    find_node(lay, env, err, errlen) < 0)
 		goto fail;

@@ -2,8 +2,8 @@
  * base/layout.h - the shape of a step as one slurmstepd sees it at prefork:
  * identity, node names, which ranks run where, the job owner, and the
  * PMIx namespace name. Read from the step environment (slurmstepd's own
- * variables plus SLURM_PMIXEV_TASKMAP from srun), never from slurmstepd's
- * internal step record.
+ * variables plus SLURM_PMIXEV_TASKMAP from srun), except the owner, which
+ * comes from slurmstepd through the SPANK plugin.
  */
 #ifndef PMIXEV_BASE_LAYOUT_H_
 #define PMIXEV_BASE_LAYOUT_H_
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pmixev_bridge.h"
 #include "pmixev_step.h"
 #include "pmixev_taskmap.h"
 
@@ -41,8 +42,14 @@ struct layout {
 	uint16_t srun_port;
 };
 
-/* Fill `lay` from the step env. 0, or -1 with the reason in `err`. */
-int layout_from_env(struct layout *lay, char **env, char *err, size_t errlen);
+/*
+ * Fill `lay` from the step env, with the owner slurmstepd knows (`o`, from
+ * the SPANK plugin: common/pmixev_bridge.h), which must be of the step the
+ * env names. 0, or -1 with the reason in `err`.
+ */
+int layout_from_env(struct layout *lay, char **env,
+		    const struct pmixev_step_owner *o, char *err,
+		    size_t errlen);
 
 /* Local ranks of this node: lay->map.ranks[lay->nodeid]. */
 static inline uint32_t layout_nlocal(const struct layout *lay)

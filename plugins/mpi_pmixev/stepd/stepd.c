@@ -5,9 +5,13 @@
 
 #include "stepd/stepd.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/agent.h"
 #include "base/layout.h"
@@ -23,6 +27,7 @@
 #include "pmix/notify.h"
 #include "pmix/pubsub_dir.h"
 #include "pmix/server.h"
+#include "pmixev_bridge.h"
 #include "pmixev_conf.h"
 #include "pmixev_env.h"
 #include "pmixev_log.h"
@@ -50,6 +55,43 @@ static struct {
 	 */
 	char refusal[640];
 } st;
+
+static int find_spank_plugin(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *name = info->dlpi_name, *slash = strrchr(name, '/');
+	void **handle = arg;
+
+	if (slash && strcmp(slash + 1, PMIXEV_SPANK_PLUGIN_FILE) == 0) {
+		/* Already loaded: NOLOAD just takes a reference. */
+		*handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+		return 1;
+	}
+	return 0;
+}
+
+/* Who owns the step, as slurmstepd knows it (pmixev_bridge.h). */
+static int find_owner(struct pmixev_step_owner *o, char *err, size_t len)
+{
+	pmixev_step_owner_fn fn = NULL;
+	void *handle = NULL;
+	int rc = -1;
+
+	dl_iterate_phdr(find_spank_plugin, &handle);
+	if (handle) {
+		fn = (pmixev_step_owner_fn)(uintptr_t)dlsym(
+			handle, PMIXEV_STEP_OWNER_SYMBOL);
+		if (fn)
+			rc = fn(o);
+		/* Slurm keeps the plugin loaded until the step ends. */
+		dlclose(handle);
+	}
+	if (rc < 0)
+		snprintf(err, len,
+			 "the step's owner is unknown: the SPANK plugin "
+			 "spank_pmixev.so is not loaded in slurmstepd (add "
+			 "'required spank_pmixev.so' to plugstack.conf)");
+	return rc;
+}
 
 static void refuse(const char *what, const char *detail)
 {
@@ -179,6 +221,7 @@ static void keep_budget(unsigned *job, unsigned site, const char *key)
 
 int stepd_prefork(char **env, const struct stepd_binding *bind)
 {
+	struct pmixev_step_owner owner;
 	struct pmixev_step step;
 	struct pmixev_conf site;
 	char err[512];
@@ -210,7 +253,8 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		st.step.conf.watch_sec = site.watch_min;
 	}
 	pmixev_log_set_debug(st.step.conf.debug);
-	if (layout_from_env(&st.step.lay, env, err, sizeof(err)) < 0) {
+	if (find_owner(&owner, err, sizeof(err)) < 0 ||
+	    layout_from_env(&st.step.lay, env, &owner, err, sizeof(err)) < 0) {
 		refuse("", err);
 		return SLURM_SUCCESS;
 	}
