@@ -53,7 +53,10 @@
 	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 12, 0)
 #define PMIXEV_SLURM_SP_OPTIONS_PACK 1
 #define PMIXEV_SLURM_TASK_INFO_SELF  0
-#define PMIXEV_SLURM_STEPD_CPU_BIND  (-1)
+/* 24 bytes after 22.05's: slurm_step_id_t gained a sluid (+12), two
+ * pointers (node_addrs, node_list) came, a padding hole went (offsetof on
+ * slurm-24-11-5-1's slurmstepd_job.h, gcc x86_64; 22.05 gives 296 alike). */
+#define PMIXEV_SLURM_STEPD_CPU_BIND  320
 #define PMIXEV_SLURM_HOSTLIST_PTR    0
 #define PMIXEV_SLURM_KILL_STEP_FLAGS 1
 #define PMIXEV_SLURM_LIST_T	     1
