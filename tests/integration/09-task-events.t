@@ -9,11 +9,12 @@ plan 4
 
 events=$(client pmix_events)
 
-# mode, expected code as PMIx prints it (regex), expected exit code
-for spec in "kill PROC-ABORTED-BY-SIG 9" \
-	"exit3 PROC-EXIT-NONZERO-TERM 3" \
-	"nofinalize PROC[[:space:]]TERMINATED[[:space:]]WITHOUT[[:space:]]SYNC 0" \
-	"ok PROC[[:space:]]TERMINATED 0"; do
+# mode, expected code as PMIx prints it (regex: OpenPMIx 4.2's name, or
+# 5's), expected exit code
+for spec in "kill (PROC-ABORTED-BY-SIG|PMIX_ERR_PROC_ABORTED_BY_SIG) 9" \
+	"exit3 (PROC-EXIT-NONZERO-TERM|PMIX_ERR_EXIT_NONZERO_TERM) 3" \
+	"nofinalize (PROC[[:space:]]TERMINATED[[:space:]]WITHOUT[[:space:]]SYNC|PMIX_ERR_PROC_TERM_WO_SYNC) 0" \
+	"ok (PROC[[:space:]]TERMINATED|PMIX_EVENT_PROC_TERMINATED) 0"; do
 	read -r mode code exit_code <<<"$spec"
 	run_step --mpi=pmixev -N3 -n6 -t 2 "$events" 5 "$mode"
 	n=$(lines "^pmix_events: rank [0-4] of 6 on n[12]: got $code for rank 5 \(exit $exit_code, host n3\) after -?[0-9]+ ms at [0-9.]+: ok$")

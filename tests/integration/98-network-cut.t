@@ -82,7 +82,7 @@ start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n6 -t 2 \
 	"$hello" --alive "$flag"
 wait_ready mpi_hello 6
 ip link set "$link" down
-wait_log "$(slurmd_log n1)" "step $job\.0 on n1: NODE-DOWN: node n3 is lost"
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: (NODE-DOWN|PMIX_EVENT_NODE_DOWN): node n3 is lost"
 ok $? "n3's link is cut under a running Open MPI step: n1's stepd sends node-down"
 sleep 2 # Open MPI has had the event for a while
 touch "$flag"

@@ -199,7 +199,7 @@ nodes_of() {
 # `pmix_events 5 nodedown` step in $out got one NODE_DOWN naming n3 and
 # rank 5 and fenced afterwards.
 nodedown_count() {
-	lines '^pmix_events: rank [0-4] of 6 on n[12]: got NODE-DOWN for rank 5 \(exit -1, host n3\) after [0-9]+ ms at [0-9.]+: ok$'
+	lines '^pmix_events: rank [0-4] of 6 on n[12]: got (NODE-DOWN|PMIX_EVENT_NODE_DOWN) for rank 5 \(exit -1, host n3\) after [0-9]+ ms at [0-9.]+: ok$'
 }
 
 # last_event_ms T0: milliseconds from T0 (date +%s.%N) to the latest event
