@@ -75,7 +75,10 @@ with_env() {
 ompi_step_env() {
 	local dir=$PMIXEV_CLUSTER_WORKDIR/ompi-tmp
 	as_user mkdir -p "$dir"
+	# Heartbeats every 1 s: 24 ranks polling on 2 cores can keep a stepd
+	# from running for 0.6-0.8 s (three 200 ms periods: a false loss).
 	step_env=(OMPI_MCA_mpi_yield_when_idle=1 TMPDIR="$dir"
+		SLURM_PMIXEV_HEARTBEAT=1000
 		OMPI_MCA_btl_vader_backing_directory="$dir"
 		OMPI_MCA_shmem_mmap_backing_file_base_dir="$dir")
 }

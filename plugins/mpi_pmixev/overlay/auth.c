@@ -32,6 +32,7 @@ struct auth {
 	int signer_fd;	  /* our end of the signer's socket, or -1 */
 	pid_t signer_pid; /* 0: credentials are made in this process */
 	uint32_t seq;	  /* of the last request to the signer */
+	bool gone;	  /* the signer went away */
 };
 
 /* The value of socket= in a comma-separated AuthInfo, malloc'd, or NULL. */
@@ -240,6 +241,7 @@ static ssize_t signer_answer(struct auth *auth, uint32_t seq, char *in,
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 5) {
+			auth->gone = true;
 			snprintf(err, errlen, "the credential signer is gone");
 			return -1;
 		}
@@ -262,6 +264,7 @@ static int encode_by_signer(struct auth *auth, const void *payload, size_t len,
 	memcpy(buf, &seq, 4);
 	memcpy(buf + 4, payload, len);
 	if (send(auth->signer_fd, buf, len + 4, MSG_NOSIGNAL) < 0) {
+		auth->gone = true;
 		snprintf(err, errlen, "the credential signer is gone: %s",
 			 strerror(errno));
 		return -1;
@@ -332,4 +335,9 @@ int auth_decode(struct auth *auth, const void *cred, size_t credlen,
 out:
 	free(text);
 	return rc;
+}
+
+bool auth_signer_gone(const struct auth *auth)
+{
+	return auth->gone;
 }

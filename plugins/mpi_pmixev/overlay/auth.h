@@ -41,4 +41,10 @@ int auth_decode(struct auth *auth, const void *cred, size_t credlen,
 		void **payload, size_t *len, uid_t *uid, char *err,
 		size_t errlen);
 
+/*
+ * The signer went away: Slurm kills it with the step's processes when the
+ * step ends (a short step may end before its stepds' handshakes).
+ */
+bool auth_signer_gone(const struct auth *auth);
+
 #endif /* PMIXEV_OVERLAY_AUTH_H_ */

@@ -73,8 +73,14 @@ static int send_ident(struct handshake *hs, struct conn *c, uint8_t type,
 
 	if (cred_send_ident(hs->auth, c, type, id, err, sizeof(err)) == 0)
 		return 0;
-	PMIXEV_ERROR("overlay: cannot send %s to %s: %s",
-		     pmixev_msg_type_name(type), conn_peer(c), err);
+	/* Gone with the step's processes, most likely: not the user's news. */
+	if (auth_signer_gone(hs->auth))
+		PMIXEV_INFO("overlay: cannot send %s to %s: %s (killed with "
+			    "the step's processes at its end?)",
+			    pmixev_msg_type_name(type), conn_peer(c), err);
+	else
+		PMIXEV_ERROR("overlay: cannot send %s to %s: %s",
+			     pmixev_msg_type_name(type), conn_peer(c), err);
 	return -1;
 }
 
@@ -230,6 +236,12 @@ static int on_door_frame(void *ctx, struct conn *c,
 {
 	if (hdr->type == PMIXEV_MSG_PEER_HELLO)
 		return on_hello(ctx, c, payload, hdr->len);
+	/* A child whose part of the step ended before its hello went out. */
+	if (hdr->type == PMIXEV_MSG_BYE) {
+		PMIXEV_DEBUG(1, "overlay: %s said goodbye before its hello",
+			     conn_peer(c));
+		return -1;
+	}
 	PMIXEV_ERROR("overlay: unexpected %s from unauthenticated peer %s",
 		     pmixev_msg_type_name(hdr->type), conn_peer(c));
 	return -1;
