@@ -223,7 +223,7 @@ show() {
 	filtered=$(printf '%s\n' "$out" | grep -Ev -- \
 		'^srun: (defined options|-{20}|[a-z_-]+ +: |end of defined|launch/slurm: |launching |route/|spank/pmixev: loaded)')
 	n=$(printf '%s\n' "$filtered" | wc -l)
-	diag "srun exit status $rc, output:"
+	diag "srun exit status ${rc:-?}, output:"
 	printf '%s\n' "$filtered" | head -n 60 | sed 's/^/#   /' >&2
 	[ "$n" -le 60 ] || diag "... and $((n - 60)) more lines"
 }
