@@ -75,6 +75,11 @@ ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_T
 # (srun's own included), within the one or two a look more or less makes.
 declare -A made rpcs
 for n in 1 3; do
+	# (nodes still completing an earlier job would cost srun extra polls)
+	for _ in $(seq 150); do
+		[ "$(sinfo -h -t idle -o %D)" = 3 ] && break
+		sleep 0.1
+	done
 	r0=$(user_rpcs)
 	step_env=(SLURM_PMIXEV_WATCH_INTERVAL=1)
 	run_step --mpi=pmixev -N$n -n$n -w "n[1-$n]" sleep 8
