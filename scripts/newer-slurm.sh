@@ -98,9 +98,13 @@ fi
 cp /etc/hosts "$root/etc/hosts"
 grep -qw "$(hostname)" "$root/etc/hosts" || printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
 
-# Rebuilt only when the tracked files changed since the last good build.
-sum=$(git -C "$src" ls-files -z | tar -C "$src" --null -T - -c --mtime=@0 --owner=0 --group=0 |
-	sha256sum | cut -d' ' -f1)
+# Rebuilt only when the tracked files or the root's packages changed since
+# the last good build (the suite's packages add mpicc, which configure
+# looks for).
+sum=$({
+	git -C "$src" ls-files -z | tar -C "$src" --null -T - -c --mtime=@0 --owner=0 --group=0
+	in_root dpkg-query -W
+} | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$root/src/.pmixev-built" 2>/dev/null)" = "$sum" ]; then
 	echo "newer-slurm: the tree is unchanged since the last build in the root"
 else

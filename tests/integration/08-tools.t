@@ -10,8 +10,7 @@ listen_step 08
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
 # the step's server directory is the documented way (README).
-slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
-out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
+out=$(on_node n1 timeout 20 runuser -u "$PMIXEV_TEST_USER" -- \
 	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pps 2>&1)
 ok $? "pps on n1 exits 0" || diag "$out"
 echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
@@ -21,8 +20,13 @@ ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out
 # 4.2's tools only find the server reliably through TMPDIR (directories of
 # stepds that were killed elsewhere on the node would mislead them).
 stepd=$(stepd_pid n1)
-out=$(timeout 20 nsenter -t "$slurmd" -n -u -m runuser -u "$PMIXEV_TEST_USER" -- \
-	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pevent --pid "$stepd" --event -3333 --range 3 2>&1)
+# OpenPMIx 4's pevent takes --event CODE, OpenPMIx 5's the code as argument.
+case $PMIXEV_PMIX_VERSION in
+4.*) event=(--event -3333) ;;
+*) event=(-3333) ;;
+esac
+out=$(on_node n1 timeout 20 runuser -u "$PMIXEV_TEST_USER" -- \
+	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pevent --pid "$stepd" --range 3 "${event[@]}" 2>&1)
 ok $? "pevent --pid <slurmstepd> on n1 attaches and injects an event (exit 0)" || diag "$out"
 [ "$(grep -c "mpi/pmixev: step $job\.0 on n1: tool connected as slurm\.pmixev\.$job\.0\.tool\.0\." "$(slurmd_log n1)")" -eq 2 ]
 ok $? "n1's stepd gave both tools an identity of their own" ||

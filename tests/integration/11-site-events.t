@@ -23,8 +23,7 @@ rc=$?
 [ "$rc" -ne 0 ] && echo "$out" | grep -q "only root may send site events"
 ok $? "pmixev-notify refuses a non-root caller with a clear message ($out)"
 
-slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n2.pid")
-out=$(nsenter -t "$slurmd" -n -u -m "$notify" -232 $text 2>&1)
+out=$(on_node n2 "$notify" -232 $text 2>&1)
 ok $? "root's pmixev-notify on n2 reaches the step ($out)"
 grep -q "step $job\.0 on n2: site event -232: $text" "$(slurmd_log n2)"
 ok $? "n2's slurmd log records the site event"

@@ -32,8 +32,7 @@ for node_code_text in "n2 -232 ECC errors on DIMM 3" "n1 -3100 fan 2 failed"; do
 	set -- $node_code_text
 	node=$1 code=$2
 	shift 2
-	slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-$node.pid")
-	nsenter -t "$slurmd" -n -u -m "$notify" "$code" "$@" >/dev/null 2>&1 &&
+	on_node "$node" "$notify" "$code" "$@" >/dev/null 2>&1 &&
 		grep -q "step $job\.0 on $node: site event $code: $*" "$(slurmd_log "$node")" &&
 		sent=$((sent + 1))
 done

@@ -24,10 +24,9 @@ wait_ready pmix_cache 6
 grep -q "PMIxevEventCache=8)" "$(slurmd_log n1)"
 ok $? "the job's SLURM_PMIXEV_EVENT_CACHE=8 reached the stepds"
 
-slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n2.pid")
 sent=0
 for i in $(seq 20); do
-	nsenter -t "$slurmd" -n -u -m "$notify" -232 "thermal excursion $i" >/dev/null &&
+	on_node n2 "$notify" -232 "thermal excursion $i" >/dev/null &&
 		sent=$((sent + 1))
 done
 [ "$sent" -eq 20 ]

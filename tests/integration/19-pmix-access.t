@@ -11,7 +11,6 @@
 plan 7
 
 listen_step 19
-slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
 uid=$(id -u "$PMIXEV_TEST_USER") gid=$(id -g "$PMIXEV_TEST_USER")
 other=$(id -u "$PMIXEV_OTHER_USER")
 # rank 0 (on n1) and its PMIx environment: what an intruder would need
@@ -22,7 +21,7 @@ mapfile -t pmixenv < <(tr '\0' '\n' <"/proc/$rank0/environ" | grep '^PMIX_')
 uri=$(printf '%s\n' "${pmixenv[@]}" | sed -n 's/^PMIX_SERVER_URI41=//p')
 diag "job $job; rank 0 is pid $rank0; server $uri"
 on_n1() {
-	timeout 30 nsenter -t "$slurmd" -n -u -m "$@"
+	on_node n1 timeout 30 "$@"
 }
 as_other() {
 	on_n1 runuser -u "$PMIXEV_OTHER_USER" -- env -i PATH=/usr/bin:/bin \

@@ -17,8 +17,7 @@ chmod 0755 "$victim"
 mkdir "$victim/dir"
 for f in file dir/a dir/b dir/c; do echo secret >"$victim/$f"; chmod 0600 "$victim/$f"; done
 trap 'rm -rf "$victim"' EXIT
-slurmd=$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-n1.pid")
-on_n1() { nsenter -t "$slurmd" -n -u -m "$@"; }
+on_n1() { on_node n1 "$@"; }
 victims_intact() {
 	local f
 	for f in file dir/a dir/b dir/c; do

@@ -35,6 +35,40 @@ ok() {
 
 done_testing() { exit $((_tap_failed > 0)); }
 
+# todo REASON STATUS DESCRIPTION: ok, marked as a TAP TODO when REASON is
+# not empty (a known defect outside pmixev, e.g. in the PMIx library): its
+# failure is reported with the reason but does not fail the test, and an
+# unexpected pass shows up in prove's summary.
+todo() {
+	local reason=$1 status=$2
+	shift 2
+	[ -z "$reason" ] && {
+		ok "$status" "$@"
+		return
+	}
+	_tap_n=$((_tap_n + 1))
+	if [ "$status" -eq 0 ]; then
+		echo "ok $_tap_n - $* # TODO $reason"
+	else
+		echo "not ok $_tap_n - $* # TODO $reason"
+	fi
+	return $((status != 0))
+}
+
+# pmix_defect NAME: the reason why the step's OpenPMIx (PMIXEV_PMIX_VERSION
+# from configure) has the known defect NAME, or nothing.
+#   fence-status: a fence the host fails is reported failed only to the
+#   first local participant; the others are told it succeeded (OpenPMIx
+#   5.0.0-6.1.x, _mdxcbfunc reuses the status for
+#   PMIX_GDS_MARK_MODEX_COMPLETE; fixed on OpenPMIx's main branch).
+pmix_defect() {
+	case "$1:$PMIXEV_PMIX_VERSION" in
+	fence-status:5.* | fence-status:6.[01].*)
+		echo "OpenPMIx $PMIXEV_PMIX_VERSION tells only the first local participant that a fence failed"
+		;;
+	esac
+}
+
 # as_user CMD...: run CMD as the unprivileged test user in the job work dir,
 # with the cluster's slurm.conf; stdout+stderr to the caller. A command that
 # hangs is killed after PMIXEV_TEST_TIMEOUT seconds (default 120).
@@ -174,6 +208,15 @@ stepd_pid() {
 			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] &&
 			echo "$p"
 	done
+}
+
+# on_node NODE CMD...: run CMD where NODE's daemons run: its network,
+# host name and mounts, and its root (the Debian 13 root when the cluster
+# runs in one: entering a mount namespace alone would reset the root).
+on_node() {
+	local node=$1
+	shift
+	nsenter -t "$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-$node.pid")" -n -u -m -r -w -- "$@"
 }
 
 # crash_node NODE: SIGKILL every process of NODE at once (slurmd,
