@@ -20,10 +20,11 @@ ok $? "pps lists the running step's namespace slurm.pmixev.$job.0" || diag "$out
 # 4.2's tools only find the server reliably through TMPDIR (directories of
 # stepds that were killed elsewhere on the node would mislead them).
 stepd=$(stepd_pid n1)
-# OpenPMIx 4's pevent takes --event CODE, OpenPMIx 5's the code as argument.
+# OpenPMIx 4's pevent takes --event CODE, OpenPMIx 5's the code as its last
+# argument (after --: a negative code would be read as an option).
 case $PMIXEV_PMIX_VERSION in
 4.*) event=(--event -3333) ;;
-*) event=(-3333) ;;
+*) event=(-- -3333) ;;
 esac
 out=$(on_node n1 timeout 20 runuser -u "$PMIXEV_TEST_USER" -- \
 	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pevent --pid "$stepd" --range 3 "${event[@]}" 2>&1)
