@@ -3,11 +3,12 @@
 #
 #   1. install missing Debian packages      6. libFuzzer, 15 s per decoder
 #   2. build (./build)                      7. make distcheck
-#   3. clang-format and layout checks       8. build + unit tests against
-#   4. unit tests (cmocka, TAP)                Slurm 24.11 / OpenPMIx 5
-#   5. ASan/UBSan build + unit tests           (Debian 13 root)
-#                                           9. local 3-node Slurm cluster +
-#                                              integration tests (prove, TAP)
+#   3. clang-format and layout checks       8. Slurm 24.11 / OpenPMIx 5 /
+#   4. unit tests (cmocka, TAP)                Open MPI 5 in a Debian 13
+#   5. ASan/UBSan build + unit tests           root: build, unit tests,
+#                                              integration tests
+#                                           9. local 3-node Slurm 22.05
+#                                              cluster + integration tests
 #
 # Exits non-zero on the first failing stage. Run as root.
 set -euo pipefail
@@ -49,8 +50,8 @@ make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {
 }
 grep -A3 'archives ready for distribution' "$build/distcheck.out"
 
-stage "build and unit tests against Slurm 24.11 / OpenPMIx 5 (Debian 13 root)"
-bash "$src/scripts/newer-slurm.sh"
+stage "Slurm 24.11 / OpenPMIx 5 / Open MPI 5 (Debian 13 root): build, unit tests, integration tests"
+bash "$src/scripts/newer-slurm.sh" --suite
 
 stage "integration tests on the local Slurm cluster"
 export PMIXEV_BUILDDIR=$build
