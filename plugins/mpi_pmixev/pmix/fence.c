@@ -49,6 +49,7 @@ struct tracker {
 	bool *got; /* [nchild] child contribution arrived */
 	bool sent_up;
 	bool collect;
+	unsigned timeout_sec; /* this fence's: PMIX_TIMEOUT or the default */
 	struct pmixev_buf data;
 	fence_done_fn done;
 	void *arg;
@@ -183,7 +184,7 @@ static void tracker_fail(void *req, enum pmixev_result why, uint32_t lost)
 		return;
 	}
 	snprintf(text, sizeof(text), "no result within %u s (%s)",
-		 t->f->timeout_sec,
+		 t->timeout_sec,
 		 t->sent_up ? "waiting for the root" : "waiting for peers");
 	fail(t, why, PMIXEV_TREE_NONE, text);
 }
@@ -238,8 +239,9 @@ static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 			t->exp[i] =
 				t->nodes[n] && overlay_in_subtree(f->ov, c, n);
 	}
+	t->timeout_sec = timeout_sec ? timeout_sec : f->timeout_sec;
 	if (!(t->p = pending_add(f->trackers, t, PENDING_NO_NODE,
-				 timeout_sec ? timeout_sec : f->timeout_sec)))
+				 t->timeout_sec)))
 		goto fail;
 	return t;
 fail:
