@@ -8,7 +8,7 @@
 # options set the lead time, the interval and the events wanted, and bad
 # values are refused at submission.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 
 jobev=$(client pmix_jobev)
 # user_rpcs: slurmctld's RPC count for the test user (sdiag).
@@ -175,6 +175,17 @@ start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
 wait_ready pmix_jobev 3
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: asking slurmctld" 10 >/dev/null
 sleep 1
+# The job's user signals its own helper 200 times in about 2 s: each
+# signal asks for a look, but they are held to one per 250 ms.
+helper=$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner)
+rpcs0=$(user_rpcs)
+t0=$EPOCHREALTIME
+as_user bash -c 'for i in $(seq 200); do kill -USR1 "$0" || exit 1; sleep 0.01; done' "$helper"
+sleep 0.5
+flood=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+rpcs=$(($(user_rpcs) - rpcs0))
+[ -n "$helper" ] && [ "$rpcs" -le $((flood / 250 + 3)) ]
+ok $? "200 signals to the helper in $flood ms cost slurmctld $rpcs request(s) (at most one per 250 ms)"
 scontrol suspend "$job"
 seen 'SUSPENDED ' 5
 ok $? "with a 30 s interval, scontrol suspend reaches every rank within 5 s (Slurm's SIGTSTP)"

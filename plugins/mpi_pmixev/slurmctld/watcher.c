@@ -22,6 +22,12 @@
 
 #define BACKOFF_MAX_SEC 60
 #define YOUNG_SEC	60 /* a step this young retries at its interval */
+/*
+ * Signal-driven looks are at least this far apart: the job's user may
+ * signal its own step (and helper) in a loop, and each look is an RPC to
+ * slurmctld. Slurm's own signals come in bursts a few ms long.
+ */
+#define SIGNAL_LOOK_MS 250
 
 struct watcher {
 	struct agent *agent;
@@ -32,6 +38,8 @@ struct watcher {
 	unsigned node_every;		  /* a node look every so many, or 0 */
 	uint64_t looks;			  /* answered or not */
 	struct event *timer;
+	struct event *soon;	 /* a signal-driven look held back */
+	uint64_t signal_look_ms; /* when the last one went out */
 	struct pmixev_jobwatch jw;
 	struct pmixev_nodewatch nw;
 	struct pmixev_nodeev nev[PMIXEV_NODEEV_MAX];
@@ -143,9 +151,9 @@ static void on_nodes(struct watcher *w, const struct pmixev_nodes_state *s)
 	}
 }
 
-static void look(struct watcher *w, enum pmixev_owner_op op);
+static void signal_look(struct watcher *w);
 
-/* After an answer: the next look, now if a signal came meanwhile. */
+/* After an answer: the next look, soon if a signal came meanwhile. */
 static void next(struct watcher *w)
 {
 	if (!w->again) {
@@ -153,7 +161,7 @@ static void next(struct watcher *w)
 		return;
 	}
 	w->again = false;
-	look(w, PMIXEV_OWNER_JOB_STATE);
+	signal_look(w);
 }
 
 static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
@@ -210,11 +218,50 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	look(w, next_look(w));
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A look at the job because of a signal: now, or after the one in flight,
+ * or - within SIGNAL_LOOK_MS of the last one - when that time is up.
+ */
+static void signal_look(struct watcher *w)
+{
+	uint64_t now = now_ms(), since = now - w->signal_look_ms;
+
+	if (w->asking) {
+		w->again = true;
+		return;
+	}
+	if (w->signal_look_ms && since < SIGNAL_LOOK_MS) {
+		uint64_t wait = SIGNAL_LOOK_MS - since;
+		struct timeval tv = {0, (suseconds_t)(wait * 1000)};
+
+		if (!evtimer_pending(w->soon, NULL) &&
+		    evtimer_add(w->soon, &tv) < 0)
+			arm(w);
+		return;
+	}
+	w->signal_look_ms = now;
+	look(w, PMIXEV_OWNER_JOB_STATE);
+}
+
+static void on_soon(evutil_socket_t fd, short what, void *arg)
+{
+	signal_look(arg);
+}
+
 /*
  * Slurm signalled the step (the helper, in the step, got it too): it acts
  * on the job (preemption, scancel, time limit, suspend, resume), so look
  * now, not at the next interval: one look for a burst (SIGCONT+SIGTERM),
- * right after the one in flight if any.
+ * right after the one in flight if any, and at most one per
+ * SIGNAL_LOOK_MS however often the step is signalled.
  */
 static void on_signal(void *arg, uint32_t signo)
 {
@@ -225,11 +272,7 @@ static void on_signal(void *arg, uint32_t signo)
 		     "watcher: the step got signal %u: looking at the job "
 		     "now",
 		     signo);
-	if (w->asking) {
-		w->again = true;
-		return;
-	}
-	look(w, PMIXEV_OWNER_JOB_STATE);
+	signal_look(w);
 }
 
 struct watcher *watcher_create(const struct step *s)
@@ -263,7 +306,8 @@ int watcher_start(struct watcher *w)
 	struct timeval now = {0, 0};
 
 	w->timer = evtimer_new(agent_base(w->agent), on_timer, w);
-	if (!w->timer || evtimer_add(w->timer, &now) < 0) {
+	w->soon = evtimer_new(agent_base(w->agent), on_soon, w);
+	if (!w->timer || !w->soon || evtimer_add(w->timer, &now) < 0) {
 		PMIXEV_ERROR("watcher: cannot start its timer");
 		return -1;
 	}
@@ -293,5 +337,7 @@ void watcher_destroy(struct watcher *w)
 			    (long long)(time(NULL) - w->started));
 	if (w->timer)
 		event_free(w->timer);
+	if (w->soon)
+		event_free(w->soon);
 	free(w);
 }
