@@ -20,18 +20,7 @@ plan() { echo "1..$1"; }
 diag() { printf '# %s\n' "$@" >&2; }
 
 # ok STATUS DESCRIPTION: pass when STATUS is 0.
-ok() {
-	local status=$1
-	shift
-	_tap_n=$((_tap_n + 1))
-	if [ "$status" -eq 0 ]; then
-		echo "ok $_tap_n - $*"
-	else
-		echo "not ok $_tap_n - $*"
-		_tap_failed=$((_tap_failed + 1))
-	fi
-	return $((status != 0))
-}
+ok() { todo "" "$@"; }
 
 done_testing() { exit $((_tap_failed > 0)); }
 
@@ -40,17 +29,15 @@ done_testing() { exit $((_tap_failed > 0)); }
 # failure is reported with the reason but does not fail the test, and an
 # unexpected pass shows up in prove's summary.
 todo() {
-	local reason=$1 status=$2
+	local reason=$1 status=$2 line
 	shift 2
-	[ -z "$reason" ] && {
-		ok "$status" "$@"
-		return
-	}
 	_tap_n=$((_tap_n + 1))
+	line="$_tap_n - $*${reason:+ # TODO $reason}"
 	if [ "$status" -eq 0 ]; then
-		echo "ok $_tap_n - $* # TODO $reason"
+		echo "ok $line"
 	else
-		echo "not ok $_tap_n - $* # TODO $reason"
+		echo "not ok $line"
+		[ -z "$reason" ] && _tap_failed=$((_tap_failed + 1))
 	fi
 	return $((status != 0))
 }
