@@ -68,7 +68,7 @@ int pmixev_conftest;
   ]])], [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no])
      AC_MSG_ERROR([Slurm $SLURM_VERSION_STRING is not supported by pmixev $PACKAGE_VERSION.
-Supported: 22.05.x and 24.11.x. A new release is added in slurm-headers-compat/ (see its README).])])
+Supported: 22.05.x and 24.11.x; 26.05.x builds. A new release is added in slurm-headers-compat/ (see its README).])])
   dnl Releases whose whole integration suite passes (README, Slurm generations).
   AS_CASE([$slurm_major.$slurm_minor],
     [22.5 | 24.11], [],

@@ -39,6 +39,10 @@
  * PMIXEV_SLURM_HOSTLIST_PTR     hostlist_t is a pointer type (< 23.11;
  *                               then a struct, and the API takes a pointer)
  * PMIXEV_SLURM_KILL_STEP_FLAGS  slurm_kill_job_step() takes flags (23.11+)
+ * PMIXEV_SLURM_KILL_STEP_ID     ... and a slurm_step_id_t * (26.05+);
+ *                               in 26.05 also slurm_load_job() takes a
+ *                               slurm_step_id_t, slurm_free_ctl_conf() is
+ *                               slurm_free_conf()
  * PMIXEV_SLURM_LIST_T           lists are list_t * (24.11+; `List` before)
  */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(22, 5, 0) &&                     \
@@ -48,6 +52,7 @@
 #define PMIXEV_SLURM_STEPD_CPU_BIND  296
 #define PMIXEV_SLURM_HOSTLIST_PTR    1
 #define PMIXEV_SLURM_KILL_STEP_FLAGS 0
+#define PMIXEV_SLURM_KILL_STEP_ID    0
 #define PMIXEV_SLURM_LIST_T	     0
 #elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(24, 11, 0) &&                  \
 	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(24, 12, 0)
@@ -59,9 +64,25 @@
 #define PMIXEV_SLURM_STEPD_CPU_BIND  320
 #define PMIXEV_SLURM_HOSTLIST_PTR    0
 #define PMIXEV_SLURM_KILL_STEP_FLAGS 1
+#define PMIXEV_SLURM_KILL_STEP_ID    0
+#define PMIXEV_SLURM_LIST_T	     1
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0) &&                   \
+	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(26, 6, 0)
+/* The hook types (src/interfaces/mpi.h) and s_p_options_t are 24.11's
+ * (diff slurm-24-11-5-1..slurm-26-05-3-1). */
+#define PMIXEV_SLURM_SP_OPTIONS_PACK 1
+#define PMIXEV_SLURM_TASK_INFO_SELF  0
+/* 8 bytes after 24.11's: het_job_step_task_cnts (a pointer) came after
+ * het_job_step_cnt; nothing else before cpu_bind_type changed (same diff;
+ * offsetof of a replica of the fields up to cpu_bind, gcc x86_64, which
+ * gives 24.11's 320 alike). */
+#define PMIXEV_SLURM_STEPD_CPU_BIND  328
+#define PMIXEV_SLURM_HOSTLIST_PTR    0
+#define PMIXEV_SLURM_KILL_STEP_FLAGS 1
+#define PMIXEV_SLURM_KILL_STEP_ID    1
 #define PMIXEV_SLURM_LIST_T	     1
 #else
-#error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x; 24.11.x builds)"
+#error "pmixev: this Slurm release is not in slurm-headers-compat (supported: 22.05.x, 24.11.x; 26.05.x builds)"
 #endif
 
 /*
@@ -205,14 +226,45 @@ extern slurm_conf_t slurm_conf;
 extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
 				     const char *value);
 
-/* Signal a whole step (slurm.h; gains a flags argument in 23.11). */
+/* Signal a whole step (slurm.h; gains a flags argument in 23.11 and takes
+ * a slurm_step_id_t in 26.05). */
 static inline int pmixev_slurm_signal_step(uint32_t job_id, uint32_t step_id,
 					   uint16_t signal)
 {
-#if PMIXEV_SLURM_KILL_STEP_FLAGS
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	id.step_id = step_id;
+	return slurm_kill_job_step(&id, signal, 0);
+#elif PMIXEV_SLURM_KILL_STEP_FLAGS
 	return slurm_kill_job_step(job_id, step_id, signal, 0);
 #else
 	return slurm_kill_job_step(job_id, step_id, signal);
+#endif
+}
+
+/* One job's record from slurmctld (slurm.h; by slurm_step_id_t in 26.05). */
+static inline int pmixev_slurm_load_job(job_info_msg_t **resp, uint32_t job_id,
+					uint16_t show_flags)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	return slurm_load_job(resp, id, show_flags);
+#else
+	return slurm_load_job(resp, job_id, show_flags);
+#endif
+}
+
+/* Free what slurm_load_ctl_conf() returned (renamed in 26.05). */
+static inline void pmixev_slurm_free_conf(slurm_conf_t *conf)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_free_conf(conf);
+#else
+	slurm_free_ctl_conf(conf);
 #endif
 }
 

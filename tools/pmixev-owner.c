@@ -36,6 +36,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "pmixev_helper_msg.h"
+#include "slurm_compat.h"
 
 #define PROG "pmixev-owner"
 
@@ -92,7 +93,7 @@ static void job_state(uint32_t job_id, struct pmixev_job_state *j)
 	j->now = (int64_t)time(NULL);
 	j->preempt_mode = preempt_mode;
 	/* SHOW_LOCAL: one RPC, no federation lookup first. */
-	if (slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
+	if (pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
 		j->rc = errno;
 		return;
 	}
@@ -342,7 +343,7 @@ int main(int argc, char **argv)
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS) {
 		preempt_mode = conf->preempt_mode;
-		slurm_free_ctl_conf(conf);
+		pmixev_slurm_free_conf(conf);
 	}
 	rc = serve((int)fd, sigs);
 	if (node_table)
