@@ -10,7 +10,9 @@
  *   nofinalize  exit(0) without PMIx_Finalize   expect -200, exit code 0
  *   ok          PMIx_Finalize, exit(0)          expect -201, exit code 0
  *   nodedown    waits to be killed with its node: expect -231 (node down)
- *               naming the victim among PMIX_EVENT_AFFECTED_PROCS
+ *               naming the victim among PMIX_EVENT_AFFECTED_PROCS, and
+ *               one -200 (lost without finalize) naming it as
+ *               PMIX_EVENT_AFFECTED_PROC, as fault-tolerant MPI needs
  * Each survivor waits up to 10 s for events naming the victim, then 1 s
  * (PMIX_EVENTS_SETTLE_MS) more for duplicates, checks there is exactly one with
  * the right code, affected proc, exit code and hostname, and then fences with
@@ -35,6 +37,7 @@
 
 static pmix_proc_t me;
 static uint32_t victim;
+static bool nodedown; /* the victim is lost with its node */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned nevents;     /* events naming the victim */
@@ -44,6 +47,7 @@ static char host[256];	     /* its PMIX_HOSTNAME */
 static double first_at;	     /* client_now() when it arrived */
 static double first_epoch;   /* the same, seconds since the epoch */
 static unsigned other_procs; /* PMIX_PROC infos besides the affected proc */
+static unsigned nlost;	     /* nodedown: -200 events naming the victim */
 
 static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 		     pmix_info_t info[], size_t ninfo, pmix_info_t results[],
@@ -67,7 +71,9 @@ static void on_event(size_t id, pmix_status_t status, const pmix_proc_t *src,
 					about_victim = true;
 		}
 	}
-	if (about_victim && nevents++ == 0) {
+	if (about_victim && nodedown && status == PMIX_ERR_PROC_TERM_WO_SYNC)
+		nlost++;
+	else if (about_victim && nevents++ == 0) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -168,6 +174,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	victim = (uint32_t)v;
+	nodedown = !strcmp(argv[2], "nodedown");
 	client_watchdog(PROG, 0);
 	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
 		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
@@ -184,7 +191,8 @@ int main(int argc, char **argv)
 		end_victim(argv[2]);
 
 	t0 = client_now();
-	while (client_now() - t0 < (want_exit < 0 ? 30 : 10) && !nevents)
+	while (client_now() - t0 < (want_exit < 0 ? 30 : 10) &&
+	       !(nevents && (!nodedown || nlost)))
 		usleep(1000);
 	/* Time for duplicates to show up (bench/events.sh shortens it). */
 	usleep((useconds_t)(getenv("PMIX_EVENTS_SETTLE_MS")
@@ -206,6 +214,10 @@ int main(int argc, char **argv)
 	else if (other_procs)
 		snprintf(why, sizeof(why), "%u extra PMIX_PROC infos",
 			 other_procs);
+	else if (nodedown && nlost != 1)
+		snprintf(why, sizeof(why),
+			 "%u process-failure events about rank %u, expected 1",
+			 nlost, victim);
 	pthread_mutex_unlock(&lock);
 	if (!why[0] && (rc = survivors_fence(size)) != PMIX_SUCCESS)
 		snprintf(why, sizeof(why), "survivors' fence: %s",

@@ -21,7 +21,7 @@ wait "$srun_pid"
 rc=$?
 out=$(cat "$log")
 [ "$(nodedown_count)" -eq 5 ]
-ok $? "all 5 survivors got one node-down event naming n3 and rank 5, then fenced" || show
+ok $? "all 5 survivors got one node-down event naming n3 and rank 5 and one process failure for rank 5, then fenced" || show
 delay=$(last_event_ms "$t0")
 [ -n "$delay" ] && [ "$delay" -lt 1000 ]
 ok $? "the last survivor heard of it ${delay:-?} ms after n3 died (limit 1000 ms)"

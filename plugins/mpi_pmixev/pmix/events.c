@@ -27,6 +27,10 @@
 
 #define INFO_MAX 12 /* the most infos an injected event carries */
 
+/* A rank lost with its node ended without PMIx_Finalize as far as anyone
+ * can tell. (PRRTE tears the whole job down instead.) */
+#define LOST_PROC_CODE PMIX_ERR_PROC_TERM_WO_SYNC
+
 enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 
 struct events {
@@ -37,6 +41,7 @@ struct events {
 	uint64_t site_seq;	  /* site events given to this node */
 	uint64_t job_seq;	  /* job events this node's watcher saw */
 	enum client_state *state; /* [ntasks], for local ranks */
+	bool *ended;		  /* [ntasks]: its end was told here */
 };
 
 /* The procs of node `node`, as a data array (not PMIX_PROC-typed info). */
@@ -148,6 +153,7 @@ static void inject(struct events *ev, uint32_t src_node,
 			PMIX_INFO_LOAD(&info[n++], PMIX_NODEID, &m->node,
 				       PMIX_UINT32);
 	} else {
+		ev->ended[m->rank] = true;
 		PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
 		/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every
 		 * one of them for a failed process. */
@@ -299,6 +305,24 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 	publish(ev, &m, true);
 }
 
+/*
+ * A rank of lost node `node` whose end was not told yet: a process
+ * failure of its own, as fault-tolerant MPI (ULFM) needs one per process.
+ */
+static void lost_rank(struct events *ev, uint32_t node, uint32_t rank)
+{
+	struct pmixev_event_msg m = {
+		.code = LOST_PROC_CODE, .rank = rank, .exit_code = -1};
+
+	if (ev->ended[rank])
+		return;
+	snprintf(m.text, sizeof(m.text),
+		 "rank %u on %s is lost with its node (its slurmstepd is "
+		 "unreachable)",
+		 rank, ev->lay->nodes[node]);
+	publish(ev, &m, false);
+}
+
 static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
 	struct events *ev = ctx;
@@ -322,6 +346,8 @@ static void on_node_gone(void *ctx, uint32_t node, bool lost)
 					lay->map.ranks[node][i]);
 	/* Every node learns of the loss (overlay GONE) and says it here. */
 	publish(ev, &m, false);
+	for (uint32_t i = 0; i < lay->map.count[node]; i++)
+		lost_rank(ev, node, lay->map.ranks[node][i]);
 }
 
 static void set_state(struct events *ev, uint32_t rank, enum client_state s)
@@ -351,8 +377,9 @@ struct events *events_create(struct step *s)
 	struct events *ev = calloc(1, sizeof(*ev));
 
 	if (!ev ||
-	    !(ev->state = calloc(lay->step.ntasks, sizeof(*ev->state)))) {
-		free(ev);
+	    !(ev->state = calloc(lay->step.ntasks, sizeof(*ev->state))) ||
+	    !(ev->ended = calloc(lay->step.ntasks, sizeof(*ev->ended)))) {
+		events_destroy(ev);
 		return NULL;
 	}
 	ev->ov = s->ov;
@@ -371,6 +398,7 @@ void events_destroy(struct events *ev)
 	if (!ev)
 		return;
 	free(ev->state);
+	free(ev->ended);
 	free(ev);
 }
 

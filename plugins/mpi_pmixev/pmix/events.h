@@ -24,7 +24,11 @@
  * (every node does, once), becomes PMIX_EVENT_NODE_DOWN (-231,
  * non-default) to this node's processes, from source {NSPACE.srv, node},
  * with PMIX_EVENT_AFFECTED_PROCS (the ranks it hosted), PMIX_NODEID and
- * PMIX_HOSTNAME; pmixev's source is this node's stepd.
+ * PMIX_HOSTNAME; pmixev's source is this node's stepd. Then each of its
+ * ranks whose end was not told yet becomes a process event of its own,
+ * PMIX_ERR_PROC_TERM_WO_SYNC (-200, default handlers too) with the rank as
+ * source and PMIX_EVENT_AFFECTED_PROC and PMIX_EXIT_CODE -1: fault-tolerant
+ * MPI (ULFM) learns of failed processes one by one, never from a node.
  * All calls on the agent thread.
  */
 #ifndef PMIXEV_PMIX_EVENTS_H_
