@@ -31,6 +31,7 @@
 #include "pmixev_conf.h"
 #include "pmixev_env.h"
 #include "pmixev_log.h"
+#include "pmixev_ompi_ft.h"
 #include "pmixev_step.h"
 #include "slurmctld/helper.h"
 #include "slurmctld/watcher.h"
@@ -273,6 +274,32 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * A job that turned Open MPI's fault tolerance on gets the settings it
+ * needs under srun (pmixev_ompi_ft.h) where it did not choose its own.
+ * Said by the node's first task (each task runs this in its own child).
+ */
+static void ompi_ft_defaults(const mpi_plugin_task_info_t *task, char ***env)
+{
+	struct pmixev_setting set[4];
+	size_t n = pmixev_ompi_ft_defaults(*env, set, 4);
+	char said[256] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		slurm_env_array_overwrite(env, set[i].name, set[i].value);
+		if (off < sizeof(said))
+			off += (size_t)snprintf(said + off, sizeof(said) - off,
+						"%s%s=%s", i ? " " : "",
+						set[i].name, set[i].value);
+	}
+	if (n && task->ltaskid == 0)
+		PMIXEV_INFO("Open MPI fault tolerance is on "
+			    "(OMPI_MCA_mpi_ft_enable): the tasks get %s, "
+			    "which the job did not set",
+			    said);
+}
+
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 {
 	if (st.refusal[0]) {
@@ -290,6 +317,7 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 			task->gtaskid);
 		return SLURM_ERROR;
 	}
+	ompi_ft_defaults(task, env);
 	return SLURM_SUCCESS;
 }
 
