@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# newer-slurm.sh [--debian trixie|testing] [--suite [PROVE-ARGS...]] -
+# newer-slurm.sh [--debian trixie|testing]
+#                [--suite [PROVE-ARGS...] | --bench SCRIPT [ARGS...]] -
 # build pmixev (-Werror) and run its unit tests and plugin symbol check
 # against a newer Debian's Slurm, OpenPMIx and gcc, in a minimal root of
 # that Debian made with debootstrap from the machine's own Debian mirror.
@@ -15,6 +16,9 @@
 # the integration tests (tests/integration/*.t, or PROVE-ARGS) on a 3-node
 # cluster started by the same harness inside the root (cluster ID
 # PMIXEV_<DEBIAN>_CLUSTER_ID: trixie 5, testing 7, beside the host's 0).
+#
+# --bench: likewise, then run bench/SCRIPT ARGS there (e.g. run.sh --quick,
+# ulfm.sh): the benchmarks of this generation, stock mpi/pmix included.
 #
 # The root is kept in PMIXEV_<DEBIAN>_ROOT (default /var/tmp/pmixev-DEBIAN)
 # and reused; /proc, /sys, /dev and a fresh /run are mounted in a private
@@ -42,10 +46,14 @@ testing)
 	exit 2
 	;;
 esac
-suite=0
+suite=0 bench=
 if [ "${1:-}" = --suite ]; then
 	suite=1
 	shift
+elif [ "${1:-}" = --bench ]; then
+	suite=1 bench=${2:?--bench needs a script of bench/}
+	shift 2
+	[ -f "$src/bench/$bench" ] || { echo "newer-slurm: no bench/$bench" >&2; exit 2; }
 fi
 
 # unavailable WHAT LOG: Debian's packages (not pmixev) failed. A release
@@ -165,6 +173,12 @@ fi
 echo "newer-slurm: built and unit-tested against $(in_root dpkg-query -W -f='Slurm ${Version}' libslurm-dev) and $(in_root dpkg-query -W -f='OpenPMIx ${Version}' libpmix-dev)"
 
 ((suite)) || exit 0
+if [ -n "$bench" ]; then
+	echo "newer-slurm: bench/$bench on $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) in the $debian root"
+	PMIXEV_ROOT_FULL=1 in_root env PMIXEV_BUILDDIR=/src/b \
+		bash "/src/bench/$bench" "$@"
+	exit
+fi
 echo "newer-slurm: integration tests on a 3-node $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) cluster in the $debian root"
 PMIXEV_ROOT_FULL=1 in_root env PMIXEV_CLUSTER_ID="$cluster_id" \
 	PMIXEV_BUILDDIR=/src/b bash -c '

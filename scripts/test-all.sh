@@ -7,7 +7,11 @@
 #   4. unit tests (cmocka, TAP)                Open MPI 5 in a Debian 13
 #   5. ASan/UBSan build + unit tests           root: build, unit tests,
 #                                              integration tests
-#                                           9. local 3-node Slurm 22.05
+#                                           9. Slurm 26.05 (Debian testing
+#                                              root): build, unit tests,
+#                                              smoke run; skipped when its
+#                                              packages cannot be installed
+#                                          10. local 3-node Slurm 22.05
 #                                              cluster + integration tests
 #
 # Exits non-zero on the first failing stage. Run as root.
@@ -52,6 +56,10 @@ grep -A3 'archives ready for distribution' "$build/distcheck.out"
 
 stage "Slurm 24.11 / OpenPMIx 5 / Open MPI 5 (Debian 13 root): build, unit tests, integration tests"
 bash "$src/scripts/newer-slurm.sh" --suite
+
+stage "Slurm 26.05 / OpenPMIx 7.0 rc / Open MPI 6.0 rc (Debian testing root): build, unit tests, smoke run"
+bash "$src/scripts/newer-slurm.sh" --debian testing --suite \
+	tests/integration/02-steps.t tests/integration/09-task-events.t
 
 stage "integration tests on the local Slurm cluster"
 export PMIXEV_BUILDDIR=$build

@@ -57,7 +57,9 @@ pmix_status_t clients_upcall_connected(const pmix_proc_t *proc,
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
 	pmix_gate_sweep(step_served()->gate);
 	post_state(proc->rank, events_client_connected);
-	return PMIX_SUCCESS;
+	/* Done here: cbfunc is never called. OpenPMIx 6+ passes one and,
+	 * on PMIX_SUCCESS, holds the client's connection until it runs. */
+	return PMIX_OPERATION_SUCCEEDED;
 }
 
 pmix_status_t clients_upcall_finalized(const pmix_proc_t *proc,
