@@ -51,7 +51,8 @@ out=$(cat "$log")
 ok $? "each rank got exactly one event: the owner's, none of the intruder's" || show
 [ "$(lines "^pmix_listen: rank [0-2] on n[1-3]: got 1 event\(s\) from slurm\.pmixev\.$job\.0\.tool\.0\.[0-9]+\$")" -eq 3 ]
 ok $? "... and it came from the owner's tool" || show
-grep -q "step $job\.0 on n1: pmix gate: 2 connection(s) of other users refused during the step" "$(slurmd_log n1)"
+# srun can return before the stepd's end of step: wait for its summary.
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: pmix gate: 2 connection\(s\) of other users refused during the step"
 ok $? "the stepd sums up the refusals at the step's end"
 
 done_testing

@@ -60,7 +60,7 @@ ok $? "all 5 survivors got one node-down event naming n3 and rank 5 and one proc
 delay=$(last_event_ms "$t0")
 [ -n "$delay" ] && [ "$delay" -lt 1000 ]
 ok $? "the last survivor heard of it ${delay:-?} ms after the cut (limit 1000 ms)"
-grep -Eq "step $job\.0 on n1: (PROC-TERM-WO-SYNC|PMIX_ERR_PROC_TERM_WO_SYNC): rank 5 on n3 is lost with its node" "$(slurmd_log n1)"
+grep -Eq "step $job\.0 on n1: (PROC TERMINATED WITHOUT SYNC|PMIX_ERR_PROC_TERM_WO_SYNC): rank 5 on n3 is lost with its node" "$(slurmd_log n1)"
 ok $? "n1's stepd announced rank 5 lost with n3"
 
 ip link set "$link" up
