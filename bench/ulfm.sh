@@ -56,10 +56,10 @@ row() {
 	local key=$1 what=$2
 	# shellcheck disable=SC2086 # one number per word
 	printf '%s\n' ${times[$key]:-} | sort -n | awk -v what="$what" -v n="$TRIALS" '
-		{ v[NR] = $1 }
+		NF { v[++k] = $1 }
 		END {
-			if (!NR) { printf "| %s | 0/%d | | |\n", what, n; exit }
-			printf "| %s | %d/%d | %d | %d |\n", what, NR, n, v[int((NR - 1) * 0.5) + 1], v[NR]
+			if (!k) { printf "| %s | 0/%d | | |\n", what, n; exit }
+			printf "| %s | %d/%d | %d | %d |\n", what, k, n, v[int((k - 1) * 0.5) + 1], v[k]
 		}'
 }
 {
