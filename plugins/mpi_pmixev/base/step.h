@@ -47,6 +47,10 @@ struct step {
 	struct helper *helper;	 /* the tree's root only */
 	struct watcher *watcher; /* the tree's root only */
 	struct server *srv;
+	/* This node's PMIx server as its clients reach it
+	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until
+	 * server_destroy. */
+	const char *pmix_uri;
 	struct {
 		step_gone_fn fn;
 		void *ctx;

@@ -1,7 +1,23 @@
 /*
- * pmix/query.h - the query upcall. Answered so far: PMIX_QUERY_NAMESPACES
- * (the step's namespace) and PMIXEV_QUERY_EVENTS (pmix/inject.h); a query
- * with neither gets PMIX_ERR_NOT_FOUND. PMIx progress thread.
+ * pmix/query.h - the query upcall (PMIx progress thread), answered on the
+ * agent thread from what the step itself knows, key by key:
+ *
+ *   PMIX_QUERY_NAMESPACES      (string) the step's namespace
+ *   PMIX_QUERY_NAMESPACE_INFO  (data array of PMIX_INFO) per namespace an
+ *                              info array: PMIX_NSPACE, PMIX_JOBID
+ *                              ("JOB.STEP"), PMIX_JOB_SIZE, PMIX_NUM_NODES
+ *   PMIX_QUERY_SPAWN_SUPPORT   (string) "": pmixev spawns nothing yet
+ *   PMIX_QUERY_DEBUG_SUPPORT   (string) "": nor launches debuggers
+ *   PMIX_SERVER_URI            (string) this node's PMIx server
+ *   PMIX_QUERY_NUM_PSETS       (size_t) 0, PMIX_QUERY_PSET_NAMES (string)
+ *                              "": no process sets
+ *   PMIXEV_QUERY_EVENTS        lost events (pmix/inject.h)
+ *
+ * A query whose PMIX_NSPACE or PMIX_PROCID qualifier names another
+ * namespace gets no answer from the step; PMIX_PROCID together with
+ * PMIX_NSPACE or PMIX_RANK is PMIX_ERR_BAD_PARAM. The result is
+ * PMIX_SUCCESS when every key was answered, PMIX_ERR_PARTIAL_SUCCESS (with
+ * the answers) when some were, PMIX_ERR_NOT_FOUND when none was.
  */
 #ifndef PMIXEV_PMIX_QUERY_H_
 #define PMIXEV_PMIX_QUERY_H_

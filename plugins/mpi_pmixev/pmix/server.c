@@ -368,14 +368,21 @@ static int register_clients(struct server *srv)
 	return 0;
 }
 
-/* The loopback port the server listens on, from a client's environment
- * (PMIX_SERVER_URI*), or 0. */
-static uint16_t server_port(const struct server *srv)
+/* The server's URI as its clients get it, or NULL. */
+static const char *server_uri(const struct server *srv)
 {
 	for (char **e = srv->task_env ? srv->task_env[0] : NULL; e && *e; e++)
 		if (strncmp(*e, "PMIX_SERVER_URI", 15) == 0 && strchr(*e, '='))
-			return pmix_gate_uri_port(strchr(*e, '=') + 1);
-	return 0;
+			return strchr(*e, '=') + 1;
+	return NULL;
+}
+
+/* The loopback port the server listens on, or 0. */
+static uint16_t server_port(const struct server *srv)
+{
+	const char *uri = server_uri(srv);
+
+	return uri ? pmix_gate_uri_port(uri) : 0;
 }
 
 struct server *server_create(struct step *s, uint32_t bind_type,
@@ -406,6 +413,7 @@ struct server *server_create(struct step *s, uint32_t bind_type,
 		goto fail;
 	}
 	pmix_gate_set_port(s->gate, port);
+	s->pmix_uri = server_uri(srv);
 	return srv;
 fail:
 	server_destroy(srv);

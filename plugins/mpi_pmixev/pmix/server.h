@@ -19,7 +19,8 @@ struct server;
  * with an event cache of PMIxevEventCache events, register the namespace (each
  * local rank's CPU set and locality from Slurm's binding `bind_type`,
  * `bind_list`, see common/pmixev_cpubind.h) and the local clients, and prepare
- * each local task's environment. NULL on failure (logged).
+ * each local task's environment; the step's pmix_uri names the server.
+ * NULL on failure (logged).
  */
 struct server *server_create(struct step *s, uint32_t bind_type,
 			     const char *bind_list);

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# PMIx_Query_info answered by the step on every node (pmix/query.h): the
+# namespace and its info, spawn and debug support (none), the node's own
+# server URI, and no process sets; an unknown key among known ones gives
+# PMIX_ERR_PARTIAL_SUCCESS with the rest answered; PMIX_PROCID with
+# PMIX_RANK is PMIX_ERR_BAD_PARAM; another namespace gets nothing. Each
+# query carries PMIX_QUERY_REFRESH_CACHE, so the host answers on every
+# OpenPMIx (4.2 answers a key it holds itself otherwise).
+. "$(dirname "$0")/lib.sh"
+plan 6
+
+query=$(client pmix_query)
+q="^pmix_query: rank [0-2] on n[1-3]"
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" namespaces nsinfo spawn debug \
+	uri numpsets psetnames
+ns=slurm.pmixev.$job.0
+good=0
+for r in 0 1 2; do
+	node=n$((r + 1))
+	p="^pmix_query: rank $r on $node:"
+	[ "$(lines "$p status (SUCCESS|PMIX_SUCCESS)$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.ns = '$ns'$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.nsinfo = \[pmix.qry.nsinfo=\[pmix.nspace='$ns' pmix.jobid='$job.0' pmix.job.size=3 pmix.num.nodes=3\]\]$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.spawn = ''$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.debug = ''$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.srvr.uri = '$ns\.srv\.$r;tcp4://127\.0\.0\.1:[0-9]+'$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.psetnum = 0$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.psets = ''$")" -eq 1 ] &&
+		good=$((good + 1))
+done
+[ "$rc" -eq 0 ] && [ "$good" -eq 3 ]
+ok $? "every rank on n1-n3 got its namespace, namespace info, no spawn/debug support, its own node's server URI and no process sets ($good of 3)" ||
+	show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" namespaces pmixev.no.such.key
+[ "$(lines "$q: status (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS)$")" -eq 3 ] &&
+	[ "$(lines "$q: pmixev.no.such.key = ")" -eq 0 ]
+ok $? "an unknown key beside a known one: partial success" || show
+defect=$(pmix_defect query-partial)
+[ "$(lines "$q: pmix.qry.ns = 'slurm.pmixev.$job.0'$")" -eq 3 ]
+todo "$defect" $? "... with the known key answered on every rank" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" pmixev.no.such.key
+[ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ]
+ok $? "only unknown keys: not found" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --bad-qualifiers namespaces
+[ "$(lines "$q: status (BAD-PARAM|PMIX_ERR_BAD_PARAM)$")" -eq 3 ]
+ok $? "PMIX_PROCID together with PMIX_RANK: bad parameter" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --nspace slurm.pmixev.999999.0 nsinfo uri
+[ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ] &&
+	[ "$(lines "$q: pmix\.")" -eq 0 ]
+ok $? "a query about another namespace: the step answers nothing of its own" || show
+
+done_testing
