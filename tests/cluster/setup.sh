@@ -120,7 +120,9 @@ PreemptType=preempt/partition_prio
 PreemptMode=CANCEL
 SlurmdParameters=config_overrides
 SlurmdTimeout=6
-MessageTimeout=2
+# 2 s lost Slurm 24.11 srun answers on a loaded 2-core machine ("Socket timed
+# out", "Connection is stale" in slurmctld's log)
+MessageTimeout=5
 ReturnToService=2
 KillWait=5
 InactiveLimit=0
