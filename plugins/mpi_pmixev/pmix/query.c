@@ -40,22 +40,17 @@ static const char *const qkey_names[] = {
 	[Q_EVENTS] = PMIXEV_QUERY_EVENTS,
 };
 
-/* One key of one query: what is asked, and whether about this step. */
-struct ask {
-	enum qkey key;
-	bool ours;
-};
-
+/*
+ * What was asked, whatever the number of queries and keys: each known key
+ * about this step is answered once (a job cannot make the stepd hold more
+ * than Q_UNKNOWN answers), and whether anything was asked that the step
+ * cannot answer (an unknown key, or a known one about another namespace).
+ */
 struct query_call {
-	struct ask *asks;
-	size_t nasks;
+	bool asked[Q_UNKNOWN];
+	bool unanswerable;
 	pmix_info_cbfunc_t cbfunc;
 	void *cbdata;
-};
-
-struct query_answer {
-	pmix_info_t *info;
-	size_t alloc; /* entries made; the first `n` are answers */
 };
 
 static enum qkey qkey_of(const char *key)
@@ -66,12 +61,12 @@ static enum qkey qkey_of(const char *key)
 	return Q_UNKNOWN;
 }
 
+/* The answers: Q_UNKNOWN infos made, the first ones loaded. */
 static void release_answer(void *cbdata)
 {
-	struct query_answer *a = cbdata;
+	pmix_info_t *info = cbdata;
 
-	PMIX_INFO_FREE(a->info, a->alloc);
-	free(a);
+	PMIX_INFO_FREE(info, Q_UNKNOWN);
 }
 
 /* The step's namespace as PMIX_QUERY_NAMESPACE_INFO wants it: an array
@@ -141,39 +136,39 @@ static void query_agent(void *arg)
 {
 	const struct step *s = step_served();
 	struct query_call *c = arg;
-	struct query_answer *a = calloc(1, sizeof(*a));
+	pmix_info_t *info = NULL;
 	size_t n = 0;
+	bool missed = c->unanswerable;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
-	if (a)
-		PMIX_INFO_CREATE(a->info, c->nasks);
-	if (!a || !a->info)
+	PMIX_INFO_CREATE(info, Q_UNKNOWN);
+	if (!info)
 		goto out;
-	a->alloc = c->nasks;
-	for (size_t i = 0; i < c->nasks; i++) {
-		pmix_status_t r = PMIX_ERR_NOT_FOUND;
+	for (size_t k = 0; k < Q_UNKNOWN; k++) {
+		pmix_status_t r;
 
-		if (c->asks[i].ours)
-			r = answer(s, c->asks[i].key, &a->info[n]);
+		if (!c->asked[k])
+			continue;
+		r = answer(s, (enum qkey)k, &info[n]);
+		if (r == PMIX_ERR_NOMEM)
+			goto out;
 		if (r == PMIX_SUCCESS)
 			n++;
-		else if (r == PMIX_ERR_NOMEM)
-			goto out;
+		else
+			missed = true;
 	}
 	if (!n) {
 		rc = PMIX_ERR_NOT_FOUND;
 		goto out;
 	}
-	c->cbfunc(n == c->nasks ? PMIX_SUCCESS : PMIX_ERR_PARTIAL_SUCCESS,
-		  a->info, n, c->cbdata, release_answer, a);
-	free(c->asks);
+	c->cbfunc(missed ? PMIX_ERR_PARTIAL_SUCCESS : PMIX_SUCCESS, info, n,
+		  c->cbdata, release_answer, info);
 	free(c);
 	return;
 out:
-	if (a)
-		release_answer(a);
+	if (info)
+		release_answer(info);
 	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
-	free(c->asks);
 	free(c);
 }
 
@@ -216,36 +211,35 @@ pmix_status_t query_upcall(pmix_proc_t *proct, pmix_query_t *queries,
 {
 	const struct step *s = step_served();
 	struct query_call *c = calloc(1, sizeof(*c));
-	size_t nkeys = 0;
-	pmix_status_t rc = PMIX_ERR_NOMEM;
+	bool any = false;
 
-	for (size_t q = 0; q < nqueries; q++)
-		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++)
-			nkeys++;
-	if (!c || !nkeys || !(c->asks = calloc(nkeys, sizeof(*c->asks)))) {
-		rc = c && !nkeys ? PMIX_ERR_BAD_PARAM : PMIX_ERR_NOMEM;
-		goto fail;
-	}
+	if (!c)
+		return PMIX_ERR_NOMEM;
 	for (size_t q = 0; q < nqueries; q++) {
 		bool ours;
 
 		if (!qualifiers(&queries[q], s->lay.nspace, &ours)) {
-			rc = PMIX_ERR_BAD_PARAM;
-			goto fail;
+			free(c);
+			return PMIX_ERR_BAD_PARAM;
 		}
-		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++)
-			c->asks[c->nasks++] =
-				(struct ask){.key = qkey_of(queries[q].keys[k]),
-					     .ours = ours};
+		for (size_t k = 0; queries[q].keys && queries[q].keys[k]; k++) {
+			enum qkey key = qkey_of(queries[q].keys[k]);
+
+			any = true;
+			if (ours && key != Q_UNKNOWN)
+				c->asked[key] = true;
+			else
+				c->unanswerable = true;
+		}
+	}
+	if (!any) {
+		free(c);
+		return PMIX_ERR_BAD_PARAM;
 	}
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	if (agent_post(s->agent, query_agent, c) == 0)
 		return PMIX_SUCCESS;
-	rc = PMIX_ERR_UNREACH;
-fail:
-	if (c)
-		free(c->asks);
 	free(c);
-	return rc;
+	return PMIX_ERR_UNREACH;
 }

@@ -15,7 +15,9 @@
  *
  * A query whose PMIX_NSPACE or PMIX_PROCID qualifier names another
  * namespace gets no answer from the step; PMIX_PROCID together with
- * PMIX_NSPACE or PMIX_RANK is PMIX_ERR_BAD_PARAM. The result is
+ * PMIX_NSPACE or PMIX_RANK is PMIX_ERR_BAD_PARAM. A key asked more than
+ * once is answered once, so what a request makes the stepd hold does not
+ * grow with its length. The result is
  * PMIX_SUCCESS when every key was answered, PMIX_ERR_PARTIAL_SUCCESS (with
  * the answers) when some were, PMIX_ERR_NOT_FOUND when none was.
  */

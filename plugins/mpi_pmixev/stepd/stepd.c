@@ -282,7 +282,8 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 static void ompi_ft_defaults(const mpi_plugin_task_info_t *task, char ***env)
 {
 	struct pmixev_setting set[4];
-	size_t n = pmixev_ompi_ft_defaults(*env, set, 4);
+	size_t n = pmixev_ompi_ft_defaults(*env, set,
+					   sizeof(set) / sizeof(set[0]));
 	char said[256] = "";
 	size_t off = 0;
 
