@@ -29,14 +29,12 @@ ulfm_step_env
 
 # trial MPI NODES: one step; prints the recovery time in ms, or nothing.
 trial() {
-	local mpi=$1 nodes=$2 n=$(($2 * 2)) t0 done
+	local mpi=$1 nodes=$2 n=$(($2 * 2)) t0
 	run_step --mpi="$mpi" --no-kill -K0 -t 2 -N"$nodes" -n"$n" \
 		--ntasks-per-node=2 "$ulfm" $((n - 1)) 200
-	t0=$(printf '%s\n' "$out" | sed -n 's/^mpi_ulfm: rank .* killing myself at \([0-9.]*\)$/\1/p')
-	[ "$(lines "^mpi_ulfm: rank [0-9]+ of $n on n[0-9]+: failure seen at [0-9.]+, shrunk to $((n - 1)), allreduce $((n - 1)) at [0-9.]+: ok$")" -eq $((n - 1)) ] &&
-		[ -n "$t0" ] || return 0
-	done=$(printf '%s\n' "$out" | sed -n 's/^mpi_ulfm: .* allreduce [0-9]* at \([0-9.]*\): ok$/\1/p' | sort -n | tail -n1)
-	awk -v a="$done" -v b="$t0" 'BEGIN { printf "%d\n", (a - b) * 1000 }'
+	t0=$(ulfm_kill_time)
+	[ -n "$t0" ] && ulfm_recovered "$n" $((n - 1)) || return 0
+	ulfm_recovery_ms "$t0"
 }
 
 declare -A times count

@@ -14,7 +14,7 @@
  *                             runs MPI_Allreduce on the shrunk one, whose
  *                             sum must be its size.
  *
- * Prints "mpi_ulfm: rank R of N on HOST: ready" once the loop runs,
+ * Prints "mpi_ulfm: rank R: ready" once the loop runs,
  * "mpi_ulfm: rank R of N on HOST: killing myself at T" (the victim), and
  * "mpi_ulfm: rank R of N on HOST: failure seen at T1, shrunk to S,
  * allreduce S at T2: ok" from each survivor before MPI_Finalize (T: wall
@@ -70,7 +70,7 @@ static int run(int victim, long iters)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Get_processor_name(host, &len);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	printf(PROG ": rank %d of %d on %s: ready\n", rank, size, host);
+	printf(PROG ": rank %d: ready\n", rank);
 	for (long i = 0; !failed(rc); i++) {
 		if (rank == victim && i == iters) {
 			printf(PROG ": rank %d of %d on %s: killing myself at "

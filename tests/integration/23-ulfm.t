@@ -26,32 +26,16 @@ plan 7
 ulfm=$(client mpi_ulfm)
 ulfm_step_env
 
-# recovered N SURVIVORS: in $out, each of the SURVIVORS ranks of N saw the
-# failure, shrank to SURVIVORS and summed SURVIVORS on the shrunk
-# communicator.
-recovered() {
-	[ "$(lines "^mpi_ulfm: rank [0-9]+ of $1 on n[0-9]+: failure seen at [0-9.]+, shrunk to $2, allreduce $2 at [0-9.]+: ok$")" -eq "$2" ]
-}
-
-# recovery_ms T0: ms from T0 to the last survivor's allreduce on the
-# shrunk communicator.
-recovery_ms() {
-	printf '%s\n' "$out" |
-		sed -n 's/^mpi_ulfm: .* allreduce [0-9]* at \([0-9.]*\): ok$/\1/p' |
-		sort -n | tail -n1 |
-		awk -v t0="$1" '{ printf "%d\n", ($1 - t0) * 1000 }'
-}
-
 # A rank kills itself: on 2 nodes (rank 3 of 4) and on 3 nodes (rank 5 of 6).
 for nodes in 2 3; do
 	n=$((2 * nodes))
 	victim=$((n - 1))
 	run_step --mpi=pmixev --no-kill -K0 -t 2 -N"$nodes" -n"$n" \
 		--ntasks-per-node=2 "$ulfm" "$victim" 200
-	t0=$(printf '%s\n' "$out" | sed -n 's/^mpi_ulfm: rank .* killing myself at \([0-9.]*\)$/\1/p')
-	recovered "$n" "$victim" && [ "$rc" -ne 0 ] &&
+	t0=$(ulfm_kill_time)
+	ulfm_recovered "$n" "$victim" && [ "$rc" -ne 0 ] &&
 		[ "$(lines "task $victim: Killed")" -ge 1 ]
-	ok $? "-N$nodes -n$n: rank $victim SIGKILLs itself; the $victim survivors revoke, shrink and allreduce ($( [ -n "$t0" ] && recovery_ms "$t0") ms), srun reports task $victim killed" ||
+	ok $? "-N$nodes -n$n: rank $victim SIGKILLs itself; the $victim survivors revoke, shrink and allreduce ($( [ -n "$t0" ] && ulfm_recovery_ms "$t0") ms), srun reports task $victim killed" ||
 		show
 	if [ "$nodes" = 2 ]; then
 		grep -q "step $job\.0 on n1: Open MPI fault tolerance is on (OMPI_MCA_mpi_ft_enable): the tasks get OMPI_MCA_coll=^han,hcoll,portals4 OMPI_MCA_mpi_add_procs_cutoff=2147483647, which the job did not set" "$(slurmd_log n1)"
@@ -67,7 +51,7 @@ lose_node() {
 	start_step "$log" "$last" "overlay: connected" --no-kill -K0 \
 		--mpi=pmixev -N"$nodes" -n"$n" --ntasks-per-node=2 -t 2 \
 		"$ulfm" -1 || return 1
-	wait_ready_ulfm "$log" "$n" || return 1
+	wait_ready mpi_ulfm "$n" || return 1
 	t0=$(date +%s.%N)
 	case $how in
 	crash) crash_node "$last" ;;
@@ -78,7 +62,7 @@ lose_node() {
 		sleep 0.1
 	done
 	out=$(cat "$log")
-	recovered "$n" $((n - 2)) && delay=$(recovery_ms "$t0")
+	ulfm_recovered "$n" $((n - 2)) && delay=$(ulfm_recovery_ms "$t0")
 	local status=$?
 	if [ "$how" = cut ]; then
 		ip link set "${PMIXEV_CLUSTER_VETH_PREFIX}$last" up
@@ -86,16 +70,6 @@ lose_node() {
 	scancel "$job" 2>/dev/null
 	wait "$srun_pid" 2>/dev/null
 	return $status
-}
-
-# wait_ready_ulfm LOG N: until LOG has N "ready" lines (30 s).
-wait_ready_ulfm() {
-	for _ in $(seq 300); do
-		[ "$(grep -c '^mpi_ulfm: rank [0-9]* of [0-9]* on n[0-9]*: ready$' "$1")" -eq "$2" ] && return 0
-		sleep 0.1
-	done
-	diag "not all $2 mpi_ulfm ranks got ready"
-	return 1
 }
 
 delay=

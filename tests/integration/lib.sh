@@ -276,6 +276,28 @@ last_event_ms() {
 	[ -z "$latest" ] || awk -v a="$latest" -v b="$1" 'BEGIN { printf "%d\n", (a - b) * 1000 }'
 }
 
+# ulfm_recovered N SURVIVORS: in $out, each of the SURVIVORS mpi_ulfm
+# ranks of N saw the failure, shrank to SURVIVORS and summed SURVIVORS on
+# the shrunk communicator.
+ulfm_recovered() {
+	[ "$(lines "^mpi_ulfm: rank [0-9]+ of $1 on n[0-9]+: failure seen at [0-9.]+, shrunk to $2, allreduce $2 at [0-9.]+: ok$")" -eq "$2" ]
+}
+
+# ulfm_kill_time: when mpi_ulfm's victim in $out killed itself (seconds
+# since the epoch), or nothing.
+ulfm_kill_time() {
+	printf '%s\n' "$out" | sed -n 's/^mpi_ulfm: rank .* killing myself at \([0-9.]*\)$/\1/p'
+}
+
+# ulfm_recovery_ms T0: ms from T0 to the last mpi_ulfm survivor's
+# allreduce on the shrunk communicator in $out.
+ulfm_recovery_ms() {
+	printf '%s\n' "$out" |
+		sed -n 's/^mpi_ulfm: .* allreduce [0-9]* at \([0-9.]*\): ok$/\1/p' |
+		sort -n | tail -n1 |
+		awk -v t0="$1" '{ printf "%d\n", ($1 - t0) * 1000 }'
+}
+
 # show: srun's exit status and $out as diagnostics, without srun -v's
 # option dump and launch chatter, at most 60 lines; once per job.
 _shown=
