@@ -352,7 +352,16 @@ static void drop_new(int dfd, const char *dst, int fd)
 int pmixev_fsafe_copy_new(int srcdirfd, const char *src, int dstdirfd,
 			  const char *dst, uid_t uid, gid_t gid, mode_t mode)
 {
-	char *buf = NULL;
+	return pmixev_fsafe_copy_new_edited(srcdirfd, src, dstdirfd, dst, uid,
+					    gid, mode, NULL, NULL);
+}
+
+int pmixev_fsafe_copy_new_edited(int srcdirfd, const char *src, int dstdirfd,
+				 const char *dst, uid_t uid, gid_t gid,
+				 mode_t mode, pmixev_fsafe_edit_fn edit,
+				 void *arg)
+{
+	char *buf = NULL, *out = NULL;
 	struct stat st;
 	size_t len = 0;
 	ssize_t n;
@@ -381,16 +390,20 @@ int pmixev_fsafe_copy_new(int srcdirfd, const char *src, int dstdirfd,
 			goto out;
 		}
 	}
+	buf[len] = '\0';
+	if (edit && !(out = edit(buf, len, &len, arg)))
+		goto out;
 	if ((ofd = openat(dstdirfd, dst, NEW_FLAGS, 0600)) < 0)
 		goto out;
-	if (write_all(ofd, buf, len) < 0 || fchown(ofd, uid, gid) < 0 ||
-	    fchmod(ofd, mode) < 0) {
+	if (write_all(ofd, out ? out : buf, len) < 0 ||
+	    fchown(ofd, uid, gid) < 0 || fchmod(ofd, mode) < 0) {
 		drop_new(dstdirfd, dst, ofd);
 		goto out;
 	}
 	rc = 0;
 out:
 	free(buf);
+	free(out);
 	if (ofd >= 0)
 		close_keep_errno(ofd);
 	close_keep_errno(ifd);

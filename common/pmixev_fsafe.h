@@ -70,4 +70,17 @@ int pmixev_fsafe_give(int parentfd, const char *name, uid_t uid, gid_t gid,
 int pmixev_fsafe_copy_new(int srcdirfd, const char *src, int dstdirfd,
 			  const char *dst, uid_t uid, gid_t gid, mode_t mode);
 
+/*
+ * An edit of a copied file's text: `text` (len bytes and a NUL) in, a
+ * malloc'd new text and its length (*out_len) out, or NULL with errno.
+ */
+typedef char *(*pmixev_fsafe_edit_fn)(const char *text, size_t len,
+				      size_t *out_len, void *arg);
+
+/* pmixev_fsafe_copy_new, the copy's text being edit(the source's text). */
+int pmixev_fsafe_copy_new_edited(int srcdirfd, const char *src, int dstdirfd,
+				 const char *dst, uid_t uid, gid_t gid,
+				 mode_t mode, pmixev_fsafe_edit_fn edit,
+				 void *arg);
+
 #endif /* PMIXEV_FSAFE_H_ */

@@ -1,6 +1,6 @@
 /*
  * pmix/clients.h - the upcalls about the step's local processes: a client
- * connected (its connection is checked by the gate first), finalized, or
+ * connected (let in by the gate, pmix/gate.h), finalized, or
  * called PMIx_Abort (logged, remembered for its exit event, and forwarded
  * to srun, which ends the step). PMIx progress thread; none blocks.
  */

@@ -1,5 +1,7 @@
 /*
- * pmix/gate.c - who may talk to this step's PMIx server (see the header).
+ * pmix/gate.c - the only way in to this step's PMIx server (see the
+ * header): the library's private network, the gate's listener, who may
+ * come in, and the gate thread.
  */
 #include "config.h"
 
@@ -8,47 +10,41 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
+#include "pmix/gate_conn.h"
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
 
-#define SWEEP_SEC 1
-#define KNOWN_MAX 1024 /* connections remembered as checked */
-
-/*
- * A connection looked at need not be looked at again (a shut-out one
- * stays open until the library notices). It is known by descriptor and
- * socket inode, not by the peer's address: a descriptor freed by one
- * connection and reused for another from the same address and port (an
- * unprivileged user may bind the port a finished client used) is a new
- * socket with a new inode.
- */
-struct known {
-	int fd;
-	ino_t ino;
-};
+#define MAX_CONNS 4096
 
 struct pmix_gate {
-	struct agent *agent;
+	struct gate_conns cs;
+	int listen_fd;
 	uint16_t port;
-	uid_t job_uid;
-	struct event *timer;
-	pthread_mutex_t lock; /* the PMIx and agent threads both sweep */
-	struct known known[KNOWN_MAX];
-	size_t nknown;
-	unsigned long shut_out; /* over the step's life */
+	int netns;   /* the library's network, or -1: the host's */
+	int stop_fd; /* eventfd */
+	pthread_t thread;
+	bool running;
+	/* The thread's start: it reports whether it made the network. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started;
+	int netns_err;
 };
 
 uint16_t pmix_gate_uri_port(const char *uri)
@@ -66,205 +62,322 @@ uint16_t pmix_gate_uri_port(const char *uri)
 	return (uint16_t)port;
 }
 
-static uint16_t port_of(const struct sockaddr_storage *ss)
+char *pmix_gate_repoint(const char *text, size_t len, size_t *out_len,
+			void *arg)
 {
-	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
-	if (ss->ss_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	const uint16_t *ports = arg; /* from, to */
+	char from[32], to[32], *out, *o;
+	size_t nf = (size_t)snprintf(from, sizeof(from), "127.0.0.1:%u",
+				     (unsigned)ports[0]),
+	       nt = (size_t)snprintf(to, sizeof(to), "127.0.0.1:%u",
+				     (unsigned)ports[1]);
+	const char *p = text, *end = text + len, *hit;
+
+	/* Each replacement grows the text by at most 5 bytes. */
+	if (!(o = out = malloc(len + (len / nf + 1) * 5 + 1)))
+		return NULL;
+	while ((hit = memmem(p, (size_t)(end - p), from, nf))) {
+		bool whole = hit + nf == end || hit[nf] < '0' || hit[nf] > '9';
+
+		memcpy(o, p, (size_t)(hit - p));
+		o += hit - p;
+		memcpy(o, whole ? to : from, whole ? nt : nf);
+		o += whole ? nt : nf;
+		p = hit + nf;
+	}
+	memcpy(o, p, (size_t)(end - p));
+	o += end - p;
+	*o = '\0';
+	*out_len = (size_t)(o - out);
+	return out;
+}
+
+uint16_t pmix_gate_port(const struct pmix_gate *g)
+{
+	return g->port;
+}
+
+/* Turn on the loopback device of the calling thread's (new) network. */
+static int loopback_up(void)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return rc;
+}
+
+/* Gate thread: leave the host's network for a new one of the library's
+ * (only this thread moves); its descriptor, or -1 with errno. */
+static int make_netns(void)
+{
+	if (unshare(CLONE_NEWNET) < 0 || loopback_up() < 0)
+		return -1;
+	return open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+}
+
+static void admit(struct pmix_gate *g, int fd)
+{
+	struct sockaddr_in peer;
+	socklen_t len = sizeof(peer);
+	char name[64] = "?";
+	uid_t uid = 0;
+	int rc, err;
+
+	if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0 &&
+	    peer.sin_family == AF_INET) {
+		inet_ntop(AF_INET, &peer.sin_addr, name, sizeof(name));
+		snprintf(name + strlen(name), sizeof(name) - strlen(name),
+			 ":%u", ntohs(peer.sin_port));
+	}
+	rc = pmixev_peeruid_of_fd(fd, &uid);
+	err = errno;
+	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
+	    g->cs.n < MAX_CONNS) {
+		gate_conns_add(&g->cs, fd, uid, name);
+		return;
+	}
+	if (rc < 0 && err == ENOENT)
+		PMIXEV_DEBUG(1,
+			     "pmix gate: closing a connection from %s "
+			     "whose peer is gone",
+			     name);
+	else if (rc < 0)
+		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
+			     "cannot tell who owns it: %s",
+			     name, strerror(err));
+	else if (uid != g->cs.job_uid && uid != 0)
+		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
+			     "its process runs as uid %u, not as the job owner "
+			     "(uid %u) or root",
+			     name, (unsigned)uid, (unsigned)g->cs.job_uid);
+	else
+		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
+			     "%d connections are open already",
+			     name, MAX_CONNS);
+	if (rc == 0 && uid != g->cs.job_uid && uid != 0)
+		g->cs.other_users++;
+	close(fd);
+}
+
+static void accept_all(struct pmix_gate *g)
+{
+	int fd;
+
+	while ((fd = accept4(g->listen_fd, NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+		admit(g, fd);
+	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+		PMIXEV_ERROR("pmix gate: accept: %m");
+}
+
+static void started(struct pmix_gate *g, int netns, int err)
+{
+	pthread_mutex_lock(&g->lock);
+	g->netns = netns;
+	g->netns_err = err;
+	g->started = true;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void *gate_thread(void *arg)
+{
+	struct pmix_gate *g = arg;
+	struct epoll_event evs[64];
+	int netns = make_netns();
+
+	started(g, netns, netns < 0 ? errno : 0);
+	for (;;) {
+		int n = epoll_wait(g->cs.epfd, evs, 64,
+				   gate_conns_wait_ms(&g->cs));
+
+		if (n < 0 && errno != EINTR) {
+			PMIXEV_ERROR("pmix gate: epoll_wait: %m; the gate "
+				     "stops");
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.ptr == &g->stop_fd)
+				return NULL;
+			if (evs[i].data.ptr == &g->listen_fd)
+				accept_all(g);
+			else
+				gate_conns_event(&g->cs, evs[i].data.ptr,
+						 evs[i].events);
+		}
+		gate_conns_expire(&g->cs);
+		gate_conns_reap(&g->cs);
+	}
+	return NULL;
+}
+
+static int listen_loopback(struct pmix_gate *g)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sin);
+	int one = 1;
+
+	g->listen_fd =
+		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (g->listen_fd < 0 ||
+	    setsockopt(g->listen_fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		       sizeof(one)) < 0 ||
+	    bind(g->listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(g->listen_fd, SOMAXCONN) < 0 ||
+	    getsockname(g->listen_fd, (struct sockaddr *)&sin, &len) < 0)
+		return -1;
+	g->port = ntohs(sin.sin_port);
 	return 0;
 }
 
-static bool is_known(struct pmix_gate *g, int fd, ino_t ino)
+static int watch(struct pmix_gate *g, int fd, void *tag)
 {
-	for (size_t i = 0; i < g->nknown; i++)
-		if (g->known[i].fd == fd && g->known[i].ino == ino)
-			return true;
-	return false;
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
+
+	return epoll_ctl(g->cs.epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static void remember(struct pmix_gate *g, int fd, ino_t ino)
-{
-	for (size_t i = 0; i < g->nknown; i++)
-		if (g->known[i].fd == fd) {
-			g->known[i].ino = ino;
-			return;
-		}
-	if (g->nknown < KNOWN_MAX)
-		g->known[g->nknown++] = (struct known){fd, ino};
-}
-
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)ss)
-				      ->sin_addr.s_addr) >>
-			24) == 127;
-	return ss->ss_family == AF_INET6 &&
-	       IN6_IS_ADDR_LOOPBACK(
-		       &((const struct sockaddr_in6 *)ss)->sin6_addr);
-}
-
-/* One descriptor: 1 if shut out, else 0. */
-static unsigned look_at(struct pmix_gate *g, int fd)
-{
-	struct sockaddr_storage local, peer;
-	struct stat st;
-	socklen_t llen = sizeof(local), plen = sizeof(peer);
-	char addr[INET6_ADDRSTRLEN] = "?";
-	int one = 1, rc, err;
-	uid_t uid = 0;
-
-	memset(&local, 0, sizeof(local));
-	memset(&peer, 0, sizeof(peer));
-	if (getsockname(fd, (struct sockaddr *)&local, &llen) < 0 ||
-	    port_of(&local) != g->port ||
-	    getpeername(fd, (struct sockaddr *)&peer, &plen) < 0)
-		return 0; /* not a connection of the server (or its listener) */
-	if (fstat(fd, &st) < 0)
-		st.st_ino = 0; /* looked at every time */
-	else if (is_known(g, fd, st.st_ino))
-		return 0;
-	if (!is_loopback(&local))
-		return 0;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	rc = pmixev_peeruid_of_fd(fd, &uid);
-	err = errno;
-	if (st.st_ino)
-		remember(g, fd, st.st_ino);
-	if (rc == 0 && (uid == g->job_uid || uid == 0))
-		return 0;
-	if (peer.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr,
-			  addr, sizeof(addr));
-	else
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&peer)->sin6_addr,
-			  addr, sizeof(addr));
-	if (rc < 0 && err == ENOENT)
-		PMIXEV_DEBUG(1,
-			     "pmix gate: closing a connection from %s:%u "
-			     "whose peer is gone",
-			     addr, port_of(&peer));
-	else if (rc < 0)
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from "
-			     "%s:%u: cannot tell who owns it: %s",
-			     addr, port_of(&peer), strerror(err));
-	else
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from "
-			     "%s:%u: its process runs as uid %u, not as the "
-			     "job owner (uid %u) or root",
-			     addr, port_of(&peer), (unsigned)uid,
-			     (unsigned)g->job_uid);
-	shutdown(fd, SHUT_RDWR);
-	return 1;
-}
-
-/*
- * The server's port while it is not known yet (between the start of its
- * listener and pmix_gate_set_port): the one listening TCP socket of this
- * process on a loopback address (pmixev's own listen on all addresses or
- * on Unix sockets).
- */
-static uint16_t find_listener(DIR *dir)
-{
-	struct dirent *de;
-	uint16_t port = 0;
-
-	while ((de = readdir(dir))) {
-		struct sockaddr_storage ss;
-		socklen_t len = sizeof(ss), olen;
-		int fd = atoi(de->d_name), on = 0;
-
-		olen = sizeof(on);
-		memset(&ss, 0, sizeof(ss));
-		if (de->d_name[0] != '.' && fd != dirfd(dir) &&
-		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &olen) ==
-			    0 &&
-		    on && getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
-		    is_loopback(&ss))
-			port = port_of(&ss);
-	}
-	rewinddir(dir);
-	return port;
-}
-
-bool pmix_gate_ready(struct pmix_gate *g)
-{
-	bool ready;
-
-	pthread_mutex_lock(&g->lock);
-	ready = g->port != 0;
-	pthread_mutex_unlock(&g->lock);
-	return ready;
-}
-
-unsigned pmix_gate_sweep(struct pmix_gate *g)
-{
-	DIR *dir;
-	struct dirent *de;
-	unsigned n = 0;
-
-	if (!g)
-		return 0;
-	pthread_mutex_lock(&g->lock);
-	if ((dir = opendir("/proc/self/fd"))) {
-		if (!g->port)
-			g->port = find_listener(dir);
-		while (g->port && (de = readdir(dir)))
-			if (de->d_name[0] != '.' &&
-			    atoi(de->d_name) != dirfd(dir))
-				n += look_at(g, atoi(de->d_name));
-		closedir(dir);
-	} else {
-		PMIXEV_ERROR("pmix gate: cannot list /proc/self/fd: %m");
-	}
-	g->shut_out += n;
-	pthread_mutex_unlock(&g->lock);
-	return n;
-}
-
-static void on_timer(evutil_socket_t fd, short what, void *arg)
-{
-	pmix_gate_sweep(arg);
-}
-
-struct pmix_gate *pmix_gate_create(struct agent *agent, uid_t job_uid)
+struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 {
 	struct pmix_gate *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
-	g->agent = agent;
-	g->job_uid = job_uid;
+	g->cs.job_uid = job_uid;
+	g->cs.job_gid = job_gid;
+	g->netns = g->stop_fd = g->listen_fd = g->cs.epfd = -1;
 	pthread_mutex_init(&g->lock, NULL);
+	pthread_cond_init(&g->cond, NULL);
+	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    listen_loopback(g) < 0 || watch(g, g->stop_fd, &g->stop_fd) < 0 ||
+	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
+	    pthread_create(&g->thread, NULL, gate_thread, g) != 0) {
+		PMIXEV_ERROR("pmix gate: cannot listen for PMIx clients: %m");
+		pmix_gate_destroy(g);
+		return NULL;
+	}
+	g->running = true;
+	pthread_mutex_lock(&g->lock);
+	while (!g->started)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+	if (g->netns < 0)
+		PMIXEV_ERROR("pmix gate: cannot give the PMIx server a network "
+			     "of its own (%s): other local users can reach it "
+			     "directly",
+			     strerror(g->netns_err));
 	return g;
 }
 
-void pmix_gate_set_port(struct pmix_gate *g, uint16_t port)
+int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg)
 {
-	pthread_mutex_lock(&g->lock);
-	g->port = port;
-	pthread_mutex_unlock(&g->lock);
+	int self, rc;
+
+	if (g->netns < 0)
+		return fn(arg);
+	if ((self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) <
+		    0 ||
+	    setns(g->netns, CLONE_NEWNET) < 0) {
+		PMIXEV_ERROR("pmix gate: cannot enter the PMIx server's "
+			     "network: %m");
+		if (self >= 0)
+			close(self);
+		return -1;
+	}
+	rc = fn(arg);
+	if (setns(self, CLONE_NEWNET) < 0)
+		PMIXEV_ERROR("pmix gate: cannot return to the host's network: "
+			     "%m");
+	close(self);
+	return rc;
 }
 
-int pmix_gate_start(struct pmix_gate *g)
+/* Nagle off on the library's listener: its connections inherit it
+ * (OpenPMIx 4.2 leaves it on: an event right after another small message
+ * would wait for a delayed ACK). */
+static int library_nodelay(uint16_t lib_port)
 {
-	struct timeval tv = {SWEEP_SEC, 0};
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	int found = -1, one = 1;
 
-	g->timer = event_new(agent_base(g->agent), -1, EV_PERSIST, on_timer, g);
-	return g->timer && evtimer_add(g->timer, &tv) == 0 ? 0 : -1;
+	while (dir && (de = readdir(dir))) {
+		struct sockaddr_in sin;
+		socklen_t len = sizeof(sin), olen = sizeof(int);
+		int fd = atoi(de->d_name), on = 0;
+
+		memset(&sin, 0, sizeof(sin));
+		if (de->d_name[0] != '.' && fd != dirfd(dir) &&
+		    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &olen) ==
+			    0 &&
+		    on && getsockname(fd, (struct sockaddr *)&sin, &len) == 0 &&
+		    sin.sin_family == AF_INET &&
+		    ntohs(sin.sin_port) == lib_port &&
+		    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+			       sizeof(one)) == 0)
+			found = 0;
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
+		   unsigned server_major)
+{
+	if (library_nodelay(lib_port) < 0) {
+		PMIXEV_ERROR("pmix gate: the PMIx server's listener at port "
+			     "%u is not found",
+			     (unsigned)lib_port);
+		return -1;
+	}
+	atomic_store(&g->cs.major, server_major);
+	atomic_store(&g->cs.lib_port, lib_port);
+	return 0;
 }
 
 void pmix_gate_destroy(struct pmix_gate *g)
 {
+	uint64_t one = 1;
+
 	if (!g)
 		return;
-	if (g->shut_out)
+	if (g->running) {
+		if (write(g->stop_fd, &one, sizeof(one)) < 0)
+			PMIXEV_ERROR("pmix gate: cannot stop its thread: %m");
+		pthread_join(g->thread, NULL);
+	}
+	gate_conns_close_all(&g->cs);
+	if (g->cs.other_users)
 		PMIXEV_INFO("pmix gate: %lu connection(s) of other users "
 			    "refused during the step",
-			    g->shut_out);
-	if (g->timer)
-		event_free(g->timer);
+			    g->cs.other_users);
+	if (g->cs.bad_hellos || g->cs.unfinished || g->cs.unreachable)
+		PMIXEV_INFO("pmix gate: during the step %lu connection(s) "
+			    "refused for their hello, %lu ended before it, "
+			    "%lu could not reach the server",
+			    g->cs.bad_hellos, g->cs.unfinished,
+			    g->cs.unreachable);
+	if (g->netns >= 0)
+		close(g->netns);
+	if (g->stop_fd >= 0)
+		close(g->stop_fd);
+	if (g->listen_fd >= 0)
+		close(g->listen_fd);
+	if (g->cs.epfd >= 0)
+		close(g->cs.epfd);
+	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
 	free(g);
 }

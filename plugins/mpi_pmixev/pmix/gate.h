@@ -1,49 +1,73 @@
 /*
- * pmix/gate.h - who may talk to this step's PMIx server.
+ * pmix/gate.h - the only way in to this step's PMIx server.
  *
- * OpenPMIx listens on loopback TCP and believes the uid a connecting
- * client or tool claims; it offers the host no look at a connection
- * before its handshake. The gate looks at every connection to the
- * server's port: the kernel's owner of the peer's socket (pmixev_peeruid)
- * must be the job owner or root, else the connection is shut down, so the
- * library sees a peer that went away. It looks when a client or tool
- * connects (PMIx thread, before the library answers) and once a second
- * from the agent thread (a connection that sends nothing would otherwise
- * hold OpenPMIx's blocking handshake). It also turns Nagle off on the
- * server's connections (OpenPMIx 4.2 leaves it on: an event right after
- * another small message would wait for a delayed ACK).
+ * OpenPMIx listens on loopback TCP, believes the uid a peer claims, and
+ * offers the host no look at a connection before its handshake; worse,
+ * versions 4.2 to 5.0.9 free a rank's record twice when a handshake fails
+ * after the rank was found (pmixev_hello.h), so one bad hello - or a
+ * client killed inside PMIx_Init - crashes or hangs slurmstepd at the
+ * namespace's next connection.
+ *
+ * So the library listens in a network namespace of its own, which no
+ * process of the node can reach, and the gate listens for it on the host's
+ * loopback at the port the clients and tools are told. On its own thread
+ * it takes each connection: the kernel's owner of the peer's socket must
+ * be the job owner or root, and the peer's hello must be one the library
+ * is sure to accept (pmixev_hello_check); only then does the gate open a
+ * connection to the library, hand it the hello, and pass bytes both ways
+ * until either side closes. A peer that goes away before the library has
+ * answered its hello leaves the gate to take the answer. Refusals are
+ * logged with the peer's address and reason, and counted.
+ *
+ * Without network namespaces (unshare refused) the library listens on the
+ * host's loopback too: the gate still serves the step, and the log says
+ * that other users can reach the library directly.
  */
 #ifndef PMIXEV_PMIX_GATE_H_
 #define PMIXEV_PMIX_GATE_H_
 
-#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "base/agent.h"
-
 struct pmix_gate;
 
-/* For the server of `job_uid`'s step; it shuts nothing out until it
- * knows the server's port. */
-struct pmix_gate *pmix_gate_create(struct agent *agent, uid_t job_uid);
-/* The server listens at loopback port `port` (once it is up). */
-void pmix_gate_set_port(struct pmix_gate *g, uint16_t port);
-/* Start the agent thread's sweeps (agent thread). 0 or -1. */
-int pmix_gate_start(struct pmix_gate *g);
-void pmix_gate_destroy(struct pmix_gate *g);
+/*
+ * Listen at 127.0.0.1 (a free port) for the step of job_uid:job_gid, make
+ * the library's private network, and start the gate's thread. NULL on
+ * failure (logged).
+ */
+struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid);
+
+/* Run fn(arg) on the calling thread inside the library's network (where
+ * PMIx_server_init must create its listener); returns what fn returns. */
+int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg);
 
 /*
- * Look at every connection to the server now: Nagle off, and shut out
- * those of other users. Any thread. Returns how many were shut out.
+ * The library listens at `lib_port` in its network, and its major version
+ * is `server_major`: from now on good hellos go to it. 0, or -1 if the
+ * library's listener is not found.
  */
-unsigned pmix_gate_sweep(struct pmix_gate *g);
+int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
+		   unsigned server_major);
 
-/* Whether the server's port is known (else nothing can be told apart). */
-bool pmix_gate_ready(struct pmix_gate *g);
+/* The port clients and tools are to be given. */
+uint16_t pmix_gate_port(const struct pmix_gate *g);
+
+/* Stop the thread, close every connection, log what was refused. */
+void pmix_gate_destroy(struct pmix_gate *g);
 
 /* The port in an OpenPMIx server URI ("ns.rank;tcp4://127.0.0.1:PORT"),
  * or 0. */
 uint16_t pmix_gate_uri_port(const char *uri);
+
+/*
+ * `text` (len bytes) with every "127.0.0.1:FROM" turned into
+ * "127.0.0.1:TO" (arg: uint16_t[2] {FROM, TO}): the library's address in
+ * a client's environment or a tool's rendezvous file, made the gate's.
+ * A pmixev_fsafe_edit_fn. Malloc'd, or NULL.
+ */
+char *pmix_gate_repoint(const char *text, size_t len, size_t *out_len,
+			void *arg);
 
 #endif /* PMIXEV_PMIX_GATE_H_ */

@@ -31,6 +31,7 @@
 
 struct server {
 	const struct layout *lay;
+	struct pmix_gate *gate;
 	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
 	char priv[136];	   /* root's "CLUSTER.J.S.NODE.srv", 0700 ... */
 	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" */
@@ -173,10 +174,11 @@ static int make_dirs(struct server *srv)
 
 /*
  * Hand the owner's directory over: a copy of each of PMIx's rendezvous
- * files (pmix.*, root's, mode 0640) for the owner's tools, then the
- * directories themselves.
+ * files (pmix.*, root's, mode 0640) for the owner's tools, naming the
+ * gate's port (ports: the library's, the gate's), then the directories
+ * themselves.
  */
-static int give_dirs(struct server *srv)
+static int give_dirs(struct server *srv, uint16_t ports[2])
 {
 	const struct layout *lay = srv->lay;
 	int srvfd = -1, userfd = -1, rc = -1;
@@ -191,8 +193,9 @@ static int give_dirs(struct server *srv)
 		goto out;
 	while ((e = readdir(d)))
 		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
-		    pmixev_fsafe_copy_new(srvfd, e->d_name, userfd, e->d_name,
-					  lay->uid, lay->gid, 0600) < 0)
+		    pmixev_fsafe_copy_new_edited(
+			    srvfd, e->d_name, userfd, e->d_name, lay->uid,
+			    lay->gid, 0600, pmix_gate_repoint, ports) < 0)
 			goto out;
 	if (pmixev_fsafe_give(userfd, "tmp", lay->uid, lay->gid, 0700) < 0 ||
 	    pmixev_fsafe_give(userfd, "ns", lay->uid, lay->gid, 0700) < 0 ||
@@ -265,8 +268,23 @@ static int load_topology(struct server *srv, uint32_t bind_type,
 	return 0;
 }
 
+struct init_call {
+	pmix_info_t *info;
+	pmix_status_t rc;
+};
+
+/* In the gate's private network: the library's listener is made here. */
+static int server_init(void *arg)
+{
+	struct init_call *c = arg;
+
+	c->rc = PMIx_server_init(&module_upcalls, c->info, 8);
+	return 0;
+}
+
 static int init_pmix(struct server *srv)
 {
+	struct init_call init;
 	const struct layout *lay = srv->lay;
 	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
 	uint32_t uid = lay->uid, gid = lay->gid;
@@ -299,7 +317,10 @@ static int init_pmix(struct server *srv)
 		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
 		return -1;
 	}
-	rc = PMIx_server_init(&module_upcalls, info, 8);
+	init.info = info;
+	init.rc = PMIX_ERROR;
+	pmix_gate_run_inside(srv->gate, server_init, &init);
+	rc = init.rc;
 	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
 	 * which PMIx keeps using; it is ours to destroy after finalize. */
 	for (size_t i = 0; i < 7; i++)
@@ -309,7 +330,7 @@ static int init_pmix(struct server *srv)
 		return -1;
 	}
 	srv->pmix_up = true;
-	return give_dirs(srv);
+	return 0;
 }
 
 static int register_nspace(struct server *srv)
@@ -377,23 +398,49 @@ static const char *server_uri(const struct server *srv)
 	return NULL;
 }
 
-/* The loopback port the server listens on, or 0. */
-static uint16_t server_port(const struct server *srv)
+/*
+ * Send the clients and tools to the gate: ports = {the library's port
+ * (from its clients' environment), the gate's}; the clients' URIs are
+ * made the gate's.
+ */
+static int open_gate(struct server *srv, uint16_t ports[2])
 {
 	const char *uri = server_uri(srv);
 
-	return uri ? pmix_gate_uri_port(uri) : 0;
+	ports[0] = uri ? pmix_gate_uri_port(uri) : 0;
+	ports[1] = pmix_gate_port(srv->gate);
+	if (!ports[0]) {
+		PMIXEV_ERROR("cannot find the PMIx server's port in its "
+			     "clients' environment");
+		return -1;
+	}
+	for (uint32_t i = 0; i < layout_nlocal(srv->lay); i++)
+		for (char **e = srv->task_env[i]; e && *e; e++) {
+			size_t len;
+			char *to;
+
+			if (strncmp(*e, "PMIX_SERVER_URI", 15) != 0)
+				continue;
+			if (!(to = pmix_gate_repoint(*e, strlen(*e), &len,
+						     ports)))
+				return -1;
+			free(*e);
+			*e = to;
+		}
+	return pmix_gate_open(srv->gate, ports[0],
+			      (unsigned)PMIX_VERSION_MAJOR);
 }
 
 struct server *server_create(struct step *s, uint32_t bind_type,
 			     const char *bind_list)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
-	uint16_t port;
+	uint16_t ports[2];
 
 	if (!srv)
 		return NULL;
 	srv->lay = &s->lay;
+	srv->gate = s->gate;
 	srv->rundir = -1;
 	srv->event_cache = s->conf.event_cache;
 	step_serve(s);
@@ -404,15 +451,9 @@ struct server *server_create(struct step *s, uint32_t bind_type,
 		goto fail;
 	}
 	if (init_pmix(srv) < 0 || register_nspace(srv) < 0 ||
-	    register_clients(srv) < 0)
+	    register_clients(srv) < 0 || open_gate(srv, ports) < 0 ||
+	    give_dirs(srv, ports) < 0)
 		goto fail;
-	if (!(port = server_port(srv))) {
-		PMIXEV_ERROR("cannot find the PMIx server's port in its "
-			     "clients' environment: without it connections of "
-			     "other users cannot be refused");
-		goto fail;
-	}
-	pmix_gate_set_port(s->gate, port);
 	s->pmix_uri = server_uri(srv);
 	return srv;
 fail:

@@ -1,7 +1,7 @@
 /*
  * pmix/tools.c - PMIx tools (PMIx_tool_init of a debugger, a monitor, the
- * test clients) connecting to the step's server: checked by the gate on the
- * PMIx progress thread, named on the agent thread.
+ * test clients) connecting to the step's server, let in by the gate
+ * (pmix/gate.h): named on the agent thread.
  */
 #include "config.h"
 
@@ -12,7 +12,6 @@
 
 #include "base/agent.h"
 #include "base/step.h"
-#include "pmix/gate.h"
 #include "pmixev_log.h"
 
 struct tool_call {
@@ -42,17 +41,6 @@ void tools_upcall_connected(pmix_info_t *info, size_t ninfo,
 	const struct step *s = step_served();
 	struct tool_call *c;
 
-	/*
-	 * A tool of another user is shut out here, before the library
-	 * answers it, and is never answered: OpenPMIx before 5.0.9 frees
-	 * the tool's records twice when a host refuses one (or when the
-	 * answer cannot be sent), so the library keeps a small record of
-	 * each refused tool until the step ends.
-	 */
-	if (pmix_gate_sweep(s->gate) > 0 || !pmix_gate_ready(s->gate)) {
-		PMIXEV_DEBUG(1, "a tool connection was refused: not answered");
-		return;
-	}
 	if ((c = calloc(1, sizeof(*c)))) {
 		c->cbfunc = cbfunc;
 		c->cbdata = cbdata;

@@ -1,7 +1,7 @@
 /*
  * pmix/tools.h - the tool_connected upcall: a tool of the job owner (or
  * root) gets its own namespace "NSPACE.tool.NODE.N"; a tool of anyone else
- * is shut out by the gate and never answered. PMIx progress thread.
+ * never gets past the gate (pmix/gate.h). PMIx progress thread.
  */
 #ifndef PMIXEV_PMIX_TOOLS_H_
 #define PMIXEV_PMIX_TOOLS_H_

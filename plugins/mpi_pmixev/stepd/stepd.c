@@ -192,7 +192,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
-	    !(s->gate = pmix_gate_create(s->agent, lay->uid))) {
+	    !(s->gate = pmix_gate_create(lay->uid, lay->gid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -202,7 +202,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	s->site = site_create(s);
 	if (!(s->srv = server_create(s, bind->type, bind->list)))
 		return -1;
-	if (pmix_gate_start(s->gate) < 0 || agent_start(s->agent) < 0 ||
+	if (agent_start(s->agent) < 0 ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
