@@ -7,7 +7,7 @@
 # query carries PMIX_QUERY_REFRESH_CACHE, so the host answers on every
 # OpenPMIx (4.2 answers a key it holds itself otherwise).
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 8
 
 query=$(client pmix_query)
 q="^pmix_query: rank [0-2] on n[1-3]"
@@ -53,5 +53,23 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --nspace slurm.pmixev.999999.0 nsinf
 [ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ] &&
 	[ "$(lines "$q: pmix\.")" -eq 0 ]
 ok $? "a query about another namespace: the step answers nothing of its own" || show
+
+# PMIX_NODEID of every rank, asked plainly and with PMIX_JOB_INFO, -N3 -n6
+# (pmix_nodeid). pmixev registers each rank's own node id; OpenPMIx 4.2's
+# client answers a plain Get of it for a rank on another node from that
+# node's record, where the library never files the id (gds/hash
+# process_arrays.c:88-103), so it is NOT-FOUND whatever a host registers.
+nodeid=$(client pmix_nodeid)
+n="^pmix_nodeid: rank [0-5]:"
+run_step --mpi=pmixev -N3 -n6 -t 1 "$nodeid"
+[ "$rc" -eq 0 ] && [ "$(lines "$n plain: .*; by-rank: 6 right, 0 wrong, 0 missing$")" -eq 6 ]
+ok $? "PMIX_NODEID with PMIX_JOB_INFO: every rank's is right on every rank" || show
+defect=$(pmix_defect nodeid-plain)
+[ "$(lines "$n plain: 6 right, 0 wrong, 0 missing;")" -eq 6 ]
+todo "$defect" $? "a plain PMIx_Get of PMIX_NODEID: every rank's is right on every rank" || show
+# Slurm's stock plugin, for the record (before Slurm 25.05 it registers
+# the asking node's id for every rank).
+out=$(as_user srun --mpi=pmix -N3 -n6 -t 1 "$nodeid" 2>&1)
+diag "stock --mpi=pmix: $(printf '%s\n' "$out" | grep '^pmix_nodeid: rank 0:' || echo "${out##*$'\n'}")"
 
 done_testing

@@ -56,6 +56,9 @@ pmix_defect() {
 	fence-status:5.* | fence-status:6.[01].*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION tells only the first local participant that a fence failed"
 		;;
+	nodeid-plain:4.*)
+		echo "OpenPMIx $PMIXEV_PMIX_VERSION's client looks a remote rank's PMIX_NODEID up where it never files it"
+		;;
 	query-partial:4.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's client drops the answers of a partially successful query"
 		;;
