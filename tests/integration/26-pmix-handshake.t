@@ -8,9 +8,9 @@
 # hello first and passes on only what the library accepts. Here the job
 # owner, who may reach the server, sends each such hello for rank 0 and
 # hangs up; then a real PMIx client connects as rank 0, and the step ends
-# well.
+# well, every client connection handed from the gate to the library.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 9
 
 listen_step 26
 for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
@@ -74,5 +74,10 @@ out=$(cat "$log")
 ok $? "the step ends well: ranks 1 and 2 got the client's event (srun $rc)" || show
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: pmix gate: during the step 4 connection\(s\) refused for their hello, 1 ended before it"
 ok $? "the stepd sums up the refusals at the step's end"
+# Every client connection the library took was handed to it: rank 0,
+# the client as rank 0, the two that left (their messages do not pass
+# through the gate).
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: pmix gate: 4 client connection\(s\) handed to the server, 0 relayed"
+ok $? "the 4 client connections were handed to the server, none relayed"
 
 done_testing

@@ -193,18 +193,24 @@ slurm_lost_srun() {
 
 # start_step LOG NODE REGEX SRUN-ARGS...: start `srun -v SRUN-ARGS` (with
 # PMIxevDebug=1) in the background as the test user, output in LOG; wait
-# (up to 30 s) until NODE's slurmd log has a line "step JOB.0 on NODE: "
-# followed by the extended REGEX. Sets $job and $srun_pid.
+# (up to 30 s once the job has its nodes) until NODE's slurmd log has a
+# line "step JOB.0 on NODE: " followed by the extended REGEX. Sets $job
+# and $srun_pid.
 start_step() {
 	local log=$1 node=$2 re=$3
 	shift 3
 	with_env "${step_env[@]}" SLURM_PMIXEV_DEBUG=1 -- srun -v "$@" >"$log" 2>&1 &
 	srun_pid=$!
-	for _ in $(seq 300); do
+	# The allocation may wait for the nodes of the last test's job to be
+	# released (up to 2 min); then 30 s for the step to get there.
+	local waited=0
+	for _ in $(seq 1500); do
 		job=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$log" | head -n1)
+		[ -n "$job" ] && waited=$((waited + 1))
 		[ -n "$job" ] &&
 			grep -Eq "step $job\.0 on $node: $re" "$(slurmd_log "$node")" &&
 			return 0
+		[ "$waited" -ge 300 ] && break
 		sleep 0.1
 	done
 	diag "step of job ${job:-?} did not reach /$re/ on $node"

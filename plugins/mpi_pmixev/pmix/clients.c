@@ -15,6 +15,7 @@
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "pmix/events.h"
+#include "pmix/gate.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -54,6 +55,7 @@ pmix_status_t clients_upcall_connected(const pmix_proc_t *proc,
 				       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
+	pmix_gate_client_connected(step_served()->gate, proc->rank);
 	post_state(proc->rank, events_client_connected);
 	/* Done here: cbfunc is never called. OpenPMIx 6+ passes one and,
 	 * on PMIX_SUCCESS, holds the client's connection until it runs. */

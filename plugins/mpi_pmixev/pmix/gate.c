@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "pmix/gate_conn.h"
+#include "pmix/gate_handoff.h"
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
 
@@ -90,6 +91,11 @@ char *pmix_gate_repoint(const char *text, size_t len, size_t *out_len,
 	*o = '\0';
 	*out_len = (size_t)(o - out);
 	return out;
+}
+
+void pmix_gate_client_connected(struct pmix_gate *g, uint32_t rank)
+{
+	gate_handoff_client(&g->cs, rank);
 }
 
 uint16_t pmix_gate_port(const struct pmix_gate *g)
@@ -179,6 +185,14 @@ static void accept_all(struct pmix_gate *g)
 		PMIXEV_ERROR("pmix gate: accept: %m");
 }
 
+static void resume(struct pmix_gate *g)
+{
+	uint64_t n;
+
+	if (read(g->cs.kick_fd, &n, sizeof(n)) == sizeof(n))
+		gate_conns_resume(&g->cs);
+}
+
 static void started(struct pmix_gate *g, int netns, int err)
 {
 	pthread_mutex_lock(&g->lock);
@@ -210,6 +224,8 @@ static void *gate_thread(void *arg)
 				return NULL;
 			if (evs[i].data.ptr == &g->listen_fd)
 				accept_all(g);
+			else if (evs[i].data.ptr == &g->cs.kick_fd)
+				resume(g);
 			else
 				gate_conns_event(&g->cs, evs[i].data.ptr,
 						 evs[i].events);
@@ -255,12 +271,15 @@ struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 		return NULL;
 	g->cs.job_uid = job_uid;
 	g->cs.job_gid = job_gid;
-	g->netns = g->stop_fd = g->listen_fd = g->cs.epfd = -1;
+	g->netns = g->stop_fd = g->listen_fd = g->cs.epfd = g->cs.kick_fd = -1;
 	pthread_mutex_init(&g->lock, NULL);
+	pthread_mutex_init(&g->cs.lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
 	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    (g->cs.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    listen_loopback(g) < 0 || watch(g, g->stop_fd, &g->stop_fd) < 0 ||
+	    watch(g, g->cs.kick_fd, &g->cs.kick_fd) < 0 ||
 	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
 	    pthread_create(&g->thread, NULL, gate_thread, g) != 0) {
 		PMIXEV_ERROR("pmix gate: cannot listen for PMIx clients: %m");
@@ -371,13 +390,21 @@ void pmix_gate_destroy(struct pmix_gate *g)
 			    g->cs.unreachable);
 	if (g->netns >= 0)
 		close(g->netns);
+	PMIXEV_DEBUG(1,
+		     "pmix gate: %lu client connection(s) handed to the "
+		     "server, %lu relayed",
+		     atomic_load(&g->cs.handed),
+		     atomic_load(&g->cs.relayed_clients));
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
+	if (g->cs.kick_fd >= 0)
+		close(g->cs.kick_fd);
 	if (g->listen_fd >= 0)
 		close(g->listen_fd);
 	if (g->cs.epfd >= 0)
 		close(g->cs.epfd);
 	pthread_cond_destroy(&g->cond);
 	pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->cs.lock);
 	free(g);
 }

@@ -14,10 +14,13 @@
  * it takes each connection: the kernel's owner of the peer's socket must
  * be the job owner or root, and the peer's hello must be one the library
  * is sure to accept (pmixev_hello_check); only then does the gate open a
- * connection to the library, hand it the hello, and pass bytes both ways
- * until either side closes. A peer that goes away before the library has
- * answered its hello leaves the gate to take the answer. Refusals are
- * logged with the peer's address and reason, and counted.
+ * connection to the library and hand it the hello. Once the library has
+ * taken a client's hello, the client's socket replaces the library's end
+ * of that connection (gate_handoff.h): its messages never pass through the
+ * gate. A tool's connection is relayed, bytes both ways, until either side
+ * closes; a tool that goes away before the library has answered its hello
+ * leaves the gate to take the answer. Refusals are logged with the peer's
+ * address and reason, and counted.
  *
  * Without network namespaces (unshare refused) the library listens on the
  * host's loopback too: the gate still serves the step, and the log says
@@ -50,6 +53,10 @@ int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg);
  */
 int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
 		   unsigned server_major);
+
+/* Rank `rank` connected (PMIx thread, client_connected): hand its
+ * connection to the library (gate_handoff.h). */
+void pmix_gate_client_connected(struct pmix_gate *g, uint32_t rank);
 
 /* The port clients and tools are to be given. */
 uint16_t pmix_gate_port(const struct pmix_gate *g);

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdbool.h>
@@ -28,40 +29,6 @@
 /* What the library answers a client's hello: status and index. */
 #define ANSWER_BYTES 8
 
-enum state {
-	HELLO,	    /* reading the peer's hello */
-	CONNECTING, /* to the library */
-	PIPE,	    /* passing bytes */
-	DRAIN,	    /* the peer is gone; taking the library's answer */
-};
-
-struct side {
-	struct gate_conn *c;
-	int fd;
-	uint32_t armed; /* the epoll events asked for */
-};
-
-/* Bytes read from one side that the other has not taken yet. */
-struct pending {
-	uint8_t *buf;
-	size_t len, off;
-};
-
-struct gate_conn {
-	struct side peer, lib;
-	enum state st;
-	uid_t peer_uid;
-	uint8_t hdr[PMIXEV_HELLO_HDR];
-	uint8_t *hello; /* header and body, `need` bytes once known */
-	size_t need, got;
-	struct pending to_peer, to_lib;
-	uint64_t lib_bytes;	 /* from the library */
-	int64_t deadline, quiet; /* monotonic ms, 0: none */
-	char name[64];
-	bool closed; /* on the list of closed ones */
-	struct gate_conn *next, **pprev;
-};
-
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -78,7 +45,7 @@ static void set_deadline(struct gate_conns *cs, struct gate_conn *c,
 }
 
 /* Ask epoll for what the state needs on each side. */
-static void arm_side(struct gate_conns *cs, struct side *s, uint32_t want)
+static void arm_side(struct gate_conns *cs, struct gate_side *s, uint32_t want)
 {
 	struct epoll_event ev = {.events = want, .data.ptr = s};
 
@@ -90,17 +57,24 @@ static void arm_side(struct gate_conns *cs, struct side *s, uint32_t want)
 
 static void arm(struct gate_conns *cs, struct gate_conn *c)
 {
-	bool read_peer = c->st == HELLO || (c->st == PIPE && !c->to_lib.len);
-	bool read_lib = (c->st == PIPE && !c->to_peer.len) || c->st == DRAIN;
+	bool read_peer =
+		c->st == GATE_HELLO || (c->st == GATE_PIPE && !c->to_lib.len);
+	bool read_lib =
+		(c->st == GATE_PIPE && !c->to_peer.len) || c->st == GATE_DRAIN;
+	uint32_t lib_want =
+		(read_lib ? EPOLLIN : 0) |
+		(c->st == GATE_CONNECTING || c->to_lib.len ? EPOLLOUT : 0);
 
+	/* Handing off: only the library closing matters (not its answer,
+	 * which waits for the hand-off); the client's socket is unwatched. */
+	if (c->st == GATE_HANDOFF)
+		lib_want = EPOLLRDHUP | (c->to_lib.len ? EPOLLOUT : 0);
 	arm_side(cs, &c->peer,
 		 (read_peer ? EPOLLIN : 0) | (c->to_peer.len ? EPOLLOUT : 0));
-	arm_side(cs, &c->lib,
-		 (read_lib ? EPOLLIN : 0) |
-			 (c->st == CONNECTING || c->to_lib.len ? EPOLLOUT : 0));
+	arm_side(cs, &c->lib, lib_want);
 }
 
-static int add_side(struct gate_conns *cs, struct side *s, int fd,
+static int add_side(struct gate_conns *cs, struct gate_side *s, int fd,
 		    uint32_t want)
 {
 	struct epoll_event ev = {.events = want, .data.ptr = s};
@@ -110,7 +84,7 @@ static int add_side(struct gate_conns *cs, struct side *s, int fd,
 	return epoll_ctl(cs->epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static void close_side(struct gate_conns *cs, struct side *s)
+static void close_side(struct gate_conns *cs, struct gate_side *s)
 {
 	if (s->fd < 0)
 		return;
@@ -125,6 +99,12 @@ static void close_side(struct gate_conns *cs, struct side *s)
  */
 static void conn_free(struct gate_conns *cs, struct gate_conn *c)
 {
+	if (c->st == GATE_HANDOFF) {
+		pthread_mutex_lock(&cs->lock);
+		if ((*c->ho_pprev = c->ho_next))
+			c->ho_next->ho_pprev = c->ho_pprev;
+		pthread_mutex_unlock(&cs->lock);
+	}
 	close_side(cs, &c->peer);
 	close_side(cs, &c->lib);
 	set_deadline(cs, c, 0);
@@ -164,7 +144,7 @@ void gate_conns_add(struct gate_conns *cs, int fd, uid_t peer_uid,
 	}
 	c->peer.c = c->lib.c = c;
 	c->lib.fd = -1;
-	c->st = HELLO;
+	c->st = GATE_HELLO;
 	c->peer_uid = peer_uid;
 	c->need = PMIXEV_HELLO_HDR;
 	snprintf(c->name, sizeof(c->name), "%s", peer);
@@ -183,6 +163,64 @@ void gate_conns_add(struct gate_conns *cs, int fd, uid_t peer_uid,
 	cs->head = c;
 	cs->n++;
 	set_deadline(cs, c, now_ms() + HELLO_MS);
+}
+
+/*
+ * The connection to the library is up: a tool's is relayed; a client's
+ * waits, its socket unwatched, for the library to take it over
+ * (gate_handoff.h).
+ */
+static void start_pipe(struct gate_conns *cs, struct gate_conn *c)
+{
+	set_deadline(cs, c, 0);
+	if (!c->client) {
+		c->st = GATE_PIPE;
+		arm(cs, c);
+		return;
+	}
+	pthread_mutex_lock(&cs->lock);
+	c->st = GATE_HANDOFF;
+	if ((c->ho_next = cs->handoff))
+		c->ho_next->ho_pprev = &c->ho_next;
+	c->ho_pprev = &cs->handoff;
+	cs->handoff = c;
+	pthread_mutex_unlock(&cs->lock);
+	epoll_ctl(cs->epfd, EPOLL_CTL_DEL, c->peer.fd, NULL);
+	c->peer.armed = 0;
+	arm(cs, c);
+}
+
+void gate_conns_resume(struct gate_conns *cs)
+{
+	struct gate_conn *back = NULL, *c, **pp;
+
+	pthread_mutex_lock(&cs->lock);
+	for (pp = &cs->handoff; (c = *pp);) {
+		if (!c->resume) {
+			pp = &c->ho_next;
+			continue;
+		}
+		if ((*pp = c->ho_next))
+			c->ho_next->ho_pprev = pp;
+		c->st = GATE_PIPE;
+		c->ho_next = back;
+		back = c;
+	}
+	pthread_mutex_unlock(&cs->lock);
+	while ((c = back)) {
+		back = c->ho_next;
+		atomic_fetch_add(&cs->relayed_clients, 1);
+		PMIXEV_DEBUG(1,
+			     "pmix gate: relaying the client connection "
+			     "from %s (no hand-off)",
+			     c->name);
+		if (add_side(cs, &c->peer, c->peer.fd, 0) < 0) {
+			conn_free(cs, c);
+			continue;
+		}
+		c->peer.armed = 0;
+		arm(cs, c);
+	}
 }
 
 /* Open the connection to the library and queue the hello for it. */
@@ -206,14 +244,13 @@ static void to_library(struct gate_conns *cs, struct gate_conn *c)
 		return;
 	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->to_lib = (struct pending){c->hello, c->need, 0};
+	c->to_lib = (struct gate_pending){c->hello, c->need, 0};
 	c->hello = NULL;
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-		c->st = PIPE;
-	else if (errno == EINPROGRESS)
-		c->st = CONNECTING;
-	else
-		c->st = PIPE; /* the first write says why */
+	/* Else the first write says why it failed. */
+	c->st = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 &&
+				errno == EINPROGRESS
+			? GATE_CONNECTING
+			: GATE_PIPE;
 	if (add_side(cs, &c->lib, fd, 0) < 0) {
 		close(fd);
 		c->lib.fd = -1;
@@ -221,9 +258,10 @@ static void to_library(struct gate_conns *cs, struct gate_conn *c)
 		conn_free(cs, c);
 		return;
 	}
-	if (c->st == PIPE)
-		set_deadline(cs, c, 0);
-	arm(cs, c);
+	if (c->st == GATE_PIPE)
+		start_pipe(cs, c);
+	else
+		arm(cs, c);
 }
 
 /* The whole hello is in: pass it on or refuse it. */
@@ -239,6 +277,8 @@ static void judge(struct gate_conns *cs, struct gate_conn *c)
 		PMIXEV_DEBUG(2, "pmix gate: %s from %s (uid %u): passed on",
 			     h.type == PMIXEV_HELLO_CLIENT ? "client" : "tool",
 			     c->name, (unsigned)c->peer_uid);
+		c->client = h.type == PMIXEV_HELLO_CLIENT;
+		c->rank = h.rank;
 		to_library(cs, c);
 		return;
 	}
@@ -290,7 +330,7 @@ static void read_hello(struct gate_conns *cs, struct gate_conn *c)
 /* One side is closed or failed. */
 static void side_gone(struct gate_conns *cs, struct gate_conn *c, bool lib_side)
 {
-	if (lib_side || c->st != PIPE || c->lib_bytes >= ANSWER_BYTES) {
+	if (lib_side || c->st != GATE_PIPE || c->lib_bytes >= ANSWER_BYTES) {
 		PMIXEV_DEBUG(2,
 			     "pmix gate: the PMIx connection from %s ended "
 			     "(%s side)",
@@ -306,14 +346,14 @@ static void side_gone(struct gate_conns *cs, struct gate_conn *c, bool lib_side)
 		     c->name);
 	close_side(cs, &c->peer);
 	free(c->to_peer.buf);
-	c->to_peer = (struct pending){NULL, 0, 0};
-	c->st = DRAIN;
+	c->to_peer = (struct gate_pending){NULL, 0, 0};
+	c->st = GATE_DRAIN;
 	set_deadline(cs, c, now_ms() + DRAIN_MS);
 	arm(cs, c);
 }
 
 /* Write what is pending for side `s`; false if the side failed. */
-static bool flush(struct side *s, struct pending *p)
+static bool flush(struct gate_side *s, struct gate_pending *p)
 {
 	while (p->off < p->len) {
 		ssize_t n = send(s->fd, p->buf + p->off, p->len - p->off,
@@ -324,7 +364,7 @@ static bool flush(struct side *s, struct pending *p)
 		p->off += (size_t)n;
 	}
 	free(p->buf);
-	*p = (struct pending){NULL, 0, 0};
+	*p = (struct gate_pending){NULL, 0, 0};
 	return true;
 }
 
@@ -332,9 +372,9 @@ static bool flush(struct side *s, struct pending *p)
 static void pump(struct gate_conns *cs, struct gate_conn *c, bool from_lib)
 {
 	static uint8_t buf[64 * 1024]; /* gate thread only */
-	struct side *src = from_lib ? &c->lib : &c->peer,
-		    *dst = from_lib ? &c->peer : &c->lib;
-	struct pending *p = from_lib ? &c->to_peer : &c->to_lib;
+	struct gate_side *src = from_lib ? &c->lib : &c->peer,
+			 *dst = from_lib ? &c->peer : &c->lib;
+	struct gate_pending *p = from_lib ? &c->to_peer : &c->to_lib;
 	ssize_t n = read(src->fd, buf, sizeof(buf)), w;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -344,9 +384,9 @@ static void pump(struct gate_conns *cs, struct gate_conn *c, bool from_lib)
 		return;
 	}
 	if (from_lib && (c->lib_bytes += (uint64_t)n) >= ANSWER_BYTES &&
-	    c->st == DRAIN)
+	    c->st == GATE_DRAIN)
 		c->quiet = now_ms() + QUIET_MS;
-	if (c->st == DRAIN)
+	if (c->st == GATE_DRAIN)
 		return;
 	w = send(dst->fd, buf, (size_t)n, MSG_NOSIGNAL);
 	if (w < 0 && errno != EAGAIN && errno != EINTR) {
@@ -385,25 +425,54 @@ static void connected(struct gate_conns *cs, struct gate_conn *c)
 		conn_free(cs, c);
 		return;
 	}
-	c->st = PIPE;
-	set_deadline(cs, c, 0);
-	arm(cs, c);
+	start_pipe(cs, c);
+}
+
+/* A client's connection waiting for the hand-off: write its hello (under
+ * the lock: the hand-off reads to_lib), or the library closed it. */
+static void handoff_event(struct gate_conns *cs, struct gate_conn *c,
+			  uint32_t events)
+{
+	bool ok = true, handed;
+
+	if ((events & EPOLLOUT) && c->to_lib.len) {
+		pthread_mutex_lock(&cs->lock);
+		ok = flush(&c->lib, &c->to_lib);
+		pthread_mutex_unlock(&cs->lock);
+		arm(cs, c);
+	}
+	if (ok && !(events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+		return;
+	pthread_mutex_lock(&cs->lock);
+	handed = c->handed;
+	pthread_mutex_unlock(&cs->lock);
+	if (handed)
+		atomic_fetch_add(&cs->handed, 1);
+	PMIXEV_DEBUG(2, "pmix gate: the client connection from %s %s", c->name,
+		     handed ? "is the server's now"
+			    : "was closed by the server during its handshake");
+	conn_free(cs, c);
 }
 
 void gate_conns_event(struct gate_conns *cs, void *ptr, uint32_t events)
 {
-	struct side *s = ptr;
+	struct gate_side *s = ptr;
 	struct gate_conn *c = s->c;
 	bool lib = s == &c->lib;
-	struct pending *out = lib ? &c->to_lib : &c->to_peer;
+	struct gate_pending *out = lib ? &c->to_lib : &c->to_peer;
 
 	if (c->closed)
 		return;
-	if (lib && c->st == CONNECTING) {
+	if (c->st == GATE_HANDOFF) {
+		if (lib)
+			handoff_event(cs, c, events);
+		return;
+	}
+	if (lib && c->st == GATE_CONNECTING) {
 		connected(cs, c);
 		return;
 	}
-	if (c->st == HELLO) {
+	if (c->st == GATE_HELLO) {
 		read_hello(cs, c);
 		return;
 	}
@@ -445,20 +514,21 @@ void gate_conns_expire(struct gate_conns *cs)
 
 	for (c = cs->head; cs->timed && c; c = next) {
 		next = c->next;
-		if (c->st == DRAIN && c->quiet && now >= c->quiet) {
+		if (c->st == GATE_DRAIN && c->quiet && now >= c->quiet) {
 			conn_free(cs, c);
 		} else if (c->deadline && now >= c->deadline) {
-			PMIXEV_ERROR("pmix gate: closing the PMIx connection "
-				     "from %s: %s within %d s",
-				     c->name,
-				     c->st == HELLO   ? "no whole hello"
-				     : c->st == DRAIN ? "no answer from the "
+			PMIXEV_ERROR(
+				"pmix gate: closing the PMIx connection "
+				"from %s: %s within %d s",
+				c->name,
+				c->st == GATE_HELLO   ? "no whole hello"
+				: c->st == GATE_DRAIN ? "no answer from the "
 							"server"
 						      : "no connection to the "
 							"server",
-				     (c->st == DRAIN ? DRAIN_MS : HELLO_MS) /
-					     1000);
-			if (c->st == HELLO)
+				(c->st == GATE_DRAIN ? DRAIN_MS : HELLO_MS) /
+					1000);
+			if (c->st == GATE_HELLO)
 				cs->unfinished++;
 			conn_free(cs, c);
 		}
