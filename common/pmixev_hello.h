@@ -31,8 +31,9 @@
 
 #define PMIXEV_HELLO_HDR 16
 /* Longest body taken (a client's is about 60 bytes, a tool's a few
- * hundred); OpenPMIx itself takes up to 128 KiB. */
-#define PMIXEV_HELLO_MAX (64 * 1024)
+ * hundred); OpenPMIx itself takes up to 128 KiB. With the gate's bound on
+ * connections it caps what a job can make root hold for hellos. */
+#define PMIXEV_HELLO_MAX (16 * 1024)
 
 #define PMIXEV_HELLO_CLIENT    0 /* a process of a registered namespace */
 #define PMIXEV_HELLO_LAST_TYPE 9 /* higher: schedulers, unknown */

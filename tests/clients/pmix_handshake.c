@@ -26,30 +26,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-struct msg {
-	uint8_t b[1024];
-	size_t n;
-};
-
-static void put(struct msg *m, const void *p, size_t n)
-{
-	memcpy(m->b + m->n, p, n);
-	m->n += n;
-}
-
-static void str(struct msg *m, const char *s)
-{
-	put(m, s, strlen(s) + 1);
-}
-
-static void u32(struct msg *m, uint32_t v)
-{
-	v = htonl(v);
-	put(m, &v, 4);
-}
+#include "hello_msg.h"
 
 /* The body of kind `kind` for rank `rank` of `ns`. */
-static int body(struct msg *m, const char *kind, const char *ns, uint32_t rank)
+static int body(struct hello_msg *m, const char *kind, const char *ns,
+		uint32_t rank)
 {
 	uint32_t ids[2] = {(uint32_t)getuid(), (uint32_t)getgid()};
 	uint8_t client = 0, fully_described = 2;
@@ -61,30 +42,29 @@ static int body(struct msg *m, const char *kind, const char *ns, uint32_t rank)
 		k++;
 	if (k == 5)
 		return -1;
-	str(m, "native");
+	hello_str(m, "native");
 	if (!strcmp(kind, "nocred")) {
-		u32(m, 0);
+		hello_u32(m, 0);
 	} else if (!strcmp(kind, "bigcred")) {
-		u32(m, 0x7fffffff);
-		put(m, ids, sizeof(ids));
+		hello_u32(m, 0x7fffffff);
+		hello_put(m, ids, sizeof(ids));
 	} else {
-		u32(m, sizeof(ids));
-		put(m, ids, sizeof(ids));
+		hello_cred(m, ids[0], ids[1]);
 	}
-	put(m, &client, 1);
-	str(m, ns);
-	u32(m, rank);
-	str(m, "4.2.2");
-	str(m, strcmp(kind, "badbfrops") ? "v41" : "v99");
-	put(m, &fully_described, 1);
-	str(m, "hash");
+	hello_u8(m, client);
+	hello_str(m, ns);
+	hello_u32(m, rank);
+	hello_str(m, "4.2.2");
+	hello_str(m, strcmp(kind, "badbfrops") ? "v41" : "v99");
+	hello_u8(m, fully_described);
+	hello_str(m, "hash");
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
-	struct msg b = {.n = 0}, all = {.n = 0};
+	struct hello_msg b = {.n = 0}, all = {.n = 0};
 	uint8_t hdr[16] = {0};
 	uint32_t nbytes;
 	size_t len;
@@ -99,8 +79,8 @@ int main(int argc, char **argv)
 	}
 	nbytes = (uint32_t)b.n; /* the header is in the sender's order */
 	memcpy(hdr + 8, &nbytes, 4);
-	put(&all, hdr, sizeof(hdr));
-	put(&all, b.b, b.n);
+	hello_put(&all, hdr, sizeof(hdr));
+	hello_put(&all, b.b, b.n);
 	len = strcmp(argv[2], "short") ? all.n : sizeof(hdr) + b.n / 2;
 	sin.sin_port = htons((uint16_t)atoi(argv[1]));
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -16,80 +16,48 @@
 
 #include "pmixev_hello.h"
 
+#include "../clients/hello_msg.h"
+
 #define UID 1000
 #define GID 100
 
-struct msg {
-	uint8_t b[512];
-	size_t n;
-};
-
-static void put(struct msg *m, const void *p, size_t n)
-{
-	memcpy(m->b + m->n, p, n);
-	m->n += n;
-}
-
-static void str(struct msg *m, const char *s)
-{
-	put(m, s, strlen(s) + 1);
-}
-
-static void u32(struct msg *m, uint32_t v)
-{
-	v = htonl(v);
-	put(m, &v, 4);
-}
-
-static void u8(struct msg *m, uint8_t v)
-{
-	put(m, &v, 1);
-}
-
-/* A "native" credential: uid and gid in host order. */
-static void cred(struct msg *m, uint32_t uid, uint32_t gid)
-{
-	u32(m, 8);
-	put(m, &uid, 4);
-	put(m, &gid, 4);
-}
-
 /* What an OpenPMIx client of `ver` sends for rank 3 of "slurm.7.0". */
-static struct msg client(const char *ver, const char *bfrops, const char *gds)
+static struct hello_msg client(const char *ver, const char *bfrops,
+			       const char *gds)
 {
-	struct msg m = {.n = 0};
+	struct hello_msg m = {.n = 0};
 
-	str(&m, "native");
-	cred(&m, UID, GID);
-	u8(&m, PMIXEV_HELLO_CLIENT);
-	str(&m, "slurm.7.0");
-	u32(&m, 3);
-	str(&m, ver);
-	str(&m, bfrops);
-	u8(&m, 2);
-	str(&m, gds);
+	hello_str(&m, "native");
+	hello_cred(&m, UID, GID);
+	hello_u8(&m, PMIXEV_HELLO_CLIENT);
+	hello_str(&m, "slurm.7.0");
+	hello_u32(&m, 3);
+	hello_str(&m, ver);
+	hello_str(&m, bfrops);
+	hello_u8(&m, 2);
+	hello_str(&m, gds);
 	return m;
 }
 
 /* A tool that needs an id (type 3), claiming uid:gid. */
-static struct msg tool(uint32_t uid, uint32_t gid)
+static struct hello_msg tool(uint32_t uid, uint32_t gid)
 {
-	struct msg m = {.n = 0};
+	struct hello_msg m = {.n = 0};
 
-	str(&m, "native");
-	cred(&m, uid, gid);
-	u8(&m, 3);
-	u32(&m, uid);
-	u32(&m, gid);
-	str(&m, "5.0.7");
-	str(&m, "v41");
-	u8(&m, 2);
-	str(&m, "hash");
-	put(&m, "\x01\x02\x03", 3); /* its attributes */
+	hello_str(&m, "native");
+	hello_cred(&m, uid, gid);
+	hello_u8(&m, 3);
+	hello_u32(&m, uid);
+	hello_u32(&m, gid);
+	hello_str(&m, "5.0.7");
+	hello_str(&m, "v41");
+	hello_u8(&m, 2);
+	hello_str(&m, "hash");
+	hello_put(&m, "\x01\x02\x03", 3); /* its attributes */
 	return m;
 }
 
-static int parse(const struct msg *m, struct pmixev_hello *h)
+static int parse(const struct hello_msg *m, struct pmixev_hello *h)
 {
 	const char *why = NULL;
 	int rc = pmixev_hello_parse(m->b, m->n, h, &why);
@@ -98,7 +66,7 @@ static int parse(const struct msg *m, struct pmixev_hello *h)
 	return rc;
 }
 
-static int check(const struct msg *m, unsigned major, uid_t peer)
+static int check(const struct hello_msg *m, unsigned major, uid_t peer)
 {
 	struct pmixev_hello h;
 	const char *why = NULL;
@@ -110,7 +78,7 @@ static int check(const struct msg *m, unsigned major, uid_t peer)
 
 static void test_clients(void **state)
 {
-	struct msg m = client("4.2.2", "v41", "hash");
+	struct hello_msg m = client("4.2.2", "v41", "hash");
 	struct pmixev_hello h;
 
 	assert_int_equal(parse(&m, &h), 0);
@@ -132,7 +100,7 @@ static void test_clients(void **state)
 
 static void test_other_user(void **state)
 {
-	struct msg m = client("5.0.7", "v41", "hash");
+	struct hello_msg m = client("5.0.7", "v41", "hash");
 
 	assert_int_equal(check(&m, 5, UID + 1), -1);
 }
@@ -140,7 +108,7 @@ static void test_other_user(void **state)
 /* What made the library free a rank's record twice. */
 static void test_library_failures(void **state)
 {
-	struct msg m = client("5.0.7", "v41", "hash");
+	struct hello_msg m = client("5.0.7", "v41", "hash");
 	const struct {
 		const char *from, *to;
 	} swaps[] = {
@@ -151,40 +119,40 @@ static void test_library_failures(void **state)
 	struct pmixev_hello h;
 
 	for (size_t i = 0; i < sizeof(swaps) / sizeof(swaps[0]); i++) {
-		struct msg b = {.n = 0};
+		struct hello_msg b = {.n = 0};
 		const uint8_t *at = memmem(m.b, m.n, swaps[i].from,
 					   strlen(swaps[i].from) + 1);
 
 		assert_non_null(at);
-		put(&b, m.b, (size_t)(at - m.b));
-		str(&b, swaps[i].to);
-		put(&b, at + strlen(swaps[i].from) + 1,
-		    m.n - (size_t)(at - m.b) - strlen(swaps[i].from) - 1);
+		hello_put(&b, m.b, (size_t)(at - m.b));
+		hello_str(&b, swaps[i].to);
+		hello_put(&b, at + strlen(swaps[i].from) + 1,
+			  m.n - (size_t)(at - m.b) - strlen(swaps[i].from) - 1);
 		assert_int_equal(check(&b, 5, UID), -1);
 	}
 	/* a credential of other ids than the job's */
 	m.n = 0;
-	str(&m, "native");
-	cred(&m, UID, GID + 1);
-	u8(&m, 0);
-	str(&m, "slurm.7.0");
-	u32(&m, 0);
-	str(&m, "5.0.7");
-	str(&m, "v41");
-	u8(&m, 2);
-	str(&m, "hash");
+	hello_str(&m, "native");
+	hello_cred(&m, UID, GID + 1);
+	hello_u8(&m, 0);
+	hello_str(&m, "slurm.7.0");
+	hello_u32(&m, 0);
+	hello_str(&m, "5.0.7");
+	hello_str(&m, "v41");
+	hello_u8(&m, 2);
+	hello_str(&m, "hash");
 	assert_int_equal(parse(&m, &h), 0);
 	assert_int_equal(check(&m, 5, UID), -1);
 }
 
 static void test_truncated(void **state)
 {
-	struct msg m = client("5.0.7", "v41", "hash");
+	struct hello_msg m = client("5.0.7", "v41", "hash");
 	struct pmixev_hello h;
 
 	/* every prefix is refused, never read past */
 	for (size_t n = 0; n < m.n; n++) {
-		struct msg p = m;
+		struct hello_msg p = m;
 
 		p.n = n;
 		assert_int_equal(parse(&p, &h), -1);
@@ -194,27 +162,27 @@ static void test_truncated(void **state)
 
 static void test_credential_length(void **state)
 {
-	struct msg m = {.n = 0};
+	struct hello_msg m = {.n = 0};
 	struct pmixev_hello h;
 
 	/* the recipe that crashed OpenPMIx 5.0.7: no credential */
-	str(&m, "native");
-	u32(&m, 0);
-	u8(&m, 0);
-	str(&m, "slurm.7.0");
-	u32(&m, 0);
+	hello_str(&m, "native");
+	hello_u32(&m, 0);
+	hello_u8(&m, 0);
+	hello_str(&m, "slurm.7.0");
+	hello_u32(&m, 0);
 	assert_int_equal(parse(&m, &h), -1);
 	/* a length past the end (the library copies it unchecked) */
 	m.n = 0;
-	str(&m, "native");
-	u32(&m, 0x7fffffff);
-	put(&m, "12345678", 8);
+	hello_str(&m, "native");
+	hello_u32(&m, 0x7fffffff);
+	hello_put(&m, "12345678", 8);
 	assert_int_equal(parse(&m, &h), -1);
 }
 
 static void test_tools(void **state)
 {
-	struct msg m = tool(UID, GID);
+	struct hello_msg m = tool(UID, GID);
 	struct pmixev_hello h;
 
 	assert_int_equal(parse(&m, &h), 0);

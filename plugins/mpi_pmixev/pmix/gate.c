@@ -23,6 +23,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,6 +32,8 @@
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
 
+/* Connections at most: 4096, and a quarter of the descriptors the stepd
+ * may open (each takes two), so a job cannot take the stepd's others. */
 #define MAX_CONNS 4096
 
 struct pmix_gate {
@@ -39,6 +42,7 @@ struct pmix_gate {
 	uint16_t port;
 	int netns;   /* the library's network, or -1: the host's */
 	int stop_fd; /* eventfd */
+	size_t max_conns;
 	pthread_t thread;
 	bool running;
 	/* The thread's start: it reports whether it made the network. */
@@ -147,7 +151,7 @@ static void admit(struct pmix_gate *g, int fd)
 	rc = pmixev_peeruid_of_fd(fd, &uid);
 	err = errno;
 	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
-	    g->cs.n < MAX_CONNS) {
+	    g->cs.n < g->max_conns) {
 		gate_conns_add(&g->cs, fd, uid, name);
 		return;
 	}
@@ -167,8 +171,8 @@ static void admit(struct pmix_gate *g, int fd)
 			     name, (unsigned)uid, (unsigned)g->cs.job_uid);
 	else
 		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "%d connections are open already",
-			     name, MAX_CONNS);
+			     "%zu connections are open already",
+			     name, g->max_conns);
 	if (rc == 0 && uid != g->cs.job_uid && uid != 0)
 		g->cs.other_users++;
 	close(fd);
@@ -266,9 +270,14 @@ static int watch(struct pmix_gate *g, int fd, void *tag)
 struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 {
 	struct pmix_gate *g = calloc(1, sizeof(*g));
+	struct rlimit nofile;
 
 	if (!g)
 		return NULL;
+	g->max_conns = MAX_CONNS;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+	    nofile.rlim_cur / 4 < g->max_conns)
+		g->max_conns = nofile.rlim_cur / 4;
 	g->cs.job_uid = job_uid;
 	g->cs.job_gid = job_gid;
 	g->netns = g->stop_fd = g->listen_fd = g->cs.epfd = g->cs.kick_fd = -1;
@@ -315,9 +324,12 @@ int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg)
 		return -1;
 	}
 	rc = fn(arg);
-	if (setns(self, CLONE_NEWNET) < 0)
+	/* Tasks are forked from this thread: it must not stay inside. */
+	if (setns(self, CLONE_NEWNET) < 0) {
 		PMIXEV_ERROR("pmix gate: cannot return to the host's network: "
 			     "%m");
+		rc = -1;
+	}
 	close(self);
 	return rc;
 }

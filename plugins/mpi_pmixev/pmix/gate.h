@@ -43,7 +43,8 @@ struct pmix_gate;
 struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid);
 
 /* Run fn(arg) on the calling thread inside the library's network (where
- * PMIx_server_init must create its listener); returns what fn returns. */
+ * PMIx_server_init must create its listener); returns what fn returns, or
+ * -1 if the thread could not get in or back out (logged). */
 int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg);
 
 /*

@@ -1,6 +1,7 @@
 /*
- * pmix/gate_conn.c - a connection through the gate: its hello, then the
- * bytes both ways (see the header).
+ * pmix/gate_conn.c - a connection through the gate: its hello, then a
+ * tool's bytes both ways, or a client's wait for the hand-off (see the
+ * header).
  */
 #include "config.h"
 
@@ -26,7 +27,7 @@
 #define HELLO_MS 10000 /* to send a whole hello, and to reach the library */
 #define DRAIN_MS 30000 /* the library's answer to a peer gone */
 #define QUIET_MS 200   /* ... is complete once this long silent */
-/* What the library answers a client's hello: status and index. */
+/* The least the library answers a tool's hello: a status and more. */
 #define ANSWER_BYTES 8
 
 static int64_t now_ms(void)

@@ -285,6 +285,7 @@ static int server_init(void *arg)
 static int init_pmix(struct server *srv)
 {
 	struct init_call init;
+	int inside;
 	const struct layout *lay = srv->lay;
 	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
 	uint32_t uid = lay->uid, gid = lay->gid;
@@ -319,7 +320,8 @@ static int init_pmix(struct server *srv)
 	}
 	init.info = info;
 	init.rc = PMIX_ERROR;
-	pmix_gate_run_inside(srv->gate, server_init, &init);
+	/* -1 (logged): this thread could not get in, or back out. */
+	inside = pmix_gate_run_inside(srv->gate, server_init, &init);
 	rc = init.rc;
 	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
 	 * which PMIx keeps using; it is ours to destroy after finalize. */
@@ -330,7 +332,7 @@ static int init_pmix(struct server *srv)
 		return -1;
 	}
 	srv->pmix_up = true;
-	return 0;
+	return inside < 0 ? -1 : 0;
 }
 
 static int register_nspace(struct server *srv)
