@@ -35,21 +35,23 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_RDV_HELLO = 1,  /* stepd -> srun: authenticated hello */
 	PMIXEV_MSG_RDV_TABLE = 2,  /* srun -> stepd: addresses of all stepds */
 	PMIXEV_MSG_PEER_HELLO = 3, /* child -> parent: authenticated hello */
-	PMIXEV_MSG_PEER_WELCOME = 4, /* parent -> child: authenticated reply */
-	PMIXEV_MSG_FENCE_UP = 5,     /* contribution toward the root */
-	PMIXEV_MSG_FENCE_DOWN = 6,   /* result (or error) from the root */
-	PMIXEV_MSG_DMDX_REQ = 7,     /* direct modex request, routed */
-	PMIXEV_MSG_DMDX_RESP = 8,    /* direct modex response, routed */
-	PMIXEV_MSG_ABORT = 9,	     /* stepd -> srun: a client called abort */
-	PMIXEV_MSG_PUBSUB_REQ = 10,  /* publish/lookup/unpublish -> root */
-	PMIXEV_MSG_PUBSUB_RESP = 11, /* root -> requester */
-	PMIXEV_MSG_BYE = 12,	     /* neighbour: my part of the step ended */
-	PMIXEV_MSG_EVENT = 13,	     /* an observed event, to every node */
-	PMIXEV_MSG_NOTIFY = 14,	     /* a client's event, to every node */
-	PMIXEV_MSG_HEARTBEAT = 15,   /* neighbour: I am alive */
-	PMIXEV_MSG_GONE = 16,	     /* to every node: a node left the tree */
-	PMIXEV_MSG_NOTICE = 17,	     /* stepd -> srun: a line for the user */
-	PMIXEV_MSG_TYPE_MAX = 17
+	PMIXEV_MSG_PEER_WELCOME = 4,  /* parent -> child: authenticated reply */
+	PMIXEV_MSG_FENCE_UP = 5,      /* contribution toward the root */
+	PMIXEV_MSG_FENCE_DOWN = 6,    /* result (or error) from the root */
+	PMIXEV_MSG_DMDX_REQ = 7,      /* direct modex request, routed */
+	PMIXEV_MSG_DMDX_RESP = 8,     /* direct modex response, routed */
+	PMIXEV_MSG_ABORT = 9,	      /* stepd -> srun: a client called abort */
+	PMIXEV_MSG_PUBSUB_REQ = 10,   /* publish/lookup/unpublish -> root */
+	PMIXEV_MSG_PUBSUB_RESP = 11,  /* root -> requester */
+	PMIXEV_MSG_BYE = 12,	      /* neighbour: my part of the step ended */
+	PMIXEV_MSG_EVENT = 13,	      /* an observed event, to every node */
+	PMIXEV_MSG_NOTIFY = 14,	      /* a client's event, to every node */
+	PMIXEV_MSG_HEARTBEAT = 15,    /* neighbour: I am alive */
+	PMIXEV_MSG_GONE = 16,	      /* to every node: a node left the tree */
+	PMIXEV_MSG_NOTICE = 17,	      /* stepd -> srun: a line for the user */
+	PMIXEV_MSG_JOBINFO_REQ = 18,  /* Slurm's answer wanted -> root */
+	PMIXEV_MSG_JOBINFO_RESP = 19, /* root -> requester */
+	PMIXEV_MSG_TYPE_MAX = 19
 };
 
 struct pmixev_frame_hdr {

@@ -21,7 +21,18 @@ static int done_unpacking(const struct pmixev_buf *b)
 /* What the stepd may ask. */
 static int known_op(uint8_t op)
 {
-	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE;
+	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE ||
+	       op == PMIXEV_OWNER_OTHER_JOB || op == PMIXEV_OWNER_PARTITIONS ||
+	       op == PMIXEV_OWNER_CONTROL;
+}
+
+/* A control request Slurm could be asked. */
+static int control_ok(const struct pmixev_owner_req *m)
+{
+	return m->action <= PMIXEV_CTL_ACTION_MAX && m->signo <= 64 &&
+	       (m->signo || (m->action != PMIXEV_CTL_SIGNAL_STEP &&
+			     m->action != PMIXEV_CTL_SIGNAL_JOB &&
+			     m->action != PMIXEV_CTL_KILL_STEP));
 }
 
 /* What the helper may say: an answer, or a signal it received (id 0). */
@@ -37,19 +48,35 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		errno = EINVAL;
 		return -1;
 	}
+	if (m->op == PMIXEV_OWNER_CONTROL && !control_ok(m)) {
+		errno = EINVAL;
+		return -1;
+	}
 	pmixev_buf_put_u8(b, m->op);
 	pmixev_buf_put_u32(b, m->id);
 	pmixev_buf_put_u32(b, m->job_id);
+	if (m->op == PMIXEV_OWNER_CONTROL) {
+		pmixev_buf_put_u8(b, m->action);
+		pmixev_buf_put_u32(b, m->step_id);
+		pmixev_buf_put_u32(b, m->signo);
+	}
 	return done_packing(b);
 }
 
 int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m)
 {
-	struct pmixev_owner_req t;
+	struct pmixev_owner_req t = {0};
 
 	pmixev_buf_get_u8(b, &t.op);
 	pmixev_buf_get_u32(b, &t.id);
 	pmixev_buf_get_u32(b, &t.job_id);
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_CONTROL) {
+		pmixev_buf_get_u8(b, &t.action);
+		pmixev_buf_get_u32(b, &t.step_id);
+		pmixev_buf_get_u32(b, &t.signo);
+		if (!pmixev_buf_ok(b) || !control_ok(&t))
+			return -1;
+	}
 	if (done_unpacking(b) < 0 || !known_op(t.op))
 		return -1;
 	*m = t;
@@ -100,6 +127,46 @@ static int unpack_nodes(struct pmixev_buf *b, struct pmixev_nodes_state *s)
 	return 0;
 }
 
+static int pack_parts(struct pmixev_buf *b, const struct pmixev_parts_state *s)
+{
+	if (s->count > PMIXEV_OWNER_PARTS_MAX)
+		return -1;
+	for (uint32_t i = 0; i < s->count; i++)
+		if (!memchr(s->part[i].name, '\0', sizeof(s->part[i].name)) ||
+		    s->part[i].avail > PMIXEV_PART_AVAIL_MAX)
+			return -1;
+	pmixev_buf_put_i32(b, s->rc);
+	pmixev_buf_put_u32(b, s->count);
+	pmixev_buf_put_u32(b, s->omitted);
+	for (uint32_t i = 0; i < s->count; i++) {
+		pmixev_buf_put_str(b, s->part[i].name);
+		pmixev_buf_put_u8(b, s->part[i].avail);
+		pmixev_buf_put_u32(b, s->part[i].nodes);
+		pmixev_buf_put_u32(b, s->part[i].max_time);
+	}
+	return 0;
+}
+
+static int unpack_parts(struct pmixev_buf *b, struct pmixev_parts_state *s)
+{
+	pmixev_buf_get_i32(b, &s->rc);
+	pmixev_buf_get_u32(b, &s->count);
+	pmixev_buf_get_u32(b, &s->omitted);
+	if (!pmixev_buf_ok(b) || s->count > PMIXEV_OWNER_PARTS_MAX)
+		return -1;
+	for (uint32_t i = 0; i < s->count; i++) {
+		struct pmixev_part_state *p = &s->part[i];
+
+		pmixev_buf_get_str(b, p->name, sizeof(p->name));
+		pmixev_buf_get_u8(b, &p->avail);
+		pmixev_buf_get_u32(b, &p->nodes);
+		pmixev_buf_get_u32(b, &p->max_time);
+		if (p->avail > PMIXEV_PART_AVAIL_MAX)
+			return -1;
+	}
+	return 0;
+}
+
 int pmixev_owner_resp_pack(struct pmixev_buf *b,
 			   const struct pmixev_owner_resp *m)
 {
@@ -120,6 +187,22 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 			errno = EINVAL;
 			return -1;
 		}
+		return done_packing(b);
+	}
+	if (m->op == PMIXEV_OWNER_PARTITIONS) {
+		if (pack_parts(b, &m->parts) < 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		return done_packing(b);
+	}
+	if (m->op == PMIXEV_OWNER_CONTROL) {
+		if (!memchr(m->ctl.reason, '\0', sizeof(m->ctl.reason))) {
+			errno = EINVAL;
+			return -1;
+		}
+		pmixev_buf_put_i32(b, m->ctl.rc);
+		pmixev_buf_put_str(b, m->ctl.reason);
 		return done_packing(b);
 	}
 	if (!memchr(j->reason, '\0', sizeof(j->reason)) ||
@@ -162,6 +245,20 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 		*m = t;
 		return 0;
 	}
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_PARTITIONS) {
+		if (unpack_parts(b, &t.parts) < 0 || done_unpacking(b) < 0)
+			return -1;
+		*m = t;
+		return 0;
+	}
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_CONTROL) {
+		pmixev_buf_get_i32(b, &t.ctl.rc);
+		pmixev_buf_get_str(b, t.ctl.reason, sizeof(t.ctl.reason));
+		if (done_unpacking(b) < 0)
+			return -1;
+		*m = t;
+		return 0;
+	}
 	pmixev_buf_get_i32(b, &j->rc);
 	pmixev_buf_get_u32(b, &j->state);
 	pmixev_buf_get_u32(b, &j->restarts);
@@ -179,6 +276,75 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 	j->preempt_time = (int64_t)preempt;
 	j->suspend_time = (int64_t)suspend;
 	j->now = (int64_t)now;
+	*m = t;
+	return 0;
+}
+
+/* What a node may ask the root for (never the watcher's node looks). */
+static int query_op(uint8_t op)
+{
+	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_OTHER_JOB ||
+	       op == PMIXEV_OWNER_PARTITIONS;
+}
+
+int pmixev_jobinfo_req_pack(struct pmixev_buf *b,
+			    const struct pmixev_jobinfo_req *m)
+{
+	if (!query_op(m->op) || m->refresh > 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_buf_put_u32(b, m->id);
+	pmixev_buf_put_u8(b, m->op);
+	pmixev_buf_put_u32(b, m->job_id);
+	pmixev_buf_put_u8(b, m->refresh);
+	return done_packing(b);
+}
+
+int pmixev_jobinfo_req_unpack(struct pmixev_buf *b,
+			      struct pmixev_jobinfo_req *m)
+{
+	struct pmixev_jobinfo_req t;
+
+	pmixev_buf_get_u32(b, &t.id);
+	pmixev_buf_get_u8(b, &t.op);
+	pmixev_buf_get_u32(b, &t.job_id);
+	pmixev_buf_get_u8(b, &t.refresh);
+	if (done_unpacking(b) < 0 || !query_op(t.op) || t.refresh > 1)
+		return -1;
+	*m = t;
+	return 0;
+}
+
+int pmixev_jobinfo_resp_pack(struct pmixev_buf *b,
+			     const struct pmixev_jobinfo_resp *m)
+{
+	if (!m->failed && !query_op(m->resp.op)) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_buf_put_u32(b, m->id);
+	pmixev_buf_put_u32(b, m->age_ms);
+	pmixev_buf_put_i32(b, m->failed);
+	if (m->failed)
+		return done_packing(b);
+	return pmixev_owner_resp_pack(b, &m->resp);
+}
+
+int pmixev_jobinfo_resp_unpack(struct pmixev_buf *b,
+			       struct pmixev_jobinfo_resp *m)
+{
+	struct pmixev_jobinfo_resp t = {0};
+
+	pmixev_buf_get_u32(b, &t.id);
+	pmixev_buf_get_u32(b, &t.age_ms);
+	pmixev_buf_get_i32(b, &t.failed);
+	if (!pmixev_buf_ok(b))
+		return -1;
+	if (t.failed ? done_unpacking(b) < 0
+		     : pmixev_owner_resp_unpack(b, &t.resp) < 0 ||
+			       !query_op(t.resp.op))
+		return -1;
 	*m = t;
 	return 0;
 }

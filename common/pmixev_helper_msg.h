@@ -11,6 +11,14 @@
  *   PMIXEV_OWNER_NODE_STATE  which of the job's nodes Slurm has taken out
  *                            of service (slurm_load_node, answered from
  *                            the helper's copy when nothing changed)
+ *   PMIXEV_OWNER_OTHER_JOB   another job's state, as Slurm shows it to the
+ *                            owner (slurm_load_job; for queries)
+ *   PMIXEV_OWNER_PARTITIONS  the cluster's partitions and their state
+ *                            (slurm_load_partitions; for queries)
+ *   PMIXEV_OWNER_CONTROL     job control: signal or kill a step, signal or
+ *                            cancel a job, requeue a job (slurm_signal_job_
+ *                            step, slurm_kill_job_step, slurm_kill_job,
+ *                            slurm_requeue); slurmctld decides
  * Job control and allocation requests will follow the same pattern.
  * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when Slurm signals
  * the step (it runs in the step, so it gets what the tasks get): the
@@ -34,12 +42,35 @@ enum pmixev_owner_op {
 	PMIXEV_OWNER_NODE_STATE = 2,
 	/* From the helper unasked (id 0): Slurm sent the step a signal. */
 	PMIXEV_OWNER_SIGNAL = 3,
+	PMIXEV_OWNER_OTHER_JOB = 4,
+	PMIXEV_OWNER_PARTITIONS = 5,
+	PMIXEV_OWNER_CONTROL = 6,
+};
+
+/* What PMIXEV_OWNER_CONTROL does to job_id (and step_id). */
+enum pmixev_control_action {
+	PMIXEV_CTL_SIGNAL_STEP, /* signo to every task of the step */
+	PMIXEV_CTL_KILL_STEP,	/* end the step (signo: SIGTERM or SIGKILL) */
+	PMIXEV_CTL_SIGNAL_JOB,	/* signo to every step of the job */
+	PMIXEV_CTL_CANCEL_JOB,	/* end the job (scancel) */
+	PMIXEV_CTL_REQUEUE_JOB, /* requeue it (batch jobs, if Slurm allows) */
+	PMIXEV_CTL_ACTION_MAX = PMIXEV_CTL_REQUEUE_JOB,
 };
 
 struct pmixev_owner_req {
 	uint8_t op;
 	uint32_t id;
 	uint32_t job_id;
+	/* PMIXEV_OWNER_CONTROL only: */
+	uint8_t action; /* enum pmixev_control_action */
+	uint32_t step_id;
+	uint32_t signo; /* 1..64 */
+};
+
+/* Slurm's answer to a PMIXEV_OWNER_CONTROL request. */
+struct pmixev_control_result {
+	int32_t rc;			/* 0, or the Slurm error number */
+	char reason[PMIXEV_OWNER_TEXT]; /* slurm_strerror(rc), or "" */
 };
 
 /* slurmctld's view of the job, as far as pmixev watches it. */
@@ -81,13 +112,70 @@ struct pmixev_nodes_state {
 	struct pmixev_node_state node[PMIXEV_OWNER_NODES_MAX];
 };
 
+#define PMIXEV_OWNER_PARTS_MAX 64 /* partitions in one answer */
+
+/* A partition's state as Slurm's PARTITION_* names it. */
+enum pmixev_part_avail {
+	PMIXEV_PART_UP,
+	PMIXEV_PART_DOWN,     /* takes jobs, runs none */
+	PMIXEV_PART_DRAIN,    /* runs jobs, takes none */
+	PMIXEV_PART_INACTIVE, /* neither */
+	PMIXEV_PART_AVAIL_MAX = PMIXEV_PART_INACTIVE,
+};
+
+struct pmixev_part_state {
+	char name[PMIXEV_OWNER_NAME];
+	uint8_t avail;	   /* enum pmixev_part_avail */
+	uint32_t nodes;	   /* total_nodes */
+	uint32_t max_time; /* minutes, or UINT32_MAX: none */
+};
+
+/* The partitions the owner sees, as far as they fit. */
+struct pmixev_parts_state {
+	int32_t rc; /* 0, or the Slurm error number of the call */
+	uint32_t count;
+	uint32_t omitted; /* more partitions that did not fit */
+	struct pmixev_part_state part[PMIXEV_OWNER_PARTS_MAX];
+};
+
 struct pmixev_owner_resp {
 	uint8_t op;
 	uint32_t id;
-	uint32_t signo;			 /* PMIXEV_OWNER_SIGNAL */
-	struct pmixev_job_state job;	 /* PMIXEV_OWNER_JOB_STATE */
-	struct pmixev_nodes_state nodes; /* PMIXEV_OWNER_NODE_STATE */
+	uint32_t signo;			  /* PMIXEV_OWNER_SIGNAL */
+	struct pmixev_job_state job;	  /* _JOB_STATE, _OTHER_JOB */
+	struct pmixev_nodes_state nodes;  /* PMIXEV_OWNER_NODE_STATE */
+	struct pmixev_parts_state parts;  /* PMIXEV_OWNER_PARTITIONS */
+	struct pmixev_control_result ctl; /* PMIXEV_OWNER_CONTROL */
 };
+
+/*
+ * Between stepds (overlay JOBINFO_REQ / JOBINFO_RESP): a node asks the
+ * tree's root, which holds the helper, for Slurm's answer (op: JOB_STATE,
+ * OTHER_JOB or PARTITIONS); the root answers with what Slurm said and how
+ * old that is, or that it has no answer (`failed`: a PMIx status).
+ */
+struct pmixev_jobinfo_req {
+	uint32_t id;
+	uint8_t op;
+	uint32_t job_id;
+	uint8_t refresh; /* an answer as fresh as the site allows */
+};
+
+struct pmixev_jobinfo_resp {
+	uint32_t id;
+	uint32_t age_ms;
+	int32_t failed;		       /* 0, or why there is no answer */
+	struct pmixev_owner_resp resp; /* when not failed */
+};
+
+int pmixev_jobinfo_req_pack(struct pmixev_buf *b,
+			    const struct pmixev_jobinfo_req *m);
+int pmixev_jobinfo_req_unpack(struct pmixev_buf *b,
+			      struct pmixev_jobinfo_req *m);
+int pmixev_jobinfo_resp_pack(struct pmixev_buf *b,
+			     const struct pmixev_jobinfo_resp *m);
+int pmixev_jobinfo_resp_unpack(struct pmixev_buf *b,
+			       struct pmixev_jobinfo_resp *m);
 
 int pmixev_owner_req_pack(struct pmixev_buf *b,
 			  const struct pmixev_owner_req *m);

@@ -5,6 +5,7 @@
 
 #include "pmixev_step.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,6 +30,49 @@ void pmixev_step_id_format(uint32_t job_id, uint32_t step_id, char *buf,
 		snprintf(buf, len, "%u.%u", job_id, step_id);
 		break;
 	}
+}
+
+/* A decimal id of at most 10 digits below UINT32_MAX - 255 (Slurm's
+ * special ids stay out), ending at `end`: 0, or -1. */
+static int id_part(const char *s, const char *end, uint32_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == end || end - s > 10)
+		return -1;
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v >= 0xffffff00u)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int pmixev_job_ref_parse(const char *s, uint32_t *job_id, uint32_t *step_id)
+{
+	static const char *const prefixes[] = {"slurm.pmixev.", "slurm.pmix."};
+	const char *dot;
+	uint32_t job, step = PMIXEV_STEP_ANY;
+	bool nspace = false;
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < 2; i++)
+		if (!strncmp(s, prefixes[i], strlen(prefixes[i]))) {
+			s += strlen(prefixes[i]);
+			nspace = true;
+			break;
+		}
+	dot = strchr(s, '.');
+	if ((nspace && !dot) || id_part(s, dot ? dot : s + strlen(s), &job) ||
+	    (dot && id_part(dot + 1, dot + 1 + strlen(dot + 1), &step)))
+		return -1;
+	*job_id = job;
+	*step_id = step;
+	return 0;
 }
 
 const char *pmixev_topology_node(const char *topology_addr)

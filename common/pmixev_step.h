@@ -40,4 +40,13 @@ const char *pmixev_topology_node(const char *topology_addr);
 void pmixev_step_id_format(uint32_t job_id, uint32_t step_id, char *buf,
 			   size_t len);
 
+/*
+ * A job or step named the ways PMIx clients name one: "JOB", "JOB.STEP"
+ * (PMIX_JOBID), or a namespace "slurm.pmixev.JOB.STEP" (pmixev's) or
+ * "slurm.pmix.JOB.STEP" (Slurm's stock plugin's). 0 with *job_id and
+ * (STEP_ANY when none is named) *step_id, or -1.
+ */
+#define PMIXEV_STEP_ANY 0xffffffffu
+int pmixev_job_ref_parse(const char *s, uint32_t *job_id, uint32_t *step_id);
+
 #endif /* PMIXEV_STEP_H_ */

@@ -44,4 +44,21 @@
 	"slurm.pmixev.node.state" /* "drain", "fail", "down" */
 #define PMIXEV_NODE_REASON "slurm.pmixev.node.reason" /* the admin's, or "" */
 
+/* PMIx_Query_info: PMIX_QUERY_JOB_STATUS of a job Slurm holds pending
+ * (queued, held, or requeued and waiting to run again). The other answers:
+ * PMIX_SUCCESS (running), PMIXEV_EVENT_JOB_SUSPENDED, PMIX_EVENT_JOB_END
+ * (completed), PMIX_ERR_JOB_CANCELED, PMIX_ERR_JOB_NON_ZERO_TERM (failed),
+ * PMIX_ERR_TIMEOUT (time limit or deadline), PMIX_JCTRL_PREEMPT_ALERT
+ * (preempted), PMIX_ERR_JOB_ABORTED_BY_SYS_EVENT (node or boot failure),
+ * PMIX_ERR_JOB_SENSOR_BOUND_EXCEEDED (out of memory). */
+#define PMIXEV_JOB_PENDING (-3305)
+/* PMIx_Query_info key: (char*) the job's state as Slurm names it, with
+ * Slurm's reason when it gives one: "RUNNING", "PENDING (Resources)". */
+#define PMIXEV_QUERY_JOB_STATE "slurm.pmixev.job.state"
+
+/* PMIx_Job_control's answer when Slurm refused or failed a target:
+ * (char*) each target and Slurm's reason, "step 12.0: Access/permission
+ * denied". */
+#define PMIXEV_JCTRL_REASON "slurm.pmixev.jctrl.reason"
+
 #endif /* PMIXEV_EVENTS_H_PUBLIC_ */

@@ -244,6 +244,49 @@ static inline int pmixev_slurm_signal_step(uint32_t job_id, uint32_t step_id,
 #endif
 }
 
+/* Send a signal to every task of a step, which goes on (slurm.h; by
+ * slurm_step_id_t * in 26.05). */
+static inline int pmixev_slurm_signal_tasks(uint32_t job_id, uint32_t step_id,
+					    uint32_t signal)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	id.step_id = step_id;
+	return slurm_signal_job_step(&id, signal);
+#else
+	return slurm_signal_job_step(job_id, step_id, signal);
+#endif
+}
+
+/* Signal every step of a job, or (SIGKILL) cancel it (slurm.h; by
+ * slurm_step_id_t in 26.05). */
+static inline int pmixev_slurm_kill_job(uint32_t job_id, uint16_t signal)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	return slurm_kill_job(id, signal, 0);
+#else
+	return slurm_kill_job(job_id, signal, 0);
+#endif
+}
+
+/* Requeue a job (slurm.h; by slurm_step_id_t in 26.05). */
+static inline int pmixev_slurm_requeue(uint32_t job_id)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+
+	id.job_id = job_id;
+	return slurm_requeue(id, 0);
+#else
+	return slurm_requeue(job_id, 0);
+#endif
+}
+
 /* One job's record from slurmctld (slurm.h; by slurm_step_id_t in 26.05). */
 static inline int pmixev_slurm_load_job(job_info_msg_t **resp, uint32_t job_id,
 					uint16_t show_flags)

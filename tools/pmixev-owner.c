@@ -9,14 +9,17 @@
  * helper with the job owner's uid, gid and groups already set for good,
  * and asks it over FD (a SOCK_SEQPACKET socket, common/pmixev_helper_msg.h).
  * The helper reads the cluster's PreemptMode and the job partition's once,
- * then answers each request with one public libslurm call. For node states
- * it keeps the last node table and asks slurmctld only for a newer one
- * (which slurmctld answers with "no change" when there is none). It runs
- * in the step, so it gets the signals Slurm sends the step when it acts on
- * the job; it catches them (it must keep answering through a preemption's
- * grace time) and tells the stepd of each at once (PMIXEV_OWNER_SIGNAL),
- * so the stepd looks at the job without waiting for its next look. It
- * exits when the stepd closes FD.
+ * then answers each request with one public libslurm call: the job's
+ * state, its nodes', another job's (for queries: what Slurm shows the
+ * owner) or the partitions', or a job-control request (signal, kill,
+ * cancel, requeue), which slurmctld allows or refuses as for the owner. For
+ * node states it keeps the last node table and asks slurmctld only for a newer
+ * one (which slurmctld answers with "no change" when there is none). It runs in
+ * the step, so it gets the signals Slurm sends the step when it acts on the
+ * job; it catches them (it must keep answering through a preemption's grace
+ * time) and tells the stepd of each at once (PMIXEV_OWNER_SIGNAL), so the stepd
+ * looks at the job without waiting for its next look. It exits when the stepd
+ * closes FD.
  */
 #include "config.h"
 
@@ -86,7 +89,9 @@ static void learn_partition(const char *name)
 	slurm_free_partition_info_msg(parts);
 }
 
-static void job_state(uint32_t job_id, struct pmixev_job_state *j)
+/* Job `job_id`'s state; for the step's own job (`own`) also what the
+ * watcher needs later: its partition's PreemptMode and its nodes. */
+static void job_state(uint32_t job_id, int own, struct pmixev_job_state *j)
 {
 	job_info_msg_t *resp = NULL;
 
@@ -99,6 +104,8 @@ static void job_state(uint32_t job_id, struct pmixev_job_state *j)
 	}
 	if (resp->record_count < 1) {
 		j->rc = ESLURM_INVALID_JOB_ID;
+	} else if (!own) {
+		fill_state(j, &resp->job_array[0]);
 	} else {
 		if (!part_known)
 			learn_partition(resp->job_array[0].partition);
@@ -160,6 +167,81 @@ static void node_state(struct pmixev_nodes_state *s)
 			 n->reason ? n->reason : "");
 	}
 	slurm_hostlist_destroy(mine);
+}
+
+static uint8_t part_avail(uint16_t state_up)
+{
+	switch (state_up) {
+	case PARTITION_UP:
+		return PMIXEV_PART_UP;
+	case PARTITION_DOWN:
+		return PMIXEV_PART_DOWN;
+	case PARTITION_DRAIN:
+		return PMIXEV_PART_DRAIN;
+	default:
+		return PMIXEV_PART_INACTIVE;
+	}
+}
+
+/* The partitions the owner may see, as far as they fit. */
+static void partitions(struct pmixev_parts_state *s)
+{
+	partition_info_msg_t *parts = NULL;
+
+	if (slurm_load_partitions((time_t)0, &parts, SHOW_LOCAL) !=
+	    SLURM_SUCCESS) {
+		s->rc = errno;
+		return;
+	}
+	for (uint32_t i = 0; i < parts->record_count; i++) {
+		const partition_info_t *p = &parts->partition_array[i];
+		struct pmixev_part_state *out;
+
+		if (!p->name)
+			continue;
+		if (s->count == PMIXEV_OWNER_PARTS_MAX ||
+		    strlen(p->name) >= sizeof(out->name)) {
+			s->omitted++;
+			continue;
+		}
+		out = &s->part[s->count++];
+		snprintf(out->name, sizeof(out->name), "%s", p->name);
+		out->avail = part_avail(p->state_up);
+		out->nodes = p->total_nodes;
+		out->max_time = p->max_time; /* INFINITE is UINT32_MAX */
+	}
+	slurm_free_partition_info_msg(parts);
+}
+
+/* A job-control request: one libslurm call, slurmctld decides. */
+static void control(const struct pmixev_owner_req *req,
+		    struct pmixev_control_result *r)
+{
+	int rc = SLURM_ERROR;
+
+	errno = 0;
+	switch (req->action) {
+	case PMIXEV_CTL_SIGNAL_STEP:
+		rc = pmixev_slurm_signal_tasks(req->job_id, req->step_id,
+					       req->signo);
+		break;
+	case PMIXEV_CTL_KILL_STEP:
+		rc = pmixev_slurm_signal_step(req->job_id, req->step_id,
+					      (uint16_t)req->signo);
+		break;
+	case PMIXEV_CTL_SIGNAL_JOB:
+		rc = pmixev_slurm_kill_job(req->job_id, (uint16_t)req->signo);
+		break;
+	case PMIXEV_CTL_CANCEL_JOB:
+		rc = pmixev_slurm_kill_job(req->job_id, SIGKILL);
+		break;
+	case PMIXEV_CTL_REQUEUE_JOB:
+		rc = pmixev_slurm_requeue(req->job_id);
+		break;
+	}
+	r->rc = rc == SLURM_SUCCESS ? 0 : (errno ? errno : SLURM_ERROR);
+	snprintf(r->reason, sizeof(r->reason), "%s",
+		 r->rc ? slurm_strerror(r->rc) : "");
 }
 
 /* The signals Slurm sends a step when it acts on the job (preemption,
@@ -241,10 +323,20 @@ static int answer(int fd, const uint8_t *in, size_t len)
 	memset(&resp, 0, sizeof(resp));
 	resp.op = req.op;
 	resp.id = req.id;
-	if (req.op == PMIXEV_OWNER_NODE_STATE)
+	switch (req.op) {
+	case PMIXEV_OWNER_NODE_STATE:
 		node_state(&resp.nodes);
-	else
-		job_state(req.job_id, &resp.job);
+		break;
+	case PMIXEV_OWNER_PARTITIONS:
+		partitions(&resp.parts);
+		break;
+	case PMIXEV_OWNER_CONTROL:
+		control(&req, &resp.ctl);
+		break;
+	default:
+		job_state(req.job_id, req.op == PMIXEV_OWNER_JOB_STATE,
+			  &resp.job);
+	}
 	return send_resp(fd, &resp);
 }
 

@@ -1,24 +1,33 @@
 /*
  * pmix_query - what PMIx_Query_info tells a rank about its step.
  *
- * usage: pmix_query [--nspace NS] [--bad-qualifiers] KEY...
+ * usage: pmix_query [--nspace NS] [--jobid J] [--alloc-id J] [--queue Q]
+ *                   [--timeout S] [--repeat N] [--bad-qualifiers] KEY...
  *
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
  * OpenPMIx) with the KEYs; a KEY may be a short name: namespaces, nsinfo,
- * spawn, debug, uri, numpsets, psetnames. --nspace NS qualifies it with
- * PMIX_NSPACE; --bad-qualifiers with PMIX_PROCID and PMIX_RANK together
- * (which the standard makes PMIX_ERR_BAD_PARAM).
+ * spawn, debug, uri, numpsets, psetnames, jobstatus, jobstate, remaining,
+ * alloc, queues, qstatus. --nspace, --jobid, --alloc-id, --queue, --timeout
+ * qualify it with PMIX_NSPACE, PMIX_JOBID, PMIX_ALLOC_ID, PMIX_ALLOC_QUEUE,
+ * PMIX_TIMEOUT; --bad-qualifiers with PMIX_PROCID and PMIX_RANK together
+ * (which the standard makes PMIX_ERR_BAD_PARAM). --repeat N asks N times
+ * and adds "pmix_query: rank R on HOST: N queries, median U us, max U us"
+ * (the answers printed are the last one's). --attrs FUNCTIONS asks instead
+ * which functions the host serves (PMIX_HOST_FUNCTIONS) and the attributes
+ * it supports for FUNCTIONS (PMIX_HOST_ATTRIBUTES, comma-separated).
  *
- * Prints "pmix_query: rank R on HOST: status STATUS" and one line per
- * answer, "pmix_query: rank R on HOST: KEY = VALUE" (a string in quotes, a
- * number, or for an array of info arrays "[k=v k=v] ..."). Exit status 0
- * unless PMIx_Init failed.
+ * Prints "pmix_query: rank R on HOST: status STATUS", "... took S s" (the
+ * last query) and one line per answer, "pmix_query: rank R on HOST: KEY =
+ * VALUE" (a string in quotes, a number, a status by name, or for an array of
+ * infos
+ * "[k=v k=v] ..."). Exit status 0 unless PMIx_Init failed.
  */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pmix.h>
 
@@ -35,6 +44,12 @@ static const struct {
 	{"uri", PMIX_SERVER_URI},
 	{"numpsets", PMIX_QUERY_NUM_PSETS},
 	{"psetnames", PMIX_QUERY_PSET_NAMES},
+	{"jobstatus", PMIX_QUERY_JOB_STATUS},
+	{"jobstate", "slurm.pmixev.job.state"},
+	{"remaining", PMIX_TIME_REMAINING},
+	{"alloc", PMIX_QUERY_ALLOC_STATUS},
+	{"queues", PMIX_QUERY_QUEUE_LIST},
+	{"qstatus", PMIX_QUERY_QUEUE_STATUS},
 };
 
 static const char *key_of(const char *word)
@@ -62,8 +77,23 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 	case PMIX_UINT32:
 		snprintf(buf, len, "%" PRIu32, v->data.uint32);
 		return;
+	case PMIX_STATUS:
+		snprintf(buf, len, "%s (%d)", PMIx_Error_string(v->data.status),
+			 (int)v->data.status);
+		return;
 	case PMIX_DATA_ARRAY:
 		da = v->data.darray;
+		if (da && da->type == PMIX_REGATTR) {
+			off = (size_t)snprintf(buf, len, "{");
+			for (size_t i = 0; i < da->size && off < len; i++)
+				off += (size_t)snprintf(
+					buf + off, len - off, "%s%s",
+					i ? " " : "",
+					((pmix_regattr_t *)da->array)[i].name);
+			if (off < len)
+				snprintf(buf + off, len - off, "}");
+			return;
+		}
 		off = (size_t)snprintf(buf, len, "[");
 		for (size_t i = 0;
 		     da && da->type == PMIX_INFO && i < da->size && off < len;
@@ -83,29 +113,61 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 	}
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int main(int argc, char **argv)
 {
-	const char *nspace = NULL;
+	const char *nspace = NULL, *jobid = NULL, *alloc = NULL, *queue = NULL,
+		   *attrs = NULL;
 	bool bad = false;
 	pmix_info_t *res = NULL;
 	pmix_query_t *q;
 	size_t nres = 0, nq = 0;
 	pmix_proc_t me;
 	pmix_status_t rc;
-	int i = 1;
+	int i = 1, timeout = 0;
+	long repeat = 1;
 	bool yes = true;
+	double t0, *took;
 
 	for (; i < argc && !strncmp(argv[i], "--", 2); i++) {
 		if (!strcmp(argv[i], "--nspace") && i + 1 < argc)
 			nspace = argv[++i];
+		else if (!strcmp(argv[i], "--jobid") && i + 1 < argc)
+			jobid = argv[++i];
+		else if (!strcmp(argv[i], "--alloc-id") && i + 1 < argc)
+			alloc = argv[++i];
+		else if (!strcmp(argv[i], "--queue") && i + 1 < argc)
+			queue = argv[++i];
+		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+			timeout = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+			repeat = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--attrs") && i + 1 < argc)
+			attrs = argv[++i];
 		else if (!strcmp(argv[i], "--bad-qualifiers"))
 			bad = true;
 		else
 			break;
 	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: " PROG " [--nspace NS] "
-				"[--bad-qualifiers] KEY...\n");
+	if ((i >= argc && !attrs) || repeat < 1) {
+		fprintf(stderr, "usage: " PROG " [--nspace NS] [--jobid J] "
+				"[--alloc-id J] [--queue Q] [--timeout S] "
+				"[--repeat N] [--bad-qualifiers] KEY... | "
+				"--attrs FUNCTIONS\n");
 		return 2;
 	}
 	client_watchdog(PROG, 0);
@@ -116,12 +178,30 @@ int main(int argc, char **argv)
 	PMIX_QUERY_CREATE(q, 1);
 	for (; i < argc; i++)
 		PMIX_ARGV_APPEND(rc, q[0].keys, key_of(argv[i]));
-	PMIX_INFO_CREATE(q[0].qualifiers, 4);
-	PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_QUERY_REFRESH_CACHE, &yes,
-		       PMIX_BOOL);
+	PMIX_INFO_CREATE(q[0].qualifiers, 8);
+	if (attrs) {
+		PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_HOST_ATTRIBUTES,
+			       attrs, PMIX_STRING);
+	} else {
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_QUERY_REFRESH_CACHE,
+			       &yes, PMIX_BOOL);
+	}
 	if (nspace)
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_NSPACE, nspace,
 			       PMIX_STRING);
+	if (jobid)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_JOBID, jobid,
+			       PMIX_STRING);
+	if (alloc)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_ALLOC_ID, alloc,
+			       PMIX_STRING);
+	if (queue)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_ALLOC_QUEUE, queue,
+			       PMIX_STRING);
+	if (timeout)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_TIMEOUT, &timeout,
+			       PMIX_INT);
 	if (bad) {
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_PROCID, &me,
 			       PMIX_PROC);
@@ -129,9 +209,21 @@ int main(int argc, char **argv)
 			       PMIX_PROC_RANK);
 	}
 	q[0].nqual = nq;
-	rc = PMIx_Query_info(q, 1, &res, &nres);
+	if (!(took = calloc((size_t)repeat, sizeof(*took))))
+		return 1;
+	for (long r = 0; r < repeat; r++) {
+		if (res)
+			PMIX_INFO_FREE(res, nres);
+		res = NULL;
+		nres = 0;
+		t0 = now_us();
+		rc = PMIx_Query_info(q, 1, &res, &nres);
+		took[r] = now_us() - t0;
+	}
 	printf(PROG ": rank %u on %s: status %s\n", me.rank, client_host(),
 	       PMIx_Error_string(rc));
+	printf(PROG ": rank %u on %s: took %.1f s\n", me.rank, client_host(),
+	       took[repeat - 1] / 1e6);
 	for (size_t r = 0; r < nres; r++) {
 		char text[2048];
 
@@ -139,6 +231,14 @@ int main(int argc, char **argv)
 		printf(PROG ": rank %u on %s: %s = %s\n", me.rank,
 		       client_host(), res[r].key, text);
 	}
+	if (repeat > 1) {
+		qsort(took, (size_t)repeat, sizeof(*took), by_value);
+		printf(PROG ": rank %u on %s: %ld queries, median %.0f us, "
+			    "max %.0f us\n",
+		       me.rank, client_host(), repeat, took[repeat / 2],
+		       took[repeat - 1]);
+	}
+	free(took);
 	PMIX_INFO_FREE(res, nres);
 	PMIX_QUERY_FREE(q, 1);
 	PMIx_Finalize(NULL, 0);

@@ -127,11 +127,14 @@ static void fuzz_fence_dmdx_abort(const uint8_t *data, size_t len)
 	}
 }
 
-/* The owner helper's messages (a SOCK_SEQPACKET message each). */
+/* The owner helper's messages (a SOCK_SEQPACKET message each), and the
+ * nodes' questions to the root about them. */
 static void fuzz_owner(const uint8_t *data, size_t len)
 {
 	struct pmixev_owner_req req;
-	struct pmixev_owner_resp resp;
+	static struct pmixev_owner_resp resp;
+	static struct pmixev_jobinfo_resp jresp;
+	struct pmixev_jobinfo_req jreq;
 	struct pmixev_buf r, w;
 
 	pmixev_buf_reader(&r, data, len);
@@ -143,6 +146,18 @@ static void fuzz_owner(const uint8_t *data, size_t len)
 	if (pmixev_owner_resp_unpack(&r, &resp) == 0) {
 		pmixev_buf_init(&w);
 		assert_repacked(&w, pmixev_owner_resp_pack(&w, &resp), data,
+				len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_jobinfo_req_unpack(&r, &jreq) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_jobinfo_req_pack(&w, &jreq), data,
+				len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_jobinfo_resp_unpack(&r, &jresp) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_jobinfo_resp_pack(&w, &jresp), data,
 				len);
 	}
 }

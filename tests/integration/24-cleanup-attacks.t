@@ -7,11 +7,11 @@
 # (shared/notes/job-management-facts.md). A task of the job's user asks
 # for the removal of a root-owned file, a symlink to one, a directory that
 # holds one, and a directory it swaps for a symlink to root's directory
-# after the registration. Root's files must all survive, and each request
-# must be answered with an error: while pmixev offers OpenPMIx no
-# job_control upcall the library refuses them all. The first two checks
-# must keep passing when job control is served (next issue); the third
-# states today's answer.
+# after the registration; and the removal of a file and a directory of its
+# own. pmixev serves job control, so the library accepts every request and
+# carries them out; it does so on threads that pmixev gives the job
+# owner's file identity (pmix/confine.h): root's files must all survive,
+# the task's own must go.
 . "$(dirname "$0")/lib.sh"
 plan 3
 
@@ -22,18 +22,20 @@ for f in file dir/a; do echo secret >"$victim/$f"; chmod 0644 "$victim/$f"; done
 trap 'rm -rf "$victim"' EXIT
 work=$PMIXEV_CLUSTER_WORKDIR/24-cleanup
 rm -rf "$work"
-as_user mkdir -p "$work/holder" "$work/swap"
+as_user mkdir -p "$work/holder" "$work/swap" "$work/minedir/sub"
+as_user touch "$work/mine" "$work/minedir/sub/f"
 as_user ln -s "$victim/file" "$work/link"
 as_user ln -s "$victim/file" "$work/holder/link"
 as_user ln -s "$victim/dir" "$work/holder/dirlink"
 
 run_step --mpi=pmixev -N1 -n1 -t 1 -w n1 "$(client pmix_cleanup)" \
 	file "$victim/file" file "$work/link" dir "$work/holder" \
-	dir "$victim/dir" swap "$work/swap" "$victim/dir"
+	dir "$victim/dir" swap "$work/swap" "$victim/dir" \
+	file "$work/mine" dir "$work/minedir"
 sleep 1 # the stepd's end of step, after srun returned
 [ "$rc" -eq 0 ] && [ "$(lines '^pmix_cleanup: done$')" -eq 1 ] &&
 	[ "$(lines '^pmix_cleanup: swapped .* for a link to ')" -eq 1 ]
-ok $? "a task registered five cleanups as its user, swapped a directory for a link to root's, and finished" || show
+ok $? "a task registered seven cleanups as its user, swapped a directory for a link to root's, and finished" || show
 
 intact=0
 for f in file dir/a; do
@@ -44,9 +46,12 @@ done
 ok $? "root's file, directory and the file in it are all still there ($intact of 2 files)" ||
 	ls -lR "$victim" | sed 's/^/#   /' >&2
 
-refused=$(lines '^pmix_cleanup: register .*: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')
-[ "$refused" -eq 5 ]
-ok $? "all five cleanup requests were refused ($refused of 5): pmixev offers no job control yet" ||
-	show
+accepted=$(lines '^pmix_cleanup: register .*: (SUCCESS|PMIX_SUCCESS|OPERATION-SUCCEEDED|PMIX_OPERATION_SUCCEEDED)$')
+[ "$accepted" -eq 7 ] && [ ! -e "$work/mine" ] && [ ! -e "$work/minedir" ]
+ok $? "all seven requests were accepted ($accepted of 7) and carried out where the task's user may: its own file and directory are gone" ||
+	{
+		show
+		ls -la "$work" | sed 's/^/#   /' >&2
+	}
 
 done_testing

@@ -48,6 +48,9 @@ todo() {
 #   first local participant; the others are told it succeeded (OpenPMIx
 #   5.0.0-6.1.x, _mdxcbfunc reuses the status for
 #   PMIX_GDS_MARK_MODEX_COMPLETE; fixed on OpenPMIx's main branch).
+#   attr-query: a client's PMIX_QUERY_ATTRIBUTE_SUPPORT query never
+#   returns (OpenPMIx 4.2/5.0 pmix_attrs_query_support calls back with its
+#   own caddy instead of the caller's cbdata; reworked in 6.0).
 #   query-partial: the answers that come with PMIX_ERR_PARTIAL_SUCCESS
 #   never reach the caller (OpenPMIx 4.x: the client's query_cbfunc reads
 #   them only after PMIX_SUCCESS; 5.0 reads them after either).
@@ -58,6 +61,9 @@ pmix_defect() {
 		;;
 	nodeid-plain:4.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's client looks a remote rank's PMIX_NODEID up where it never files it"
+		;;
+	attr-query:4.* | attr-query:5.*)
+		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server answers a client's attribute-support query with the wrong callback data: the client never hears back"
 		;;
 	query-partial:4.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's client drops the answers of a partially successful query"

@@ -278,6 +278,160 @@ static void test_owner_nodes(void **state)
 	pmixev_buf_release(&w);
 }
 
+static int unpack_jobinfo_req(const uint8_t *data, size_t len)
+{
+	struct pmixev_buf r;
+	struct pmixev_jobinfo_req m;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_jobinfo_req_unpack(&r, &m);
+}
+
+static int unpack_jobinfo_resp(const uint8_t *data, size_t len)
+{
+	static struct pmixev_jobinfo_resp m;
+	struct pmixev_buf r;
+
+	pmixev_buf_reader(&r, data, len);
+	return pmixev_jobinfo_resp_unpack(&r, &m);
+}
+
+/* Job control: the request's action and signal, Slurm's verdict. */
+static void test_owner_control(void **state)
+{
+	struct pmixev_owner_req req = {.op = PMIXEV_OWNER_CONTROL,
+				       .id = 3,
+				       .job_id = 12,
+				       .action = PMIXEV_CTL_SIGNAL_STEP,
+				       .step_id = 1,
+				       .signo = 10},
+				rq;
+	static struct pmixev_owner_resp in, out;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_req_unpack(&r, &rq), 0);
+	assert_int_equal(rq.action, PMIXEV_CTL_SIGNAL_STEP);
+	assert_int_equal(rq.step_id, 1);
+	assert_int_equal(rq.signo, 10);
+	assert_strict(&w, unpack_owner_req);
+
+	/* A signal is needed to signal, none beyond 64, no unknown action. */
+	req.signo = 0;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	req.signo = 65;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	req.signo = 0;
+	req.action = PMIXEV_CTL_REQUEUE_JOB;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_release(&w);
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u8(&w, PMIXEV_OWNER_CONTROL);
+	pmixev_buf_put_u32(&w, 3);
+	pmixev_buf_put_u32(&w, 12);
+	pmixev_buf_put_u8(&w, PMIXEV_CTL_ACTION_MAX + 1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u32(&w, 9);
+	assert_int_equal(unpack_owner_req(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+
+	in.op = PMIXEV_OWNER_CONTROL;
+	in.id = 3;
+	in.ctl.rc = 2002;
+	snprintf(in.ctl.reason, sizeof(in.ctl.reason),
+		 "Access/permission denied");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.ctl.rc, 2002);
+	assert_string_equal(out.ctl.reason, "Access/permission denied");
+	assert_strict(&w, unpack_owner_resp);
+}
+
+/* A node's question to the root and the root's answer: the partitions,
+ * another job, or a failure. */
+static void test_jobinfo(void **state)
+{
+	static struct pmixev_jobinfo_resp in, out;
+	struct pmixev_jobinfo_req req = {.id = 9,
+					 .op = PMIXEV_OWNER_PARTITIONS,
+					 .refresh = 1},
+				  rq;
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_jobinfo_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_jobinfo_req_unpack(&r, &rq), 0);
+	assert_int_equal(rq.id, 9);
+	assert_int_equal(rq.op, PMIXEV_OWNER_PARTITIONS);
+	assert_int_equal(rq.refresh, 1);
+	assert_strict(&w, unpack_jobinfo_req);
+
+	/* Never the watcher's node looks, never a signal; refresh is a bool. */
+	req.op = PMIXEV_OWNER_NODE_STATE;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_jobinfo_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u32(&w, 1);
+	pmixev_buf_put_u8(&w, PMIXEV_OWNER_OTHER_JOB);
+	pmixev_buf_put_u32(&w, 5);
+	pmixev_buf_put_u8(&w, 2);
+	assert_int_equal(unpack_jobinfo_req(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+
+	in.id = 9;
+	in.age_ms = 250;
+	in.resp.op = PMIXEV_OWNER_PARTITIONS;
+	in.resp.parts.count = 2;
+	in.resp.parts.omitted = 1;
+	snprintf(in.resp.parts.part[0].name, PMIXEV_OWNER_NAME, "debug");
+	in.resp.parts.part[0].nodes = 3;
+	in.resp.parts.part[0].max_time = UINT32_MAX;
+	snprintf(in.resp.parts.part[1].name, PMIXEV_OWNER_NAME, "long");
+	in.resp.parts.part[1].avail = PMIXEV_PART_DRAIN;
+	in.resp.parts.part[1].max_time = 1440;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_jobinfo_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_jobinfo_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.age_ms, 250);
+	assert_int_equal(out.resp.parts.count, 2);
+	assert_int_equal(out.resp.parts.omitted, 1);
+	assert_string_equal(out.resp.parts.part[1].name, "long");
+	assert_int_equal(out.resp.parts.part[1].avail, PMIXEV_PART_DRAIN);
+	assert_int_equal(out.resp.parts.part[0].max_time, UINT32_MAX);
+	assert_strict(&w, unpack_jobinfo_resp);
+
+	/* A partition state Slurm does not have is refused both ways. */
+	in.resp.parts.part[1].avail = PMIXEV_PART_AVAIL_MAX + 1;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_jobinfo_resp_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+
+	/* No answer: only the reason travels. */
+	memset(&in, 0, sizeof(in));
+	in.id = 4;
+	in.failed = -46;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_jobinfo_resp_pack(&w, &in), 0);
+	assert_int_equal(w.len, 12);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_jobinfo_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.failed, -46);
+	assert_strict(&w, unpack_jobinfo_resp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +440,8 @@ int main(void)
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_owner),
 		cmocka_unit_test(test_owner_signal),
+		cmocka_unit_test(test_jobinfo),
+		cmocka_unit_test(test_owner_control),
 	};
 
 	return cmocka_run_group_tests_name("proto_events", tests, NULL, NULL);

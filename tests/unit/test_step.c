@@ -79,6 +79,44 @@ static void test_id_format(void **state)
 	assert_string_equal(buf, "9.interactive");
 }
 
+static void test_job_ref(void **state)
+{
+	static const char *const bad[] = {"",
+					  "slurm.pmixev.",
+					  "slurm.pmixev.12",
+					  "slurm.pmix.12.",
+					  "12.",
+					  ".3",
+					  "12.3.4",
+					  "x12",
+					  "12x",
+					  "-1",
+					  "4294967295",
+					  "99999999999",
+					  "slurm.other.12.0",
+					  "12.4294967294",
+					  NULL};
+	uint32_t job = 0, step = 0;
+
+	(void)state;
+	assert_int_equal(pmixev_job_ref_parse("slurm.pmixev.12.3", &job, &step),
+			 0);
+	assert_int_equal(job, 12);
+	assert_int_equal(step, 3);
+	assert_int_equal(pmixev_job_ref_parse("slurm.pmix.7.0", &job, &step),
+			 0);
+	assert_int_equal(job, 7);
+	assert_int_equal(step, 0);
+	assert_int_equal(pmixev_job_ref_parse("4000000000", &job, &step), 0);
+	assert_int_equal(job, 4000000000u);
+	assert_int_equal(step, PMIXEV_STEP_ANY);
+	assert_int_equal(pmixev_job_ref_parse("5.1", &job, &step), 0);
+	assert_int_equal(step, 1);
+	for (size_t i = 0; bad[i]; i++)
+		assert_int_equal(pmixev_job_ref_parse(bad[i], &job, &step), -1);
+	assert_int_equal(pmixev_job_ref_parse(NULL, &job, &step), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_topology_tree),
 		cmocka_unit_test(test_missing_or_bad),
 		cmocka_unit_test(test_id_format),
+		cmocka_unit_test(test_job_ref),
 	};
 
 	return cmocka_run_group_tests_name("step", tests, NULL, NULL);

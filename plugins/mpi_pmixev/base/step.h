@@ -46,6 +46,8 @@ struct step {
 	struct site *site;
 	struct helper *helper;	 /* the tree's root only */
 	struct watcher *watcher; /* the tree's root only */
+	struct jobinfo *jobinfo; /* Slurm's answers for queries */
+	struct jobctl *jobctl;	 /* job control through slurmctld */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

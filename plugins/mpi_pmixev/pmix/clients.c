@@ -14,6 +14,7 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
+#include "pmix/confine.h"
 #include "pmix/events.h"
 #include "pmix/gate.h"
 #include "pmixev_buf.h"
@@ -54,8 +55,12 @@ pmix_status_t clients_upcall_connected(const pmix_proc_t *proc,
 				       void *server_object,
 				       pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
+	const struct step *s = step_served();
+
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
-	pmix_gate_client_connected(step_served()->gate, proc->rank);
+	if (!confine_pmix_thread(s->lay.uid, s->lay.gid))
+		return PMIX_ERR_NO_PERMISSIONS;
+	pmix_gate_client_connected(s->gate, proc->rank);
 	post_state(proc->rank, events_client_connected);
 	/* Done here: cbfunc is never called. OpenPMIx 6+ passes one and,
 	 * on PMIX_SUCCESS, holds the client's connection until it runs. */

@@ -7,13 +7,17 @@
 
 #include "pmix/module.h"
 
+#include <pmix.h>
+
 #include "pmix/clients.h"
 #include "pmix/dmodex.h"
 #include "pmix/fence.h"
+#include "pmix/jobctl.h"
 #include "pmix/notify.h"
 #include "pmix/pubsub.h"
 #include "pmix/query.h"
 #include "pmix/tools.h"
+#include "pmixev_log.h"
 
 pmix_server_module_t module_upcalls = {
 	.client_connected = clients_upcall_connected,
@@ -30,5 +34,65 @@ pmix_server_module_t module_upcalls = {
 	.deregister_events = notify_upcall_deregister,
 	.notify_event = notify_upcall_event,
 	.query = query_upcall,
+	.job_control = jobctl_upcall,
 	.tool_connected = tools_upcall_connected,
 };
+
+/* Per function, the PMIx attributes pmixev acts on (names from the
+ * library's dictionary: an unknown one would hide the whole function). */
+static const struct {
+	const char *fn;
+	const char *const *attrs;
+} served[] = {
+	{"PMIx_Fence",
+	 (const char *const[]){"PMIX_COLLECT_DATA", "PMIX_TIMEOUT", NULL}},
+	{"PMIx_Get", (const char *const[]){"PMIX_TIMEOUT", NULL}},
+	{"PMIx_Publish", (const char *const[]){"PMIX_TIMEOUT", NULL}},
+	{"PMIx_Lookup",
+	 (const char *const[]){"PMIX_WAIT", "PMIX_TIMEOUT", NULL}},
+	{"PMIx_Unpublish", (const char *const[]){NULL}},
+	{"PMIx_Connect", (const char *const[]){"PMIX_TIMEOUT", NULL}},
+	{"PMIx_Disconnect", (const char *const[]){"PMIX_TIMEOUT", NULL}},
+	{"PMIx_Abort", (const char *const[]){NULL}},
+	{"PMIx_Notify_event", (const char *const[]){"PMIX_RANGE", NULL}},
+	{"PMIx_Register_event_handler", (const char *const[]){NULL}},
+	{"PMIx_Query_info", (const char *const[]){"PMIX_QUERY_REFRESH_CACHE",
+						  "PMIX_NSPACE",
+						  "PMIX_PROCID",
+						  "PMIX_RANK",
+						  "PMIX_JOBID",
+						  "PMIX_ALLOC_ID",
+						  "PMIX_ALLOC_QUEUE",
+						  "PMIX_TIMEOUT",
+						  "PMIX_QUERY_NAMESPACES",
+						  "PMIX_QUERY_NAMESPACE_INFO",
+						  "PMIX_QUERY_SPAWN_SUPPORT",
+						  "PMIX_QUERY_DEBUG_SUPPORT",
+						  "PMIX_SERVER_URI",
+						  "PMIX_QUERY_NUM_PSETS",
+						  "PMIX_QUERY_PSET_NAMES",
+						  "PMIX_QUERY_JOB_STATUS",
+						  "PMIX_TIME_REMAINING",
+						  "PMIX_QUERY_ALLOC_STATUS",
+						  "PMIX_QUERY_QUEUE_LIST",
+						  "PMIX_QUERY_QUEUE_STATUS",
+						  NULL}},
+	{"PMIx_tool_connect_to_server", (const char *const[]){NULL}},
+	{"PMIx_Job_control",
+	 (const char *const[]){"PMIX_JOB_CTRL_SIGNAL",
+			       "PMIX_JOB_CTRL_TERMINATE", "PMIX_JOB_CTRL_KILL",
+			       "PMIX_JOB_CTRL_RESTART", "PMIX_TIMEOUT", NULL}},
+};
+
+void module_register_attributes(void)
+{
+	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++) {
+		pmix_status_t rc = PMIx_Register_attributes(
+			(char *)served[i].fn, (char **)served[i].attrs);
+
+		if (rc != PMIX_SUCCESS)
+			PMIXEV_ERROR("PMIx_Register_attributes(%s): %s; "
+				     "attribute queries will not list it",
+				     served[i].fn, PMIx_Error_string(rc));
+	}
+}

@@ -13,4 +13,12 @@
 
 extern pmix_server_module_t module_upcalls;
 
+/*
+ * Tell the PMIx library (after PMIx_server_init) which functions pmixev
+ * serves with which attributes, so PMIX_QUERY_ATTRIBUTE_SUPPORT with
+ * PMIX_HOST_FUNCTIONS / PMIX_HOST_ATTRIBUTES answers truthfully. A failure
+ * is logged; the step goes on.
+ */
+void module_register_attributes(void);
+
 #endif /* PMIXEV_PMIX_MODULE_H_ */

@@ -1,6 +1,6 @@
 /*
  * pmix/query.h - the query upcall (PMIx progress thread), answered on the
- * agent thread from what the step itself knows, key by key:
+ * agent thread, key by key. About the step, from what it knows:
  *
  *   PMIX_QUERY_NAMESPACES      (string) the step's namespace
  *   PMIX_QUERY_NAMESPACE_INFO  (data array of PMIX_INFO) per namespace an
@@ -13,13 +13,24 @@
  *                              "": no process sets
  *   PMIXEV_QUERY_EVENTS        lost events (pmix/inject.h)
  *
- * A query whose PMIX_NSPACE or PMIX_PROCID qualifier names another
- * namespace gets no answer from the step; PMIX_PROCID together with
+ * About a job - the step's, or the one a PMIX_NSPACE ("slurm.pmixev.J.S"
+ * or stock's "slurm.pmix.J.S"), PMIX_PROCID, PMIX_JOBID ("J" or "J.S") or
+ * PMIX_ALLOC_ID ("J") qualifier names, as Slurm shows it to the job's
+ * owner - and about the partitions (PMIX_ALLOC_QUEUE names one), from
+ * slurmctld through slurmctld/jobinfo.h: PMIX_QUERY_JOB_STATUS,
+ * PMIXEV_QUERY_JOB_STATE, PMIX_TIME_REMAINING, PMIX_QUERY_ALLOC_STATUS,
+ * PMIX_QUERY_QUEUE_LIST, PMIX_QUERY_QUEUE_STATUS (pmix/query_slurm.h).
+ * PMIX_QUERY_REFRESH_CACHE asks for Slurm's freshest answer the site
+ * allows; PMIX_TIMEOUT (seconds) bounds the wait for Slurm: then the
+ * request fails with PMIX_ERR_TIMEOUT.
+ *
+ * A step key about another step gets no answer; PMIX_PROCID together with
  * PMIX_NSPACE or PMIX_RANK is PMIX_ERR_BAD_PARAM. A key asked more than
- * once is answered once, so what a request makes the stepd hold does not
- * grow with its length. The result is
- * PMIX_SUCCESS when every key was answered, PMIX_ERR_PARTIAL_SUCCESS (with
- * the answers) when some were, PMIX_ERR_NOT_FOUND when none was.
+ * once about the same thing is answered once, and a request gets at most
+ * 32 distinct answers, so what it makes the stepd hold is bounded. The
+ * result is PMIX_SUCCESS when everything was answered,
+ * PMIX_ERR_PARTIAL_SUCCESS (with the answers) when some was,
+ * PMIX_ERR_NOT_FOUND when nothing was.
  */
 #ifndef PMIXEV_PMIX_QUERY_H_
 #define PMIXEV_PMIX_QUERY_H_

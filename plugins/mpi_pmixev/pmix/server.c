@@ -23,6 +23,7 @@
 
 #include "pmix/module.h"
 #include "pmix/nspace.h"
+#include "pmix/confine.h"
 #include "pmix/gate.h"
 #include "pmixev_bridge.h"
 #include "pmixev_cpubind.h"
@@ -332,14 +333,35 @@ static int init_pmix(struct server *srv)
 		return -1;
 	}
 	srv->pmix_up = true;
+	module_register_attributes();
 	return inside < 0 ? -1 : 0;
+}
+
+struct reg_wait {
+	struct sync s;
+	pthread_t caller; /* slurmstepd's: never confined for good */
+	uid_t uid;
+	gid_t gid;
+};
+
+/* The namespace is registered, on the PMIx progress thread, which from
+ * now on does file operations as the job owner (pmix/confine.h). */
+static void registered_cb(pmix_status_t status, void *cbdata)
+{
+	struct reg_wait *w = cbdata;
+
+	if (status == PMIX_SUCCESS &&
+	    !pthread_equal(pthread_self(), w->caller) &&
+	    !confine_pmix_thread(w->uid, w->gid))
+		status = PMIX_ERR_NO_PERMISSIONS;
+	sync_cb(status, &w->s);
 }
 
 static int register_nspace(struct server *srv)
 {
 	const struct layout *lay = srv->lay;
 	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
-	struct sync s = SYNC_INIT;
+	struct reg_wait w = {SYNC_INIT, pthread_self(), lay->uid, lay->gid};
 	pmix_info_t *info = NULL;
 	size_t ninfo = 0;
 	pmix_status_t rc;
@@ -351,9 +373,9 @@ static int register_nspace(struct server *srv)
 		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
 		return -1;
 	}
-	rc = sync_wait(&s, PMIx_server_register_nspace(
-				   lay->nspace, (int)layout_nlocal(lay), info,
-				   ninfo, sync_cb, &s));
+	rc = sync_wait(&w.s, PMIx_server_register_nspace(
+				     lay->nspace, (int)layout_nlocal(lay), info,
+				     ninfo, registered_cb, &w));
 	PMIX_INFO_FREE(info, ninfo);
 	if (rc != PMIX_SUCCESS) {
 		PMIXEV_ERROR("PMIx_server_register_nspace(%s): %s", lay->nspace,
@@ -489,9 +511,12 @@ void server_destroy(struct server *srv)
 {
 	if (!srv)
 		return;
-	if (srv->pmix_up) {
+	/* What the library releases here it releases on this thread: as the
+	 * job owner (its cleanups), or not at all. */
+	if (srv->pmix_up && confine_enter(srv->lay->uid, srv->lay->gid) == 0) {
 		pmix_status_t rc = PMIx_server_finalize();
 
+		confine_leave();
 		if (rc != PMIX_SUCCESS)
 			PMIXEV_ERROR("PMIx_server_finalize: %s",
 				     PMIx_Error_string(rc));

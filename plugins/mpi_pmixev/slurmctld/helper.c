@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
 
 #include "base/agent.h"
 #include "overlay/overlay.h"
@@ -26,6 +28,13 @@
 /* Longest wait for an answer: a Slurm call retries for a few of Slurm's
  * MessageTimeout (default 10 s); a helper silent longer is stuck. */
 #define ANSWER_DEADLINE_SEC 30
+#define QUEUE_MAX	    64 /* requests waiting behind the one in flight */
+
+struct helper_req {
+	struct pmixev_owner_req m; /* its id set when sent */
+	helper_fn fn;
+	void *arg;
+};
 
 struct helper {
 	struct agent *agent;
@@ -45,6 +54,8 @@ struct helper {
 	void *arg;
 	helper_signal_fn sig_fn;
 	void *sig_arg;
+	struct helper_req queue[QUEUE_MAX]; /* waiting, oldest at head */
+	unsigned head, queued;
 	uint8_t in[PMIXEV_OWNER_MSG_MAX]; /* the answer being read */
 	struct pmixev_owner_resp resp;	  /* ... and decoded */
 };
@@ -112,7 +123,23 @@ static void start_failed(struct helper *o, const char *why)
 	tell_srun(o, text);
 }
 
-/* The answer to the request in flight (NULL: there will be none). */
+static int send_req(struct helper *o, const struct helper_req *r);
+
+/* The next waiting request goes out; those that cannot fail at once. */
+static void send_next(struct helper *o)
+{
+	while (o->queued && !o->pending_id) {
+		struct helper_req r = o->queue[o->head];
+
+		o->head = (o->head + 1) % QUEUE_MAX;
+		o->queued--;
+		if (send_req(o, &r) < 0)
+			r.fn(r.arg, NULL);
+	}
+}
+
+/* The answer to the request in flight (NULL: there will be none); then
+ * the next waiting one goes out. */
 static void answer(struct helper *o, const struct pmixev_owner_resp *resp)
 {
 	helper_fn fn = o->fn;
@@ -130,6 +157,7 @@ static void answer(struct helper *o, const struct pmixev_owner_resp *resp)
 	}
 	if (fn)
 		fn(o->arg, resp);
+	send_next(o);
 }
 
 static void on_late(evutil_socket_t fd, short what, void *arg)
@@ -225,18 +253,14 @@ static int start(struct helper *o)
 	return 0;
 }
 
-int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
-		   void *arg)
+static int send_req(struct helper *o, const struct helper_req *r)
 {
-	struct pmixev_owner_req req = {.op = (uint8_t)op, .job_id = o->job_id};
+	struct pmixev_owner_req req = r->m;
 	struct timeval deadline = {ANSWER_DEADLINE_SEC, 0};
 	struct pmixev_buf b;
 	int rc = -1;
 
-	if (!o->late &&
-	    !(o->late = evtimer_new(agent_base(o->agent), on_late, o)))
-		return -1;
-	if (o->pending_id || (o->fd < 0 && start(o) < 0))
+	if (o->fd < 0 && start(o) < 0)
 		return -1;
 	req.id = ++o->next_id ? o->next_id : ++o->next_id;
 	pmixev_buf_init(&b);
@@ -245,8 +269,8 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
 		    (ssize_t)b.len) {
 		o->pending_id = req.id;
 		o->pending_op = req.op;
-		o->fn = fn;
-		o->arg = arg;
+		o->fn = r->fn;
+		o->arg = r->arg;
 		evtimer_add(o->late, &deadline);
 		rc = 0;
 	} else {
@@ -256,10 +280,81 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
 	return rc;
 }
 
+/* Send `r` now, or queue it behind the one in flight. */
+static int submit(struct helper *o, const struct helper_req *r)
+{
+	if (!o->late &&
+	    !(o->late = evtimer_new(agent_base(o->agent), on_late, o)))
+		return -1;
+	if (!o->pending_id)
+		return send_req(o, r);
+	if (o->queued == QUEUE_MAX)
+		return -1;
+	o->queue[(o->head + o->queued++) % QUEUE_MAX] = *r;
+	return 0;
+}
+
+int helper_request(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
+		   helper_fn fn, void *arg)
+{
+	struct helper_req r = {.m = {.op = (uint8_t)op, .job_id = o->job_id},
+			       .fn = fn,
+			       .arg = arg};
+
+	if (op == PMIXEV_OWNER_OTHER_JOB && job_id)
+		r.m.job_id = job_id;
+	return submit(o, &r);
+}
+
+int helper_control(struct helper *o, enum pmixev_control_action action,
+		   uint32_t job_id, uint32_t step_id, uint32_t signo,
+		   helper_fn fn, void *arg)
+{
+	struct helper_req r = {.m = {.op = PMIXEV_OWNER_CONTROL,
+				     .job_id = job_id,
+				     .action = (uint8_t)action,
+				     .step_id = step_id,
+				     .signo = signo},
+			       .fn = fn,
+			       .arg = arg};
+
+	return submit(o, &r);
+}
+
 void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg)
 {
 	o->sig_fn = fn;
 	o->sig_arg = arg;
+}
+
+pmix_status_t helper_pmix_status(int32_t slurm_rc)
+{
+	switch (slurm_rc) {
+	case SLURM_SUCCESS:
+		return PMIX_SUCCESS;
+	case ESLURM_INVALID_JOB_ID:
+	case ESLURM_ALREADY_DONE:
+		return PMIX_ERR_NOT_FOUND;
+	case ESLURM_ACCESS_DENIED:
+	case ESLURM_USER_ID_MISSING:
+		return PMIX_ERR_NO_PERMISSIONS;
+	case ESLURM_DISABLED:
+	case ESLURM_BATCH_ONLY:
+	case ESLURM_NOT_SUPPORTED:
+		return PMIX_ERR_NOT_SUPPORTED;
+	case SLURM_COMMUNICATIONS_CONNECTION_ERROR:
+	case SLURM_COMMUNICATIONS_SEND_ERROR:
+	case SLURM_COMMUNICATIONS_RECEIVE_ERROR:
+	case SLURM_COMMUNICATIONS_SHUTDOWN_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_SEND_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_RECEIVE_ERROR:
+	case SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR:
+	case SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT:
+		return PMIX_ERR_UNREACH;
+	default:
+		return PMIX_ERROR;
+	}
 }
 
 void helper_destroy(struct helper *o)

@@ -5,8 +5,9 @@
  * The helper is pmixev-owner (tools/pmixev-owner.c), started as the job
  * owner by slurmctld/helper_proc.c, which also says where it is looked
  * for. It is started with the first request and talks over a socketpair
- * watched by the agent's event loop. One request is in flight at a time;
- * its answer comes back through the callback on the agent thread. If the
+ * watched by the agent's event loop. One request is in flight at a time,
+ * up to 64 more wait their turn in order; each answer comes back through
+ * its callback on the agent thread. If the
  * helper dies, or gives no answer in 30 s (stuck in a Slurm call), the
  * request fails and the next one starts a new helper. A helper that never
  * answered (missing, not executable by the owner, dead at start) is logged
@@ -15,6 +16,8 @@
  */
 #ifndef PMIXEV_SLURMCTLD_HELPER_H_
 #define PMIXEV_SLURMCTLD_HELPER_H_
+
+#include <pmix_common.h>
 
 #include "base/step.h"
 #include "pmixev_helper_msg.h"
@@ -28,18 +31,39 @@ typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
 struct helper *helper_create(const struct step *s);
 
 /*
- * Ask slurmctld (agent thread) for the job's state (PMIXEV_OWNER_JOB_STATE)
- * or its nodes' (PMIXEV_OWNER_NODE_STATE). 0, or -1 when a request is
- * already in flight or the helper cannot be started (logged).
+ * Ask slurmctld (agent thread) for a job's state (PMIXEV_OWNER_JOB_STATE:
+ * the step's job, whatever `job_id`; PMIXEV_OWNER_OTHER_JOB: job `job_id`,
+ * 0 for the step's), the job's nodes' (PMIXEV_OWNER_NODE_STATE) or the
+ * partitions' (PMIXEV_OWNER_PARTITIONS). 0: `fn` will be called once (with
+ * NULL if the helper fails); -1 when the queue is full or the helper cannot
+ * be started (logged).
  */
-int helper_request(struct helper *o, enum pmixev_owner_op op, helper_fn fn,
-		   void *arg);
+int helper_request(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
+		   helper_fn fn, void *arg);
+
+/*
+ * Ask slurmctld, as the owner, to act on job `job_id` (and step `step_id`):
+ * `action` with `signo` (common/pmixev_helper_msg.h). The answer's ctl
+ * holds Slurm's verdict. 0, or -1 as for helper_request.
+ */
+int helper_control(struct helper *o, enum pmixev_control_action action,
+		   uint32_t job_id, uint32_t step_id, uint32_t signo,
+		   helper_fn fn, void *arg);
 
 /* Slurm sent the step signal `signo` (the helper got it). */
 typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
 
 /* Call `fn` for every signal the helper reports (agent thread). */
 void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg);
+
+/*
+ * Slurm's error number (0 for success) as the PMIx status pmixev answers
+ * with - the one place they are converted: no such job (or already done)
+ * PMIX_ERR_NOT_FOUND, refused to the owner PMIX_ERR_NO_PERMISSIONS, an
+ * operation Slurm does not offer here PMIX_ERR_NOT_SUPPORTED, slurmctld
+ * unreachable PMIX_ERR_UNREACH, anything else PMIX_ERROR.
+ */
+pmix_status_t helper_pmix_status(int32_t slurm_rc);
 
 /* Close the channel (the helper exits) and reap it. */
 void helper_destroy(struct helper *o);

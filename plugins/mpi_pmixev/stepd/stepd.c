@@ -26,6 +26,7 @@
 #include "pmix/inject.h"
 #include "pmix/notify.h"
 #include "pmix/pubsub_dir.h"
+#include "pmix/jobctl.h"
 #include "pmix/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
@@ -34,7 +35,8 @@
 #include "pmixev_ompi_ft.h"
 #include "pmixev_step.h"
 #include "slurmctld/helper.h"
-#include "slurmctld/watcher.h"
+#include "slurmctld/jobinfo.h"
+#include "pmix/watcher.h"
 #include "stepd/site.h"
 
 #define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
@@ -189,6 +191,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->ov = overlay_create(s->agent, s->auth, &cfg)) ||
 	    !(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
+	    !(s->jobinfo = jobinfo_create(s)) ||
+	    !(s->jobctl = jobctl_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
@@ -364,6 +368,8 @@ void stepd_fini(void)
 	server_destroy(s->srv);
 	watcher_destroy(s->watcher);
 	helper_destroy(s->helper);
+	jobinfo_destroy(s->jobinfo);
+	jobctl_destroy(s->jobctl);
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
 	notify_destroy(s->notify);

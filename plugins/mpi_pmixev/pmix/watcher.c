@@ -1,9 +1,9 @@
 /*
- * slurmctld/watcher.c - polling slurmctld for the job's scheduler events.
+ * pmix/watcher.c - polling slurmctld for the job's scheduler events.
  */
 #include "config.h"
 
-#include "slurmctld/watcher.h"
+#include "pmix/watcher.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -19,6 +19,7 @@
 #include "pmixev_log.h"
 #include "pmixev_nodewatch.h"
 #include "slurmctld/helper.h"
+#include "slurmctld/jobinfo.h"
 
 #define BACKOFF_MAX_SEC 60
 #define YOUNG_SEC	60 /* a step this young retries at its interval */
@@ -33,6 +34,7 @@ struct watcher {
 	struct agent *agent;
 	struct helper *helper;
 	struct events *ev;
+	struct jobinfo *ji; /* queries use the watcher's looks too */
 	unsigned interval_sec, delay_sec; /* delay: now, with backoff */
 	unsigned mask;			  /* kinds announced */
 	unsigned node_every;		  /* a node look every so many, or 0 */
@@ -178,10 +180,12 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *resp)
 		return;
 	}
 	answered(w);
-	if (resp->op == PMIXEV_OWNER_NODE_STATE)
+	if (resp->op == PMIXEV_OWNER_NODE_STATE) {
 		on_nodes(w, &resp->nodes);
-	else
+	} else {
+		jobinfo_feed(w->ji, resp);
 		on_job(w, &resp->job);
+	}
 	next(w);
 }
 
@@ -202,7 +206,7 @@ static enum pmixev_owner_op next_look(struct watcher *w)
 static void look(struct watcher *w, enum pmixev_owner_op op)
 {
 	evtimer_del(w->timer);
-	if (helper_request(w->helper, op, on_answer, w) < 0) {
+	if (helper_request(w->helper, op, 0, on_answer, w) < 0) {
 		outage(w, -1);
 		arm(w);
 		return;
@@ -286,6 +290,7 @@ struct watcher *watcher_create(const struct step *s)
 	w->agent = s->agent;
 	w->helper = s->helper;
 	w->ev = s->events;
+	w->ji = s->jobinfo;
 	w->interval_sec = w->delay_sec = interval_sec ? interval_sec : 1;
 	w->mask = mask;
 	if (node_sec && (mask & PMIXEV_JOBEV_BIT(PMIXEV_JOBEV_NODE_OFFLINE))) {

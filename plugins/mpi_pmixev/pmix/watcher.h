@@ -1,5 +1,5 @@
 /*
- * slurmctld/watcher.h - the step's eye on slurmctld: preemption, time limit,
+ * pmix/watcher.h - the step's eye on slurmctld: preemption, time limit,
  * suspend/resume, requeue, cancel and end of the job become PMIx events
  * on every node.
  *
@@ -15,8 +15,8 @@
  * 60 s), logs the outage once, and on recovery compares with the last state it
  * saw, so nothing that changed meanwhile is missed. Agent thread only.
  */
-#ifndef PMIXEV_SLURMCTLD_WATCHER_H_
-#define PMIXEV_SLURMCTLD_WATCHER_H_
+#ifndef PMIXEV_PMIX_WATCHER_H_
+#define PMIXEV_PMIX_WATCHER_H_
 
 #include "base/step.h"
 
@@ -37,4 +37,4 @@ int watcher_start(struct watcher *w);
 /* Log what it cost (requests to slurmctld) and free. */
 void watcher_destroy(struct watcher *w);
 
-#endif /* PMIXEV_SLURMCTLD_WATCHER_H_ */
+#endif /* PMIXEV_PMIX_WATCHER_H_ */

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/jobmgmt.sh [--trials N] [--out FILE] - job management under
+# mpi/pmixev against what a job does without it, side by side in one run.
+#
+# On its own test cluster (PMIXEV_BENCH_CLUSTER_ID, default 6):
+#  - query burst: all 24 ranks of a -N3 -n24 step ask PMIx_Query_info for
+#    the job's status and time remaining N times each (default 100, with
+#    PMIX_QUERY_REFRESH_CACHE): the median of the ranks' median time per
+#    query, and the job user's slurmctld RPCs (sdiag) during the step;
+#    then the same 24 ranks (--mpi=none) run `squeue -j JOB -o "%T %L"`
+#    N times each: time per call and RPCs.
+#  - job control: rank 0 of a -N3 -n3 step signals (SIGUSR1) all ranks of
+#    its step N times through PMIx_Job_control: median and p99 time per
+#    request; against `scancel --signal=USR1 JOB.0` run N times by the
+#    job's user beside the step (what a job does without PMIx job control;
+#    stock mpi/pmix answers NOT-SUPPORTED).
+set -euo pipefail
+
+TRIALS=100 BENCH_CLUSTER=6
+# shellcheck source=bench/trials.sh
+. "$(dirname "$0")/trials.sh"
+# shellcheck disable=SC1091
+. "$SRC/tests/integration/lib.sh"
+query=$(client pmix_query)
+jc=$(client pmix_jobctl)
+n=$TRIALS
+
+user_rpcs() {
+	sdiag | sed -n "s/^[[:space:]]*$PMIXEV_TEST_USER[[:space:]]*([[:space:]]*[0-9]*) count:\([0-9]*\).*/\1/p"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+
+# Query burst through PMIx.
+r0=$(user_rpcs)
+run_step --mpi=pmixev -N3 -n24 -t 5 "$query" --repeat "$n" jobstatus remaining
+r1=$(user_rpcs)
+pmix_us=$(printf '%s\n' "$out" | sed -n 's/.*queries, median \([0-9]*\) us.*/\1/p' | median)
+pmix_ranks=$(printf '%s\n' "$out" | grep -c 'queries, median' || true)
+pmix_rpcs=$((r1 - r0))
+
+# The same ranks asking squeue.
+r0=$(user_rpcs)
+run_step --mpi=none -N3 -n24 -t 10 bash -c '
+	t0=$(date +%s%N)
+	for _ in $(seq "$1"); do squeue -h -j "$SLURM_JOB_ID" -o "%T %L" >/dev/null || exit 1; done
+	echo "squeue: $(( ($(date +%s%N) - t0) / 1000 / $1 )) us"' _ "$n"
+r1=$(user_rpcs)
+sq_us=$(printf '%s\n' "$out" | sed -n 's/^squeue: \([0-9]*\) us$/\1/p' | median)
+sq_ranks=$(printf '%s\n' "$out" | grep -c '^squeue: ' || true)
+sq_rpcs=$((r1 - r0))
+
+# Job control: rank 0 signals its 3-node step n times.
+run_step --mpi=pmixev -N3 -n3 -t 5 "$jc" --repeat "$n" --linger 60 signal 10
+jc_line=$(printf '%s\n' "$out" | grep -m1 'requests, median' || true)
+jc_med=$(printf '%s\n' "$jc_line" | sed -n 's/.*median \([0-9]*\) us.*/\1/p')
+jc_p99=$(printf '%s\n' "$jc_line" | sed -n 's/.*p99 \([0-9]*\) us.*/\1/p')
+jc_got=$(printf '%s\n' "$out" | grep -c "got $n signals" || true)
+
+# scancel --signal from beside the step, n times.
+log=$PMIXEV_CLUSTER_WORKDIR/jobmgmt-scancel.out
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
+	"$jc" --repeat "$n" --linger 120 none
+times=$(as_user bash -c '
+	for _ in $(seq "$2"); do
+		t0=$(date +%s%N)
+		scancel --signal=USR1 "$1.0" || exit 1
+		echo $(( ($(date +%s%N) - t0) / 1000 ))
+	done' _ "$job" "$n" | sort -n)
+sc_med=$(printf '%s\n' "$times" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+sc_p99=$(printf '%s\n' "$times" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR * 99 + 99) / 100)] }')
+scancel "$job" 2>/dev/null || true
+wait "$srun_pid" 2>/dev/null || true
+
+{
+	echo "# pmixev job-management benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $n requests each)"
+	echo
+	echo "| query burst, -N3 -n24, job status + time remaining | ranks done | time per query (median of ranks' medians, us) | slurmctld RPCs of the user |"
+	echo "|---|---:|---:|---:|"
+	echo "| PMIx_Query_info (pmixev, refresh) | $pmix_ranks/24 | ${pmix_us:-FAIL} | $pmix_rpcs |"
+	echo "| squeue -j JOB -o '%T %L' | $sq_ranks/24 | ${sq_us:-FAIL} | $sq_rpcs |"
+	echo
+	echo "| signal all ranks of a -N3 -n3 step | median (us) | p99 (us) | ranks that got every signal |"
+	echo "|---|---:|---:|---:|"
+	echo "| PMIx_Job_control SIGNAL (pmixev) | ${jc_med:-FAIL} | ${jc_p99:-FAIL} | $jc_got/3 |"
+	echo "| scancel --signal=USR1 JOB.0 | ${sc_med:-FAIL} | ${sc_p99:-FAIL} | |"
+} | tee ${OUT:+"$OUT"}
+[ -n "$pmix_us" ] && [ -n "$jc_med" ]

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# PMIx_Job_control carried out by slurmctld with the job owner's rights
+# (pmix/jobctl.h): a signal to every rank of the own step on three nodes,
+# the kill of another step of the same job, the cancel of another job of
+# the owner, the requeue of a batch job (and Slurm's refusal for a job
+# that is not one), single ranks refused; another user's step is refused
+# everything against the owner's job, which runs on untouched; with
+# slurmctld down a request with PMIX_TIMEOUT fails cleanly in time.
+. "$(dirname "$0")/lib.sh"
+plan 8
+
+jc=$(client pmix_jobctl)
+q="^pmix_jobctl: rank [0-9]+"
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --linger 20 signal 10
+[ "$rc" -eq 0 ] && [ "$(lines "^pmix_jobctl: rank 0: signal: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "$q got signal 10$")" -eq 3 ] &&
+	grep -q "step $job\.0 on n1: job control: rank 0: signal step $job\.0: done" "$(slurmd_log n1)" &&
+	grep -q "step $job\.0 on n1: job control: 1 request(s) carried out through slurmctld, 0 of them refused or failed" "$(slurmd_log n1)"
+ok $? "rank 0 signals its step: SIGUSR1 reaches every rank on n1-n3 through Slurm; the stepd logs it and sums it up" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 1 signal 10
+[ "$(lines "^pmix_jobctl: rank 0: signal: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED) ")" -eq 1 ] &&
+	[ "$(lines "$q got signal")" -eq 0 ] &&
+	grep -q "step $job\.0 on n1: job control: a request from rank 0 refused (.*): single ranks are not supported" "$(slurmd_log n1)"
+ok $? "a single rank as target: not supported, said in the log, nothing signalled" || show
+
+# Another step of the same job: step 1 kills step 0.
+out=$(as_user salloc -N3 -t 2 bash -c '
+	srun --overlap --mpi=pmixev -N3 -n3 "$1" --linger 60 none >step0.out 2>&1 &
+	s0=$!
+	sleep 4
+	srun --overlap --mpi=pmixev -N1 -n1 "$1" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" kill
+	start=$(date +%s)
+	wait "$s0"
+	echo "step 0 ended $(($(date +%s) - start)) s later"
+	echo "ranks done: $(grep -c ": done$" step0.out)"' _ "$jc" 2>&1)
+[ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^step 0 ended [0-9] s later$")" -eq 1 ] &&
+	[ "$(lines "^ranks done: 0$")" -eq 1 ]
+ok $? "a step kills another step of its job: it ends at once, none of its ranks finishes" || show
+
+# Another job of the owner, cancelled; a batch job requeued.
+other=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "sleep 300")
+batch=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --requeue --wrap "sleep 300")
+for _ in $(seq 100); do
+	[ "$(squeue -h -j "$other,$batch" -t R -o %i | wc -l)" -eq 2 ] && break
+	sleep 0.2
+done
+run_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$other" kill
+state=$(scontrol show job "$other" | grep -o 'JobState=[A-Z]*')
+[ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$state" = JobState=CANCELLED ]
+ok $? "a step cancels another job of its owner ($state)" || show
+
+run_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$batch" restart
+restarts=$(scontrol show job "$batch" | grep -o 'Restarts=[0-9]*')
+[ "$(lines "^pmix_jobctl: rank 0: restart: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$restarts" = Restarts=1 ]
+ok $? "PMIX_JOB_CTRL_RESTART requeues a batch job of the owner ($restarts)" || show
+
+run_step --mpi=pmixev -N1 -n1 -w n1 -t 1 "$jc" restart
+[ "$(lines "^pmix_jobctl: rank 0: restart: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED) ")" -eq 1 ] &&
+	grep -q "step $job\.0 on n1: job control: rank 0: restart (requeue) job $job: refused: Only batch jobs" "$(slurmd_log n1)"
+ok $? "... but Slurm refuses to requeue an srun job: not supported, with Slurm's reason in the log" || show
+
+# Another user against the owner's running job.
+victim=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "sleep 300")
+for _ in $(seq 100); do
+	[ "$(squeue -h -j "$victim" -t R -o %i | wc -l)" -eq 1 ] && break
+	sleep 0.2
+done
+refused=0
+for a in kill term "signal 10" restart; do
+	# shellcheck disable=SC2086
+	out=$(runuser -u "$PMIXEV_OTHER_USER" -- env -i PATH=/usr/bin:/bin \
+		SLURM_CONF="$SLURM_CONF" timeout -k 5 60 \
+		srun --chdir="$PMIXEV_CLUSTER_WORKDIR" --mpi=pmixev -N1 -n1 -t 1 \
+		"$jc" --nspace "$victim" $a 2>&1)
+	[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: (SUCCESS|PMIX_SUCCESS) ")" -eq 0 ] &&
+		[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: ")" -eq 1 ] &&
+		refused=$((refused + 1))
+done
+[ "$refused" -eq 4 ] &&
+	[ "$(scontrol show job "$victim" | grep -o 'JobState=[A-Z]*')" = JobState=RUNNING ] &&
+	[ "$(scontrol show job "$victim" | grep -o 'Restarts=[0-9]*')" = Restarts=0 ]
+ok $? "another user's step: kill, terminate, signal and requeue of the owner's job all refused ($refused of 4); it runs on, never requeued" ||
+	show
+scancel "$other" "$batch" "$victim"
+
+# slurmctld down: PMIX_TIMEOUT=4 bounds the wait.
+flag=$PMIXEV_CLUSTER_WORKDIR/28-ctld-down
+log=$PMIXEV_CLUSTER_WORKDIR/28-ctld-down.out
+rm -f "$flag"
+start_step "$log" n1 "serving" --mpi=pmixev -N1 -n1 -w n1 -t 2 \
+	bash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; shift; exec "$@"' \
+	_ "$flag" "$jc" --timeout 4 --nspace "$victim" kill
+bash "$CLUSTER" ctld stop >/dev/null
+touch "$flag"
+wait "$srun_pid"
+bash "$CLUSTER" ctld start >/dev/null
+out=$(cat "$log")
+[ "$(lines "^pmix_jobctl: rank 0: kill: (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH|ERROR|PMIX_ERROR) \([0-4]\.[0-9] s\)$")" -eq 1 ]
+ok $? "slurmctld down: the kill fails cleanly within its PMIX_TIMEOUT of 4 s" || show
+
+done_testing
