@@ -6,17 +6,23 @@
  * Slurm loads both plugins RTLD_LOCAL, so the SPANK plugin finds this
  * function of the loaded mpi_pmixev.so by name (dlopen RTLD_NOLOAD +
  * dlsym). Called on slurmstepd's main thread from slurm_spank_task_exit,
- * with the global rank and the wait(2) status.
+ * with the global rank and the wait(2) status, and from
+ * slurm_spank_task_post_fork with the rank and pid.
  */
 #ifndef PMIXEV_BRIDGE_H_
 #define PMIXEV_BRIDGE_H_
 
 #include <stdint.h>
 
-#define PMIXEV_MPI_PLUGIN_FILE	"mpi_pmixev.so"
-#define PMIXEV_TASK_EXIT_SYMBOL "pmixev_mpi_task_exit"
+#define PMIXEV_MPI_PLUGIN_FILE	 "mpi_pmixev.so"
+#define PMIXEV_TASK_EXIT_SYMBOL	 "pmixev_mpi_task_exit"
+#define PMIXEV_TASK_START_SYMBOL "pmixev_mpi_task_start"
 
 typedef void (*pmixev_task_exit_fn)(uint32_t rank, int status);
+
+/* Likewise from slurm_spank_task_post_fork: the task's global rank and
+ * its pid, as slurmstepd forked it (for process tables). */
+typedef void (*pmixev_task_start_fn)(uint32_t rank, int32_t pid);
 
 /*
  * The other way: the mpi plugin's prefork asks the SPANK plugin (found the

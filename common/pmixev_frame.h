@@ -51,7 +51,9 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_NOTICE = 17,	      /* stepd -> srun: a line for the user */
 	PMIXEV_MSG_JOBINFO_REQ = 18,  /* Slurm's answer wanted -> root */
 	PMIXEV_MSG_JOBINFO_RESP = 19, /* root -> requester */
-	PMIXEV_MSG_TYPE_MAX = 19
+	PMIXEV_MSG_PTABLE_REQ = 20,   /* a node's tasks wanted */
+	PMIXEV_MSG_PTABLE_RESP = 21,  /* ... and given */
+	PMIXEV_MSG_TYPE_MAX = 21
 };
 
 struct pmixev_frame_hdr {

@@ -56,6 +56,10 @@
  * Slurm's reason when it gives one: "RUNNING", "PENDING (Resources)". */
 #define PMIXEV_QUERY_JOB_STATE "slurm.pmixev.job.state"
 
+/* PMIx_Query_info's PMIX_QUERY_MEMORY_USAGE, per task: (float) its
+ * resident memory in MiB. */
+#define PMIXEV_MEM_RSS "slurm.pmixev.mem.rss"
+
 /* PMIx_Job_control's answer when Slurm refused or failed a target:
  * (char*) each target and Slurm's reason, "step 12.0: Access/permission
  * denied". */

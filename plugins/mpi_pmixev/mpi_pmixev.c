@@ -42,6 +42,14 @@ void pmixev_mpi_task_exit(uint32_t rank, int status)
 	stepd_task_exit(rank, status);
 }
 
+/* Not a Slurm hook either: the SPANK plugin's task_post_fork calls it. */
+void pmixev_mpi_task_start(uint32_t rank, int32_t pid);
+
+void pmixev_mpi_task_start(uint32_t rank, int32_t pid)
+{
+	stepd_task_start(rank, pid);
+}
+
 int mpi_p_slurmstepd_prefork(const stepd_step_rec_t *job, char ***env)
 {
 	struct stepd_binding bind = {0};

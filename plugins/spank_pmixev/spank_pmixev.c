@@ -18,6 +18,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av);
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av);
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av);
 int slurm_spank_task_exit(spank_t sp, int ac, char **av);
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av);
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
@@ -51,4 +52,9 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 {
 	return spank_stepd_task_exit(sp);
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	return spank_stepd_task_post_fork(sp);
 }

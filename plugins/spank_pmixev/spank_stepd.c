@@ -28,9 +28,10 @@ int pmixev_spank_step_owner(struct pmixev_step_owner *out)
 	return 0;
 }
 
-/* mpi/pmixev's task-exit function, once found; NULL: the step uses another
- * mpi plugin (or none). Looked up at the first task exit. */
+/* mpi/pmixev's task functions, once found; NULL: the step uses another
+ * mpi plugin (or none). Looked up at the first task start or exit. */
 static pmixev_task_exit_fn task_exit_fn;
+static pmixev_task_start_fn task_start_fn;
 static int looked_up;
 
 static int find_mpi_plugin(struct dl_phdr_info *info, size_t size, void *arg)
@@ -46,21 +47,22 @@ static int find_mpi_plugin(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-static pmixev_task_exit_fn lookup_task_exit(void)
+static void lookup_mpi_plugin(void)
 {
 	void *handle = NULL;
 
 	if (looked_up)
-		return task_exit_fn;
+		return;
 	looked_up = 1;
 	dl_iterate_phdr(find_mpi_plugin, &handle);
 	if (handle) {
 		task_exit_fn = (pmixev_task_exit_fn)(uintptr_t)dlsym(
 			handle, PMIXEV_TASK_EXIT_SYMBOL);
+		task_start_fn = (pmixev_task_start_fn)(uintptr_t)dlsym(
+			handle, PMIXEV_TASK_START_SYMBOL);
 		/* Slurm keeps the plugin loaded until the step ends. */
 		dlclose(handle);
 	}
-	return task_exit_fn;
 }
 
 int spank_stepd_init(spank_t sp)
@@ -96,11 +98,11 @@ int spank_stepd_init(spank_t sp)
 
 int spank_stepd_task_exit(spank_t sp)
 {
-	pmixev_task_exit_fn fn = lookup_task_exit();
 	uint32_t rank = 0;
 	int status = 0;
 
-	if (!fn)
+	lookup_mpi_plugin();
+	if (!task_exit_fn)
 		return ESPANK_SUCCESS;
 	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS) {
@@ -108,6 +110,24 @@ int spank_stepd_task_exit(spank_t sp)
 			"task_exit: cannot read the task's rank and status");
 		return ESPANK_ERROR;
 	}
-	fn(rank, status);
+	task_exit_fn(rank, status);
+	return ESPANK_SUCCESS;
+}
+
+int spank_stepd_task_post_fork(spank_t sp)
+{
+	uint32_t rank = 0;
+	pid_t pid = 0;
+
+	lookup_mpi_plugin();
+	if (!task_start_fn)
+		return ESPANK_SUCCESS;
+	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS) {
+		PMIXEV_ERROR("task_post_fork: cannot read the task's rank and "
+			     "pid");
+		return ESPANK_ERROR;
+	}
+	task_start_fn(rank, (int32_t)pid);
 	return ESPANK_SUCCESS;
 }

@@ -15,4 +15,8 @@ int spank_stepd_init(spank_t sp);
  */
 int spank_stepd_task_exit(spank_t sp);
 
+/* slurm_spank_task_post_fork in slurmstepd: hand the task's pid to
+ * mpi/pmixev likewise. */
+int spank_stepd_task_post_fork(spank_t sp);
+
 #endif /* PMIXEV_SPANK_STEPD_H_ */

@@ -2,12 +2,18 @@
  * pmix_query - what PMIx_Query_info tells a rank about its step.
  *
  * usage: pmix_query [--nspace NS] [--jobid J] [--alloc-id J] [--queue Q]
- *                   [--timeout S] [--repeat N] [--bad-qualifiers] KEY...
+ *                   [--timeout S] [--repeat N] [--rank R] [--avg] [--minmax]
+ *                   [--fence] [--bad-qualifiers] KEY...
  *
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
  * OpenPMIx) with the KEYs; a KEY may be a short name: namespaces, nsinfo,
  * spawn, debug, uri, numpsets, psetnames, jobstatus, jobstate, remaining,
- * alloc, queues, qstatus. --nspace, --jobid, --alloc-id, --queue, --timeout
+ * alloc, queues, qstatus, ptable, lptable, mem. --rank R qualifies it with
+ * PMIX_PROCID (R of its own namespace), --avg and --minmax with
+ * PMIX_QUERY_REPORT_AVG / _MINMAX; --fence has all ranks meet before
+ * the first query and after the answers are printed. --nspace, --jobid,
+ * --alloc-id, --queue,
+ * --timeout
  * qualify it with PMIX_NSPACE, PMIX_JOBID, PMIX_ALLOC_ID, PMIX_ALLOC_QUEUE,
  * PMIX_TIMEOUT; --bad-qualifiers with PMIX_PROCID and PMIX_RANK together
  * (which the standard makes PMIX_ERR_BAD_PARAM). --repeat N asks N times
@@ -50,6 +56,9 @@ static const struct {
 	{"alloc", PMIX_QUERY_ALLOC_STATUS},
 	{"queues", PMIX_QUERY_QUEUE_LIST},
 	{"qstatus", PMIX_QUERY_QUEUE_STATUS},
+	{"ptable", PMIX_QUERY_PROC_TABLE},
+	{"lptable", PMIX_QUERY_LOCAL_PROC_TABLE},
+	{"mem", PMIX_QUERY_MEMORY_USAGE},
 };
 
 static const char *key_of(const char *word)
@@ -58,6 +67,34 @@ static const char *key_of(const char *word)
 		if (!strcmp(word, shorts[i].word))
 			return shorts[i].key;
 	return word;
+}
+
+/* Process tables "[R@HOST:NAME:PID:STATE:EXIT ...]", floats "[F F]". */
+static void array_text(const pmix_data_array_t *da, char *buf, size_t len)
+{
+	size_t off = (size_t)snprintf(buf, len, "[");
+
+	for (size_t i = 0; i < da->size && off < len; i++) {
+		const char *sep = i ? " " : "";
+
+		if (da->type == PMIX_PROC_INFO) {
+			const pmix_proc_info_t *p =
+				&((pmix_proc_info_t *)da->array)[i];
+
+			off += (size_t)snprintf(
+				buf + off, len - off, "%s%u@%s:%s:%d:%d:%d",
+				sep, p->proc.rank,
+				p->hostname ? p->hostname : "",
+				p->executable_name ? p->executable_name : "",
+				(int)p->pid, (int)p->state, p->exit_code);
+		} else {
+			off += (size_t)snprintf(
+				buf + off, len - off, "%s%.1f", sep,
+				(double)((float *)da->array)[i]);
+		}
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
 }
 
 /* A value as text into buf (size len). */
@@ -81,8 +118,22 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 		snprintf(buf, len, "%s (%d)", PMIx_Error_string(v->data.status),
 			 (int)v->data.status);
 		return;
+	case PMIX_FLOAT:
+		snprintf(buf, len, "%.1f", (double)v->data.fval);
+		return;
+	case PMIX_PID:
+		snprintf(buf, len, "%d", (int)v->data.pid);
+		return;
+	case PMIX_PROC:
+		snprintf(buf, len, "%u", v->data.proc ? v->data.proc->rank : 0);
+		return;
 	case PMIX_DATA_ARRAY:
 		da = v->data.darray;
+		if (da &&
+		    (da->type == PMIX_PROC_INFO || da->type == PMIX_FLOAT)) {
+			array_text(da, buf, len);
+			return;
+		}
 		if (da && da->type == PMIX_REGATTR) {
 			off = (size_t)snprintf(buf, len, "{");
 			for (size_t i = 0; i < da->size && off < len; i++)
@@ -138,7 +189,8 @@ int main(int argc, char **argv)
 	size_t nres = 0, nq = 0;
 	pmix_proc_t me;
 	pmix_status_t rc;
-	int i = 1, timeout = 0;
+	int i = 1, timeout = 0, rank = -1;
+	bool avg = false, minmax = false, fence = false;
 	long repeat = 1;
 	bool yes = true;
 	double t0, *took;
@@ -158,6 +210,14 @@ int main(int argc, char **argv)
 			repeat = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--attrs") && i + 1 < argc)
 			attrs = argv[++i];
+		else if (!strcmp(argv[i], "--rank") && i + 1 < argc)
+			rank = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--fence"))
+			fence = true;
+		else if (!strcmp(argv[i], "--avg"))
+			avg = true;
+		else if (!strcmp(argv[i], "--minmax"))
+			minmax = true;
 		else if (!strcmp(argv[i], "--bad-qualifiers"))
 			bad = true;
 		else
@@ -178,7 +238,7 @@ int main(int argc, char **argv)
 	PMIX_QUERY_CREATE(q, 1);
 	for (; i < argc; i++)
 		PMIX_ARGV_APPEND(rc, q[0].keys, key_of(argv[i]));
-	PMIX_INFO_CREATE(q[0].qualifiers, 8);
+	PMIX_INFO_CREATE(q[0].qualifiers, 12);
 	if (attrs) {
 		PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_HOST_ATTRIBUTES,
@@ -202,6 +262,19 @@ int main(int argc, char **argv)
 	if (timeout)
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_TIMEOUT, &timeout,
 			       PMIX_INT);
+	if (rank >= 0) {
+		pmix_proc_t who;
+
+		PMIX_LOAD_PROCID(&who, me.nspace, (pmix_rank_t)rank);
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_PROCID, &who,
+			       PMIX_PROC);
+	}
+	if (avg)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_QUERY_REPORT_AVG,
+			       &yes, PMIX_BOOL);
+	if (minmax)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_QUERY_REPORT_MINMAX,
+			       &yes, PMIX_BOOL);
 	if (bad) {
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_PROCID, &me,
 			       PMIX_PROC);
@@ -211,6 +284,8 @@ int main(int argc, char **argv)
 	q[0].nqual = nq;
 	if (!(took = calloc((size_t)repeat, sizeof(*took))))
 		return 1;
+	if (fence)
+		PMIx_Fence(NULL, 0, NULL, 0);
 	for (long r = 0; r < repeat; r++) {
 		if (res)
 			PMIX_INFO_FREE(res, nres);
@@ -239,6 +314,8 @@ int main(int argc, char **argv)
 		       took[repeat - 1]);
 	}
 	free(took);
+	if (fence)
+		PMIx_Fence(NULL, 0, NULL, 0);
 	PMIX_INFO_FREE(res, nres);
 	PMIX_QUERY_FREE(q, 1);
 	PMIx_Finalize(NULL, 0);

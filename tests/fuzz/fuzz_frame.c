@@ -15,6 +15,7 @@
 
 #include "pmixev_frame.h"
 #include "pmixev_helper_msg.h"
+#include "pmixev_ptable.h"
 #include "pmixev_proto.h"
 
 #define FUZZ_MAX_LEN 4096
@@ -135,6 +136,7 @@ static void fuzz_owner(const uint8_t *data, size_t len)
 	static struct pmixev_owner_resp resp;
 	static struct pmixev_jobinfo_resp jresp;
 	struct pmixev_jobinfo_req jreq;
+	struct pmixev_ptable_msg pt;
 	struct pmixev_buf r, w;
 
 	pmixev_buf_reader(&r, data, len);
@@ -159,6 +161,12 @@ static void fuzz_owner(const uint8_t *data, size_t len)
 		pmixev_buf_init(&w);
 		assert_repacked(&w, pmixev_jobinfo_resp_pack(&w, &jresp), data,
 				len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_ptable_unpack(&r, &pt) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_ptable_pack(&w, &pt), data, len);
+		free(pt.e);
 	}
 }
 

@@ -7,7 +7,7 @@
 # query carries PMIX_QUERY_REFRESH_CACHE, so the host answers on every
 # OpenPMIx (4.2 answers a key it holds itself otherwise).
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 12
 
 query=$(client pmix_query)
 q="^pmix_query: rank [0-2] on n[1-3]"
@@ -53,6 +53,40 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --nspace slurm.pmixev.999999.0 nsinf
 [ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ] &&
 	[ "$(lines "$q: pmix\.")" -eq 0 ]
 ok $? "a query about another namespace: the step answers nothing of its own" || show
+
+# The process table of the step, of the node, and memory use (-N3 -n6:
+# ranks 0-1 on n1, 2-3 on n2, 4-5 on n3); every rank running (--fence).
+run_step --mpi=pmixev -N3 -n6 --ntasks-per-node=2 -t 1 "$query" --fence ptable lptable mem
+p6='\[0@n1:pmix_query:[0-9]+:5:0 1@n1:pmix_query:[0-9]+:5:0 2@n2:pmix_query:[0-9]+:5:0 3@n2:pmix_query:[0-9]+:5:0 4@n3:pmix_query:[0-9]+:5:0 5@n3:pmix_query:[0-9]+:5:0\]'
+good=0
+for r in 0 1 2 3 4 5; do
+	node=$((r / 2 + 1)) a=$((r / 2 * 2))
+	p="^pmix_query: rank $r on n$node:"
+	[ "$(lines "$p pmix.qry.ptable = $p6$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.lptable = \[$a@n$node:pmix_query:[0-9]+:5:0 $((a + 1))@n$node:pmix_query:[0-9]+:5:0\]$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.mem = \[pmix.procid=\[pmix.procid=0 pmix.hname='n1' pmix.ppid=[0-9]+ slurm.pmixev.mem.rss=[1-9][0-9.]*\] .* pmix.procid=\[pmix.procid=5 pmix.hname='n3' pmix.ppid=[0-9]+ slurm.pmixev.mem.rss=[1-9][0-9.]*\]\]$")" -eq 1 ] &&
+		good=$((good + 1))
+done
+[ "$rc" -eq 0 ] && [ "$good" -eq 6 ]
+ok $? "every rank gets the step's process table (6 tasks on 3 nodes, running), its node's, and each task's memory ($good of 6)" ||
+	show
+run_step --mpi=pmixev -N3 -n6 --ntasks-per-node=2 -t 1 "$query" --fence --avg --minmax mem
+q6="^pmix_query: rank [0-5] on n[1-3]"
+[ "$(lines "$q6: pmix.qry.mem = \[pmix.qry.avg=[1-9][0-9.]* pmix.qry.minmax=\[[1-9][0-9.]* [1-9][0-9.]*\]\]$")" -eq 6 ]
+ok $? "PMIX_QUERY_REPORT_AVG and _MINMAX: the average and the extremes in MiB" || show
+run_step --mpi=pmixev -N3 -n6 --ntasks-per-node=2 -t 1 "$query" --fence --rank 3 mem
+[ "$(lines "$q6: pmix.qry.mem = \[pmix.procid=\[pmix.procid=3 pmix.hname='n2' pmix.ppid=[0-9]+ slurm.pmixev.mem.rss=[1-9][0-9.]*\]\]$")" -eq 6 ]
+ok $? "PMIX_PROCID: the memory of one task, from any node" || show
+
+# A task that is gone: rank 1 exits with status 3 at once; rank 0 asks
+# two seconds later. (Its exit code does not reach the client: OpenPMIx
+# packs a pmix_proc_info_t without it, 4.2 to 6.1; it arrives as 0.)
+conf=$PMIXEV_CLUSTER_WORKDIR/25-query.multi-prog.conf
+printf '%s\n' "0 bash -c 'sleep 2; exec $query ptable'" "1 bash -c 'exit 3'" >"$conf"
+chmod 0644 "$conf"
+run_step --mpi=pmixev -N1 -n2 -t 1 --multi-prog "$conf"
+[ "$(lines "^pmix_query: rank 0 on n1: pmix.qry.ptable = \[0@n1:pmix_query:[0-9]+:5:0 1@n1::[0-9]+:20:0\]$")" -eq 1 ]
+ok $? "a task that exited is in the table as terminated" || show
 
 # PMIX_NODEID of every rank, asked plainly and with PMIX_JOB_INFO, -N3 -n6
 # (pmix_nodeid). pmixev registers each rank's own node id; OpenPMIx 4.2's

@@ -62,21 +62,20 @@ ok $? "a held job of the owner named by namespace: PMIXEV_JOB_PENDING, PENDING" 
 
 # Another user: Slurm decides what it sees.
 other_query() {
-	runuser -u "$PMIXEV_OTHER_USER" -- env -i PATH=/usr/bin:/bin \
-		SLURM_CONF="$SLURM_CONF" timeout -k 5 60 \
-		srun --chdir="$PMIXEV_CLUSTER_WORKDIR" --mpi=pmixev -N1 -n1 -t 1 \
-		"$query" --jobid "$other" jobstatus 2>&1
+	other_step --mpi=pmixev -N1 -n1 -t 1 "$query" --jobid "$other" jobstatus
 }
-out=$(other_query)
+other_query
 [ "$(lines "$q: pmix.qry.jst = (PMIX_)?SUCCESS \(0\)$")" -eq 1 ]
 ok $? "another user's step asks about the job: Slurm shows it (no PrivateData)" || show
 # (scontrol directly: the cluster's reconfigure waits for idle nodes)
 private() {
-	local want=$1
+	local want=$1 seen
 	scontrol reconfigure
-	for _ in $(seq 50); do
-		[ "$(runuser -u "$PMIXEV_OTHER_USER" -- env SLURM_CONF="$SLURM_CONF" \
-			squeue -h -j "$other" -o %i 2>/dev/null | wc -l)" -eq "$want" ] &&
+	for _ in $(seq 100); do
+		# (Slurm 24.11's reconfigure restarts slurmctld: wait for it)
+		seen=$(runuser -u "$PMIXEV_OTHER_USER" -- env SLURM_CONF="$SLURM_CONF" \
+			squeue -h -o %i 2>/dev/null) &&
+			[ "$(printf '%s\n' "$seen" | grep -cx "$other")" -eq "$want" ] &&
 			return 0
 		sleep 0.2
 	done
@@ -84,7 +83,7 @@ private() {
 }
 set_conf "$SLURM_CONF" PrivateData jobs
 private 0
-out=$(other_query)
+other_query
 [ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 1 ] &&
 	[ "$(lines "$q: pmix.qry.jst")" -eq 0 ]
 a=$?

@@ -186,6 +186,20 @@ run_step() {
 	done
 }
 
+# other_step SRUN-ARGS...: srun SRUN-ARGS as the second unprivileged user
+# (PMIXEV_OTHER_USER) in the job work dir; output in $out. Like run_step,
+# once more if slurmctld never answered srun.
+other_step() {
+	local try
+	for try in 1 2; do
+		out=$(runuser -u "$PMIXEV_OTHER_USER" -- env -i PATH=/usr/bin:/bin \
+			SLURM_CONF="$SLURM_CONF" timeout -k 5 60 \
+			srun --chdir="$PMIXEV_CLUSTER_WORKDIR" "$@" 2>&1)
+		[ "$try" = 1 ] && slurm_lost_srun || break
+		diag "slurmctld never answered $PMIXEV_OTHER_USER's srun; once more"
+	done
+}
+
 # slurm_lost_srun: whether $out shows an srun that no task was launched
 # for because slurmctld did not answer it in time: an allocation that
 # timed out, or a step creation slurmctld dropped as "stale" while srun

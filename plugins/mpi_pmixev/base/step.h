@@ -48,6 +48,7 @@ struct step {
 	struct watcher *watcher; /* the tree's root only */
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */
+	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

@@ -19,6 +19,8 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "pmix/inject.h"
+#include "pmix/ptable.h"
+#include "pmix/query_procs.h"
 #include "pmix/query_slurm.h"
 #include "pmixev_events.h"
 #include "pmixev_step.h"
@@ -34,6 +36,10 @@ enum qkey {
 	Q_NUM_PSETS,
 	Q_PSET_NAMES,
 	Q_EVENTS,
+	/* About the step's tasks: from the process table (pmix/ptable.h). */
+	Q_PROC_TABLE,
+	Q_LOCAL_PROC_TABLE,
+	Q_MEMORY_USAGE,
 	/* About a job (this one by default): answered from Slurm. */
 	Q_JOB_STATUS,
 	Q_JOB_STATE,
@@ -45,6 +51,7 @@ enum qkey {
 	Q_UNKNOWN
 };
 
+#define Q_FIRST_TASKS Q_PROC_TABLE
 #define Q_FIRST_JOB   Q_JOB_STATUS
 #define Q_FIRST_QUEUE Q_QUEUE_LIST
 
@@ -57,6 +64,9 @@ static const char *const qkey_names[] = {
 	[Q_NUM_PSETS] = PMIX_QUERY_NUM_PSETS,
 	[Q_PSET_NAMES] = PMIX_QUERY_PSET_NAMES,
 	[Q_EVENTS] = PMIXEV_QUERY_EVENTS,
+	[Q_PROC_TABLE] = PMIX_QUERY_PROC_TABLE,
+	[Q_LOCAL_PROC_TABLE] = PMIX_QUERY_LOCAL_PROC_TABLE,
+	[Q_MEMORY_USAGE] = PMIX_QUERY_MEMORY_USAGE,
 	[Q_JOB_STATUS] = PMIX_QUERY_JOB_STATUS,
 	[Q_JOB_STATE] = PMIXEV_QUERY_JOB_STATE,
 	[Q_TIME_REMAINING] = PMIX_TIME_REMAINING,
@@ -72,8 +82,10 @@ struct item {
 	enum qkey key;
 	uint32_t job;		       /* Q_FIRST_JOB..: 0 = the step's */
 	char queue[PMIXEV_OWNER_NAME]; /* Q_QUEUE_STATUS: "" = all */
-	pmix_status_t st;	       /* of its answer */
-	pmix_info_t *out;	       /* its slot in the answers */
+	pmix_rank_t rank; /* Q_MEMORY_USAGE: one, or wildcard: all */
+	bool avg, minmax; /* Q_MEMORY_USAGE: the report directives */
+	pmix_status_t st; /* of its answer */
+	pmix_info_t *out; /* its slot in the answers */
 	struct query_call *c;
 };
 
@@ -267,6 +279,23 @@ static void on_slurm(void *arg, pmix_status_t st,
 	settle(it->c);
 }
 
+/* The process table for item `arg` (agent thread). */
+static void on_tasks(void *arg, const struct pmixev_ptable_entry *e, size_t n,
+		     bool complete)
+{
+	struct item *it = arg;
+	const struct layout *lay = &step_served()->lay;
+
+	if (it->key == Q_MEMORY_USAGE)
+		it->st = qprocs_memory(lay, e, n, it->rank, it->avg, it->minmax,
+				       it->out);
+	else
+		it->st = qprocs_table(lay, qkey_names[it->key], e, n, it->out);
+	if (it->st == PMIX_SUCCESS && !complete)
+		it->c->unanswerable = true; /* some nodes are missing */
+	settle(it->c);
+}
+
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
 {
 	reply(arg, PMIX_ERR_TIMEOUT);
@@ -290,11 +319,16 @@ static void query_agent(void *arg)
 
 		it->c = c;
 		it->out = &c->answers[i];
-		if (it->key < Q_FIRST_JOB) {
+		if (it->key < Q_FIRST_TASKS) {
 			it->st = answer_step(s, it->key, it->out);
 			continue;
 		}
 		c->outstanding++;
+		if (it->key < Q_FIRST_JOB) {
+			ptable_get(s->ptable, it->key == Q_LOCAL_PROC_TABLE,
+				   c->timeout_sec, on_tasks, it);
+			continue;
+		}
 		jobinfo_get(s->jobinfo,
 			    it->key >= Q_FIRST_QUEUE ? PMIXEV_OWNER_PARTITIONS
 			    : it->job		     ? PMIXEV_OWNER_OTHER_JOB
@@ -311,10 +345,12 @@ static void query_agent(void *arg)
 
 /* What one query's qualifiers say. */
 struct quals {
-	bool procid, nspace, rank;
+	bool procid, nspace, has_rank;
 	bool named;    /* a job or step is named */
 	bool bad_name; /* ... in a way that names none */
 	uint32_t job, step;
+	pmix_rank_t rank; /* of PMIX_PROCID or PMIX_RANK, or wildcard */
+	bool avg, minmax;
 	const char *queue;
 	bool refresh;
 	unsigned timeout_sec;
@@ -335,7 +371,8 @@ static void name_job(struct quals *q, const char *ref)
 
 static void read_quals(const pmix_query_t *query, struct quals *q)
 {
-	*q = (struct quals){.step = PMIXEV_STEP_ANY};
+	*q = (struct quals){.step = PMIXEV_STEP_ANY,
+			    .rank = PMIX_RANK_WILDCARD};
 	for (size_t i = 0; i < query->nqual; i++) {
 		const pmix_info_t *in = &query->qualifiers[i];
 		const pmix_value_t *v = &in->value;
@@ -343,14 +380,22 @@ static void read_quals(const pmix_query_t *query, struct quals *q)
 
 		if (PMIX_CHECK_KEY(in, PMIX_PROCID)) {
 			q->procid = true;
-			if (v->type == PMIX_PROC && v->data.proc)
+			if (v->type == PMIX_PROC && v->data.proc) {
 				name_job(q, v->data.proc->nspace);
+				q->rank = v->data.proc->rank;
+			}
 		} else if (PMIX_CHECK_KEY(in, PMIX_NSPACE)) {
 			q->nspace = true;
 			if (str)
 				name_job(q, v->data.string);
 		} else if (PMIX_CHECK_KEY(in, PMIX_RANK)) {
-			q->rank = true;
+			q->has_rank = true;
+			if (v->type == PMIX_PROC_RANK)
+				q->rank = v->data.rank;
+		} else if (PMIX_CHECK_KEY(in, PMIX_QUERY_REPORT_AVG)) {
+			q->avg = PMIX_INFO_TRUE(in);
+		} else if (PMIX_CHECK_KEY(in, PMIX_QUERY_REPORT_MINMAX)) {
+			q->minmax = PMIX_INFO_TRUE(in);
 		} else if ((PMIX_CHECK_KEY(in, PMIX_JOBID) ||
 			    PMIX_CHECK_KEY(in, PMIX_ALLOC_ID)) &&
 			   str) {
@@ -387,9 +432,14 @@ static void add_item(struct query_call *c, const struct step *s, enum qkey key,
 		it.job = q->job;
 	if (key == Q_QUEUE_STATUS && q->queue)
 		strcpy(it.queue, q->queue);
+	it.rank = key == Q_MEMORY_USAGE ? q->rank : PMIX_RANK_WILDCARD;
+	it.avg = key == Q_MEMORY_USAGE && q->avg;
+	it.minmax = key == Q_MEMORY_USAGE && q->minmax;
 	for (size_t i = 0; i < c->nitems; i++)
 		if (c->items[i].key == key && c->items[i].job == it.job &&
-		    !strcmp(c->items[i].queue, it.queue))
+		    !strcmp(c->items[i].queue, it.queue) &&
+		    c->items[i].rank == it.rank && c->items[i].avg == it.avg &&
+		    c->items[i].minmax == it.minmax)
 			return;
 	if (c->nitems == ITEMS_MAX) {
 		c->unanswerable = true;
@@ -412,7 +462,7 @@ pmix_status_t query_upcall(pmix_proc_t *proct, pmix_query_t *queries,
 		struct quals q;
 
 		read_quals(&queries[n], &q);
-		if (q.procid && (q.nspace || q.rank)) {
+		if (q.procid && (q.nspace || q.has_rank)) {
 			free(c);
 			return PMIX_ERR_BAD_PARAM;
 		}

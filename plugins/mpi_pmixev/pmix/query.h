@@ -12,6 +12,9 @@
  *   PMIX_QUERY_NUM_PSETS       (size_t) 0, PMIX_QUERY_PSET_NAMES (string)
  *                              "": no process sets
  *   PMIXEV_QUERY_EVENTS        lost events (pmix/inject.h)
+ *   PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_MEMORY_USAGE
+ *                              from the tasks' table (pmix/query_procs.h;
+ *                              the whole step's gathered from every node)
  *
  * About a job - the step's, or the one a PMIX_NSPACE ("slurm.pmixev.J.S"
  * or stock's "slurm.pmix.J.S"), PMIX_PROCID, PMIX_JOBID ("J" or "J.S") or

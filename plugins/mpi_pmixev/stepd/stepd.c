@@ -27,6 +27,7 @@
 #include "pmix/notify.h"
 #include "pmix/pubsub_dir.h"
 #include "pmix/jobctl.h"
+#include "pmix/ptable.h"
 #include "pmix/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
@@ -193,6 +194,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
+	    !(s->ptable = ptable_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
@@ -326,6 +328,7 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	return SLURM_SUCCESS;
 }
 
+/* A task's start (status: its pid) or exit (its wait status). */
 struct task_exit {
 	uint32_t rank;
 	int status;
@@ -335,20 +338,40 @@ static void task_exit_work(void *arg)
 {
 	struct task_exit *t = arg;
 
+	ptable_exited(st.step.ptable, t->rank, t->status);
 	events_task_exit(st.step.events, t->rank, t->status);
 	free(t);
 }
 
-void stepd_task_exit(uint32_t rank, int status)
+static void task_start_work(void *arg)
+{
+	struct task_exit *t = arg;
+
+	ptable_started(st.step.ptable, t->rank, t->status);
+	free(t);
+}
+
+/* Hand a task's start or exit to the agent thread's `work`. */
+static void post_task(agent_fn_t work, uint32_t rank, int value)
 {
 	struct task_exit *t;
 
 	if (!st.active || !st.step.agent || !(t = malloc(sizeof(*t))))
 		return;
 	t->rank = rank;
-	t->status = status;
-	if (agent_post(st.step.agent, task_exit_work, t) < 0)
+	t->status = value;
+	if (agent_post(st.step.agent, work, t) < 0)
 		free(t);
+}
+
+void stepd_task_start(uint32_t rank, int32_t pid)
+{
+	post_task(task_start_work, rank, pid);
+}
+
+void stepd_task_exit(uint32_t rank, int status)
+{
+	post_task(task_exit_work, rank, status);
 }
 
 void stepd_fini(void)
@@ -370,6 +393,7 @@ void stepd_fini(void)
 	helper_destroy(s->helper);
 	jobinfo_destroy(s->jobinfo);
 	jobctl_destroy(s->jobctl);
+	ptable_destroy(s->ptable);
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
 	notify_destroy(s->notify);

@@ -30,6 +30,9 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env);
 /* Local task `rank` ended with wait(2) status `status` (main thread). */
 void stepd_task_exit(uint32_t rank, int status);
 
+/* The SPANK plugin's task_post_fork: local task `rank` runs as `pid`. */
+void stepd_task_start(uint32_t rank, int32_t pid);
+
 void stepd_fini(void);
 
 #endif /* PMIXEV_STEPD_STEPD_H_ */
