@@ -14,6 +14,10 @@
 #    request; against `scancel --signal=USR1 JOB.0` run N times by the
 #    job's user beside the step (what a job does without PMIx job control;
 #    stock mpi/pmix answers NOT-SUPPORTED).
+#  - kill another step: in one allocation, N times a 3-node `sleep` step is
+#    started and a 1-task step kills it through PMIx_Job_control (the
+#    request's time as the client measures it); then N times the same with
+#    `scancel JOB.STEP` (the command's time).
 set -euo pipefail
 
 TRIALS=100 BENCH_CLUSTER=6
@@ -72,6 +76,37 @@ sc_p99=$(printf '%s\n' "$times" | awk '{ v[NR] = $1 } END { if (NR) print v[int(
 scancel "$job" 2>/dev/null || true
 wait "$srun_pid" 2>/dev/null || true
 
+# Kill another step of the job, N times each way, in one allocation.
+kill_times=$(as_user salloc -N3 -t 30 bash -c '
+	jc=$1 n=$2
+	running() { squeue -h -s -j "$SLURM_JOB_ID" -o %i -t R | grep -v "\.\(extern\|interactive\|batch\)$" | sort -t. -k2 -n | tail -n1; }
+	for how in pmix scancel; do
+		for _ in $(seq "$n"); do
+			srun --overlap --mpi=none -N3 -n3 sleep 300 >/dev/null 2>&1 &
+			s=$!
+			for _ in $(seq 200); do
+				step=$(running)
+				[ -n "$step" ] && [ "$step" != "${last:-}" ] && break
+				sleep 0.05
+			done
+			last=$step
+			if [ "$how" = pmix ]; then
+				srun --overlap --mpi=pmixev -N1 -n1 "$jc" --repeat 1 \
+					--nspace "slurm.pmixev.$step" kill 2>/dev/null |
+					sed -n "s/.*requests, median \([0-9]*\) us.*/pmix \1/p"
+			else
+				t0=$(date +%s%N)
+				scancel "$step" && echo "scancel $(( ($(date +%s%N) - t0) / 1000 ))"
+			fi
+			wait "$s" 2>/dev/null
+		done
+	done' _ "$jc" "$n" 2>/dev/null)
+pct() { awk -v p="$1" '{ v[NR] = $1 } END { if (NR) print v[int((NR * p + 99) / 100)] }'; }
+kp=$(printf '%s\n' "$kill_times" | sed -n 's/^pmix //p' | sort -n)
+ks=$(printf '%s\n' "$kill_times" | sed -n 's/^scancel //p' | sort -n)
+kp_n=$(printf '%s\n' "$kp" | grep -c . || true)
+ks_n=$(printf '%s\n' "$ks" | grep -c . || true)
+
 {
 	echo "# pmixev job-management benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $n requests each)"
 	echo
@@ -84,5 +119,10 @@ wait "$srun_pid" 2>/dev/null || true
 	echo "|---|---:|---:|---:|"
 	echo "| PMIx_Job_control SIGNAL (pmixev) | ${jc_med:-FAIL} | ${jc_p99:-FAIL} | $jc_got/3 |"
 	echo "| scancel --signal=USR1 JOB.0 | ${sc_med:-FAIL} | ${sc_p99:-FAIL} | |"
+	echo
+	echo "| kill another step of the job (-N3 -n3 sleep) | done | median (us) | p99 (us) |"
+	echo "|---|---:|---:|---:|"
+	echo "| PMIx_Job_control KILL (pmixev) | $kp_n/$n | $(printf '%s\n' "$kp" | pct 50) | $(printf '%s\n' "$kp" | pct 99) |"
+	echo "| scancel JOB.STEP | $ks_n/$n | $(printf '%s\n' "$ks" | pct 50) | $(printf '%s\n' "$ks" | pct 99) |"
 } | tee ${OUT:+"$OUT"}
 [ -n "$pmix_us" ] && [ -n "$jc_med" ]

@@ -13,7 +13,8 @@
  * R (default PMIX_RANK_WILDCARD), with PMIX_TIMEOUT S if given, and
  * prints "pmix_jobctl: rank R: ACTION: STATUS (T s)" and, if the answer
  * says why, "pmix_jobctl: rank R: reason: TEXT"; --repeat N asks N times
- * and adds "pmix_jobctl: rank R: N requests, median U us, p99 U us".
+ * (1 too) and adds "pmix_jobctl: rank R: N requests, median U us, p99 U
+ * us".
  * Then every rank waits up
  * to --linger seconds (default 0) for a signal and prints "pmix_jobctl:
  * rank R: done". Exit status 0 unless PMIx_Init or the fence failed.
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
 	const char *nspace = NULL, *what;
 	pmix_rank_t by = 0, rank = PMIX_RANK_WILDCARD;
 	int i = 1, timeout = 0, linger = 0, signo = 0, repeat = 1;
+	bool stats = false;
 	pmix_info_t dirs[2], *res = NULL;
 	size_t ndirs, nres = 0;
 	pmix_proc_t me, target;
@@ -101,7 +103,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--linger"))
 			linger = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--repeat"))
-			repeat = atoi(argv[i + 1]);
+			repeat = atoi(argv[i + 1]), stats = true;
 		else
 			break;
 	}
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
 		}
 		printf(PROG ": rank %u: %s: %s (%.1f s)\n", me.rank, what,
 		       PMIx_Error_string(rc), took[repeat - 1]);
-		if (repeat > 1) {
+		if (stats) {
 			qsort(took, (size_t)repeat, sizeof(*took), by_value);
 			printf(PROG ": rank %u: %d requests, median %.0f us, "
 				    "p99 %.0f us\n",

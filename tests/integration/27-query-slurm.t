@@ -121,7 +121,7 @@ bash "$CLUSTER" ctld stop >/dev/null
 sleep 2
 touch "$flag"
 wait "$srun_pid"
-bash "$CLUSTER" ctld start >/dev/null
+ctld_back "$job"
 out=$(cat "$log")
 [ "$(lines "$q: status (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH)$")" -eq 2 ] &&
 	[ "$(lines "$q: took [0-5]\.[0-9] s$")" -eq 2 ]

@@ -102,7 +102,7 @@ start_step "$log" n1 "serving" --mpi=pmixev -N1 -n1 -w n1 -t 2 \
 bash "$CLUSTER" ctld stop >/dev/null
 touch "$flag"
 wait "$srun_pid"
-bash "$CLUSTER" ctld start >/dev/null
+ctld_back "$job"
 out=$(cat "$log")
 [ "$(lines "^pmix_jobctl: rank 0: kill: (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH|ERROR|PMIX_ERROR) \([0-4]\.[0-9] s\)$")" -eq 1 ]
 ok $? "slurmctld down: the kill fails cleanly within its PMIX_TIMEOUT of 4 s" || show

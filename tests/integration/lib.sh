@@ -186,6 +186,21 @@ run_step() {
 	done
 }
 
+# ctld_back JOB: start slurmctld again (after `cluster.sh ctld stop`) and
+# make sure JOB, whose end slurmctld may have missed while it was away,
+# holds no node for the next test: cancel it and wait (up to 60 s) until
+# slurmctld no longer lists it as running or completing.
+ctld_back() {
+	bash "$CLUSTER" ctld start >/dev/null
+	for _ in $(seq 300); do
+		scancel "$1" 2>/dev/null
+		[ -z "$(squeue -h -j "$1" -t R,CG -o %i 2>/dev/null)" ] &&
+			squeue -h >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	diag "job $1 still holds nodes after slurmctld came back"
+}
+
 # other_step SRUN-ARGS...: srun SRUN-ARGS as the second unprivileged user
 # (PMIXEV_OTHER_USER) in the job work dir; output in $out. Like run_step,
 # once more if slurmctld never answered srun.
