@@ -127,6 +127,8 @@ log=$PMIXEV_CLUSTER_WORKDIR/15-outage.out
 start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
 	--pmixev-watch-interval=1 "$jobev" 150
 wait_ready pmix_jobev 3
+# The watcher must have seen the job once: a change is news only then.
+wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: the job reaches its time limit in" 20
 bash "$CLUSTER" ctld stop >/dev/null
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: no answer from slurmctld" 20
 ok $? "slurmctld stops: the watcher logs the outage"
