@@ -12,7 +12,45 @@
 #ifndef PMIXEV_BRIDGE_H_
 #define PMIXEV_BRIDGE_H_
 
+#include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct pmixev_bridge_find {
+	const char *file;
+	char path[4096];
+};
+
+static inline int pmixev_bridge_match(struct dl_phdr_info *info, size_t size,
+				      void *arg)
+{
+	struct pmixev_bridge_find *f = arg;
+	const char *slash = strrchr(info->dlpi_name, '/');
+
+	(void)size;
+	if (!slash || strcmp(slash + 1, f->file))
+		return 0;
+	snprintf(f->path, sizeof(f->path), "%s", info->dlpi_name);
+	return 1;
+}
+
+/*
+ * A handle on the already loaded library named `file` (NULL: not loaded):
+ * its path is found with dl_iterate_phdr, and only then, with the loader's
+ * lock released, dlopen(RTLD_NOLOAD) takes a reference (calling dlopen
+ * inside dl_iterate_phdr's callback deadlocks against a thread that loads
+ * a library at the same time). dlclose it when done.
+ */
+static inline void *pmixev_bridge_open(const char *file)
+{
+	struct pmixev_bridge_find f = {.file = file};
+
+	if (!dl_iterate_phdr(pmixev_bridge_match, &f))
+		return NULL;
+	return dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD);
+}
 
 #define PMIXEV_MPI_PLUGIN_FILE	 "mpi_pmixev.so"
 #define PMIXEV_TASK_EXIT_SYMBOL	 "pmixev_mpi_task_exit"

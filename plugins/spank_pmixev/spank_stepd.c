@@ -6,7 +6,6 @@
 #include "spank_stepd.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <string.h>
 
 #include "pmixev_bridge.h"
@@ -34,28 +33,14 @@ static pmixev_task_exit_fn task_exit_fn;
 static pmixev_task_start_fn task_start_fn;
 static int looked_up;
 
-static int find_mpi_plugin(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	const char *name = info->dlpi_name, *slash = strrchr(name, '/');
-	void **handle = arg;
-
-	if (slash && strcmp(slash + 1, PMIXEV_MPI_PLUGIN_FILE) == 0) {
-		/* Already loaded: NOLOAD just takes a reference. */
-		*handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
-		return 1;
-	}
-	return 0;
-}
-
 static void lookup_mpi_plugin(void)
 {
-	void *handle = NULL;
+	void *handle;
 
 	if (looked_up)
 		return;
 	looked_up = 1;
-	dl_iterate_phdr(find_mpi_plugin, &handle);
-	if (handle) {
+	if ((handle = pmixev_bridge_open(PMIXEV_MPI_PLUGIN_FILE))) {
 		task_exit_fn = (pmixev_task_exit_fn)(uintptr_t)dlsym(
 			handle, PMIXEV_TASK_EXIT_SYMBOL);
 		task_start_fn = (pmixev_task_start_fn)(uintptr_t)dlsym(

@@ -6,7 +6,6 @@
 #include "stepd/stepd.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -60,27 +59,13 @@ static struct {
 	char refusal[640];
 } st;
 
-static int find_spank_plugin(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	const char *name = info->dlpi_name, *slash = strrchr(name, '/');
-	void **handle = arg;
-
-	if (slash && strcmp(slash + 1, PMIXEV_SPANK_PLUGIN_FILE) == 0) {
-		/* Already loaded: NOLOAD just takes a reference. */
-		*handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
-		return 1;
-	}
-	return 0;
-}
-
 /* Who owns the step, as slurmstepd knows it (pmixev_bridge.h). */
 static int find_owner(struct pmixev_step_owner *o, char *err, size_t len)
 {
 	pmixev_step_owner_fn fn = NULL;
-	void *handle = NULL;
+	void *handle = pmixev_bridge_open(PMIXEV_SPANK_PLUGIN_FILE);
 	int rc = -1;
 
-	dl_iterate_phdr(find_spank_plugin, &handle);
 	if (handle) {
 		fn = (pmixev_step_owner_fn)(uintptr_t)dlsym(
 			handle, PMIXEV_STEP_OWNER_SYMBOL);
