@@ -23,6 +23,7 @@
 #include "pmixev_log.h"
 #include "pmixev_step.h"
 #include "slurmctld/helper.h"
+#include "slurmctld/jobinfo.h"
 
 #define TARGETS_MAX 16
 #define REASON_MAX  1024
@@ -38,7 +39,6 @@ static const char *const action_names[] = {
 
 struct jobctl {
 	struct step *s;
-	struct helper *own; /* this node's helper, if not the root's */
 	uint64_t requests, refused;
 };
 
@@ -266,21 +266,12 @@ slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
 	}
 }
 
-static struct helper *node_helper(struct jobctl *jc)
-{
-	if (jc->s->helper)
-		return jc->s->helper;
-	if (!jc->own)
-		jc->own = helper_create(jc->s);
-	return jc->own;
-}
-
 static void jobctl_agent(void *arg)
 {
 	struct ctl_call *c = arg;
 	struct step *s = step_served();
 	struct jobctl *jc = s->jobctl;
-	struct helper *h = node_helper(jc);
+	struct helper *h = jobinfo_node_helper(s->jobinfo);
 	struct timeval tv = {(time_t)c->timeout_sec, 0};
 
 	jc->requests++;
@@ -362,6 +353,5 @@ void jobctl_destroy(struct jobctl *jc)
 			    "slurmctld, %llu of them refused or failed",
 			    (unsigned long long)jc->requests,
 			    (unsigned long long)jc->refused);
-	helper_destroy(jc->own);
 	free(jc);
 }

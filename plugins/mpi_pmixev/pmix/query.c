@@ -155,11 +155,17 @@ static void reply(struct query_call *c, pmix_status_t forced)
 	/* Nothing answered: not found, unless Slurm could not be asked or
 	 * refused, which the caller should know. */
 	rc = PMIX_ERR_NOT_FOUND;
-	for (size_t i = 0; i < c->nitems; i++)
-		if (c->items[i].st == PMIX_SUCCESS)
+	for (size_t i = 0; i < c->nitems; i++) {
+		pmix_status_t st = c->items[i].st;
+
+		if (st == PMIX_SUCCESS) {
 			n++;
-		else if ((missed = true) && c->items[i].st != rc)
-			rc = c->items[i].st;
+			continue;
+		}
+		missed = true;
+		if (st != PMIX_ERR_NOT_FOUND)
+			rc = st;
+	}
 	if (!n)
 		goto out;
 	rc = PMIX_ERR_NOMEM;

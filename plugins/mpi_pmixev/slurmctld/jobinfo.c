@@ -175,16 +175,24 @@ static void on_deadline(evutil_socket_t fd, short what_, void *arg)
 
 /* The helper that asks slurmctld from here: the root's, or ours once
  * the root's part of the step ended; NULL: ask the root. */
-static struct helper *asker(struct jobinfo *ji)
+struct helper *jobinfo_node_helper(struct jobinfo *ji)
 {
 	if (ji->s->helper)
 		return ji->s->helper;
-	if (ji->root_ended && !ji->own_helper &&
-	    (ji->own_helper = helper_create(ji->s)))
+	if (!ji->own_helper)
+		ji->own_helper = helper_create(ji->s);
+	return ji->own_helper;
+}
+
+static struct helper *asker(struct jobinfo *ji)
+{
+	if (ji->s->helper || !ji->root_ended)
+		return ji->s->helper;
+	if (!ji->own_helper)
 		PMIXEV_INFO("query: node %u (the tree's root) ended its part "
 			    "of the step; asking slurmctld from here",
 			    ji->root);
-	return ji->own_helper;
+	return jobinfo_node_helper(ji);
 }
 
 static void fetch(struct jobinfo *ji, struct entry *e, bool refresh);
@@ -329,14 +337,12 @@ static void reply(void *arg, pmix_status_t st, const struct jobinfo_answer *a)
 
 	memset(&m, 0, sizeof(m));
 	m.id = r->id;
+	m.failed = st == PMIX_SUCCESS ? 0 : st;
 	if (a) {
 		m.age_ms = a->age_ms;
 		m.resp.op = a->op;
 		m.resp.job = a->job;
 		m.resp.parts = a->parts;
-		m.failed = st == PMIX_SUCCESS ? 0 : st;
-	} else {
-		m.failed = st;
 	}
 	pmixev_buf_init(&b);
 	if (pmixev_jobinfo_resp_pack(&b, &m) < 0 ||
@@ -395,13 +401,14 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	for (size_t i = 0; i < ENTRIES; i++) {
 		struct entry *e = &ji->e[i];
-		pmix_status_t st = m.failed ? m.failed : PMIX_SUCCESS;
+		/* An answer of another kind than asked is no answer. */
+		pmix_status_t st = m.failed		? m.failed
+				   : m.resp.op == e->op ? PMIX_SUCCESS
+							: PMIX_ERR_UNREACH;
 
 		if (!e->asking || e->req_id != m.id || src != ji->root)
 			continue;
-		if (!m.failed || st != PMIX_ERR_UNREACH)
-			if (m.failed || m.resp.op == e->op)
-				store(e, st, &m.resp, m.age_ms);
+		store(e, st, &m.resp, m.age_ms);
 		finish(ji, e, st);
 		return;
 	}

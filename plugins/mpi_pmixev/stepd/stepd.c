@@ -313,38 +313,38 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	return SLURM_SUCCESS;
 }
 
-/* A task's start (status: its pid) or exit (its wait status). */
-struct task_exit {
+/* A task's start (value: its pid) or exit (value: its wait status). */
+struct task_note {
 	uint32_t rank;
-	int status;
+	int value;
 };
 
 static void task_exit_work(void *arg)
 {
-	struct task_exit *t = arg;
+	struct task_note *t = arg;
 
-	ptable_exited(st.step.ptable, t->rank, t->status);
-	events_task_exit(st.step.events, t->rank, t->status);
+	ptable_exited(st.step.ptable, t->rank, t->value);
+	events_task_exit(st.step.events, t->rank, t->value);
 	free(t);
 }
 
 static void task_start_work(void *arg)
 {
-	struct task_exit *t = arg;
+	struct task_note *t = arg;
 
-	ptable_started(st.step.ptable, t->rank, t->status);
+	ptable_started(st.step.ptable, t->rank, t->value);
 	free(t);
 }
 
 /* Hand a task's start or exit to the agent thread's `work`. */
 static void post_task(agent_fn_t work, uint32_t rank, int value)
 {
-	struct task_exit *t;
+	struct task_note *t;
 
 	if (!st.active || !st.step.agent || !(t = malloc(sizeof(*t))))
 		return;
 	t->rank = rank;
-	t->status = value;
+	t->value = value;
 	if (agent_post(st.step.agent, work, t) < 0)
 		free(t);
 }
