@@ -20,7 +20,10 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 
-#define GATHER_SEC 10 /* default wait for the other nodes */
+/* The default wait for the other nodes; gathers in flight at most, so
+ * that a job's queries cannot make the stepd hold more. */
+#define GATHER_SEC  10
+#define GATHERS_MAX 64
 
 struct gather {
 	struct ptable *pt;
@@ -39,6 +42,8 @@ struct ptable {
 	struct step *s;
 	struct pmixev_ptable_entry *local; /* by local index */
 	uint32_t nlocal, next_id;
+	unsigned ngathers;
+	uint64_t refused; /* gathers refused: too many in flight */
 	struct gather *gathers;
 };
 
@@ -120,6 +125,7 @@ static void gather_end(struct gather *g)
 			*p = g->next;
 			break;
 		}
+	pt->ngathers--;
 	if (g->waiting)
 		PMIXEV_INFO("process table: %u node(s) did not answer in time; "
 			    "their tasks are left out",
@@ -159,30 +165,36 @@ void ptable_get(struct ptable *pt, bool local, unsigned timeout_sec,
 	const struct layout *lay = &pt->s->lay;
 	struct pmixev_ptable_msg req = {.count = 0};
 	struct timeval tv = {timeout_sec ? timeout_sec : GATHER_SEC, 0};
-	struct gather *g = calloc(1, sizeof(*g));
-	struct pmixev_ptable_entry *mine =
-		calloc(pt->nlocal + 1, sizeof(*mine));
+	struct gather *g = NULL;
 	struct pmixev_buf b;
 
-	if (!g || !mine || !(g->answered = calloc(lay->step.nnodes, 1))) {
-		if (g)
-			free(g->answered);
-		free(g);
-		free(mine);
+	if (pt->ngathers >= GATHERS_MAX) {
+		if (!pt->refused++)
+			PMIXEV_ERROR(
+				"process table: %d gathers in flight; more are "
+				"refused until they end",
+				GATHERS_MAX);
 		fn(arg, NULL, 0, false);
 		return;
 	}
-	local_now(pt, mine);
-	*g = (struct gather){.pt = pt,
-			     .id = ++pt->next_id,
-			     .fn = fn,
-			     .arg = arg,
-			     .answered = g->answered};
-	if (take(g, mine, pt->nlocal) < 0)
-		local = true; /* out of memory: what there is */
-	free(mine);
+	if (!(g = calloc(1, sizeof(*g))) ||
+	    !(g->answered = calloc(lay->step.nnodes, 1)) ||
+	    !(g->e = calloc(pt->nlocal + 1, sizeof(*g->e)))) {
+		if (g)
+			free(g->answered);
+		free(g);
+		fn(arg, NULL, 0, false);
+		return;
+	}
+	local_now(pt, g->e);
+	g->n = pt->nlocal;
+	g->pt = pt;
+	g->id = ++pt->next_id;
+	g->fn = fn;
+	g->arg = arg;
 	g->next = pt->gathers;
 	pt->gathers = g;
+	pt->ngathers++;
 	req.id = g->id;
 	for (uint32_t node = 0; !local && node < lay->step.nnodes; node++) {
 		if (node == lay->nodeid)
@@ -286,6 +298,11 @@ void ptable_destroy(struct ptable *pt)
 {
 	if (!pt)
 		return;
+	if (pt->refused)
+		PMIXEV_INFO(
+			"process table: %llu request(s) refused, %d were in "
+			"flight already",
+			(unsigned long long)pt->refused, GATHERS_MAX);
 	while (pt->gathers) {
 		struct gather *g = pt->gathers;
 
