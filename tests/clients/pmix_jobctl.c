@@ -7,8 +7,8 @@
  *   ACTION  signal N | term | kill | restart | pause | none
  *
  * Every rank catches SIGUSR1, SIGUSR2 and SIGTERM (printing "pmix_jobctl:
- * rank R got signal N", or with --repeat "... got N signals") and joins a
- * fence; then rank --by (default 0)
+ * rank R got signal N", or with --repeat "... got N signals"), joins a
+ * fence and prints "pmix_jobctl: rank R: up"; then rank --by (default 0)
  * asks for ACTION on the target: namespace NS (default its own) and rank
  * R (default PMIX_RANK_WILDCARD), with PMIX_TIMEOUT S if given, and
  * prints "pmix_jobctl: rank R: ACTION: STATUS (T s)" and, if the answer
@@ -127,6 +127,8 @@ int main(int argc, char **argv)
 		       PMIx_Error_string(rc));
 		return 1;
 	}
+	printf(PROG ": rank %u: up\n", me.rank);
+	fflush(stdout);
 	if (me.rank == by && strcmp(what, "none")) {
 		ndirs = action(what, i + 1 < argc ? argv[i + 1] : NULL, dirs,
 			       &signo);

@@ -29,12 +29,16 @@ ok $? "a single rank as target: not supported, said in the log, nothing signalle
 out=$(as_user salloc -N3 -t 2 bash -c '
 	srun --overlap --mpi=pmixev -N3 -n3 "$1" --linger 60 none >step0.out 2>&1 &
 	s0=$!
-	sleep 4
+	for t in $(seq 60); do
+		[ "$(grep -c ": up$" step0.out)" -eq 3 ] && break
+		sleep 0.5
+	done
 	srun --overlap --mpi=pmixev -N1 -n1 "$1" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" kill
 	start=$(date +%s)
 	wait "$s0"
 	echo "step 0 ended $(($(date +%s) - start)) s later"
-	echo "ranks done: $(grep -c ": done$" step0.out)"' _ "$jc" 2>&1)
+	echo "ranks done: $(grep -c ": done$" step0.out)"
+	sed "s/^/step 0: /" step0.out' _ "$jc" 2>&1)
 [ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
 	[ "$(lines "^step 0 ended [0-9] s later$")" -eq 1 ] &&
 	[ "$(lines "^ranks done: 0$")" -eq 1 ]
