@@ -16,10 +16,12 @@
 struct option_desc {
 	const char *key;   /* mpi.conf key */
 	const char *env;   /* per-job environment override */
-	size_t offset;	   /* of the unsigned member in struct pmixev_conf */
+	size_t offset;	   /* of the member in struct pmixev_conf */
 	unsigned min, max; /* accepted range, inclusive */
 	unsigned def;	   /* default */
 	const char *unit;  /* for messages, or "" */
+	size_t path;	   /* 0: an unsigned member; else a char[path] path */
+	const char *def_path;
 };
 
 static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
@@ -71,6 +73,13 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				     "SLURM_PMIXEV_OVERLAY_MAX",
 				     offsetof(struct pmixev_conf, overlay_mib),
 				     1, 65536, 256, " MiB"},
+	[PMIXEV_CONF_LOG_RATE] = {"PMIxevLogRate", NULL,
+				  offsetof(struct pmixev_conf, log_rate), 1,
+				  100000, 100, " lines per second"},
+	[PMIXEV_CONF_LOG_SYSLOG] =
+		{"PMIxevLogSyslog", NULL,
+		 offsetof(struct pmixev_conf, log_syslog), 0, 0, 0, "",
+		 sizeof(((struct pmixev_conf *)0)->log_syslog), "/dev/log"},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -78,6 +87,11 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 static unsigned *member(struct pmixev_conf *conf, size_t idx)
 {
 	return (unsigned *)((char *)conf + options[idx].offset);
+}
+
+static char *path_member(struct pmixev_conf *conf, size_t idx)
+{
+	return (char *)conf + options[idx].offset;
 }
 
 const char *pmixev_conf_key(size_t idx)
@@ -94,7 +108,36 @@ void pmixev_conf_defaults(struct pmixev_conf *conf)
 {
 	memset(conf, 0, sizeof(*conf));
 	for (size_t i = 0; i < NOPTIONS; i++)
-		*member(conf, i) = options[i].def;
+		if (options[i].path)
+			snprintf(path_member(conf, i), options[i].path, "%s",
+				 options[i].def_path);
+		else
+			*member(conf, i) = options[i].def;
+}
+
+/* An absolute path of printable characters that fits, or "none" (""). */
+static int set_path(struct pmixev_conf *conf, size_t idx, const char *value,
+		    char *err, size_t errlen)
+{
+	const struct option_desc *o = &options[idx];
+	size_t len = value ? strlen(value) : 0;
+
+	if (value && !strcmp(value, "none")) {
+		path_member(conf, idx)[0] = '\0';
+		return 0;
+	}
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)value[i] <= ' ' || value[i] == 0x7f)
+			len = o->path; /* a space or control character */
+	if (!value || value[0] != '/' || len >= o->path) {
+		snprintf(err, errlen,
+			 "expected an absolute path of at most %zu printable "
+			 "characters, or none",
+			 o->path - 1);
+		return -1;
+	}
+	memcpy(path_member(conf, idx), value, len + 1);
+	return 0;
 }
 
 /* Strict unsigned decimal: digits only, no sign, no spaces, no suffix. */
@@ -122,6 +165,8 @@ int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
 		return -1;
 	}
 	o = &options[idx];
+	if (o->path)
+		return set_path(conf, idx, value, err, errlen);
 	if (parse_unsigned(value, &v) < 0 || v < o->min || v > o->max) {
 		snprintf(err, errlen, "expected an integer in %u..%u%s", o->min,
 			 o->max, o->unit);
@@ -137,7 +182,9 @@ int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
 	char why[128];
 
 	for (size_t i = 0; i < NOPTIONS; i++) {
-		const char *v = pmixev_env_get(env, options[i].env);
+		const char *v = options[i].env
+					? pmixev_env_get(env, options[i].env)
+					: NULL;
 
 		if (!v)
 			continue;
@@ -155,6 +202,12 @@ void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
 {
 	if (idx >= NOPTIONS) {
 		snprintf(buf, len, "?");
+		return;
+	}
+	if (options[idx].path) {
+		const char *p = path_member((struct pmixev_conf *)conf, idx);
+
+		snprintf(buf, len, "%s", p[0] ? p : "none");
 		return;
 	}
 	snprintf(buf, len, "%u", *member((struct pmixev_conf *)conf, idx));

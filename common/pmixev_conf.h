@@ -3,8 +3,10 @@
  * table of keys, one place for defaults.
  *
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
- * the environment (SLURM_PMIXEV_*). Every value is validated here; an
- * invalid one is rejected with a message naming the key and the value.
+ * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
+ * environment name). Most are integers; PMIxevLogSyslog is an absolute
+ * path or "none". Every value is validated here; an invalid one is
+ * rejected with a message naming the key and the value.
  * Pure code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
  */
 #ifndef PMIXEV_CONF_H_
@@ -28,6 +30,10 @@ struct pmixev_conf {
 	unsigned event_kib;   /* PMIxevEventMax: a relayed client event */
 	unsigned publish_mib; /* PMIxevPublishMax: the publish directory */
 	unsigned overlay_mib; /* PMIxevOverlayMax: queued for one link */
+	/* PMIx_Log (site only: a job cannot change them). */
+	unsigned log_rate;    /* PMIxevLogRate: syslog and job-record lines
+				 per second and node */
+	char log_syslog[108]; /* PMIxevLogSyslog: the syslog socket, "" off */
 };
 
 /* Options are addressed by index. */
@@ -45,10 +51,13 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_EVENT_MAX,
 	PMIXEV_CONF_PUBLISH_MAX,
 	PMIXEV_CONF_OVERLAY_MAX,
+	PMIXEV_CONF_LOG_RATE,
+	PMIXEV_CONF_LOG_SYSLOG,
 	PMIXEV_CONF_NKEYS
 };
 
-/* mpi.conf key name and environment override name of option `idx`. */
+/* mpi.conf key name and environment override name (NULL: the site's
+ * alone) of option `idx`. */
 const char *pmixev_conf_key(size_t idx);
 const char *pmixev_conf_env(size_t idx);
 

@@ -34,6 +34,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_JOBINFO_RESP] = "JOBINFO_RESP",
 	[PMIXEV_MSG_PTABLE_REQ] = "PTABLE_REQ",
 	[PMIXEV_MSG_PTABLE_RESP] = "PTABLE_RESP",
+	[PMIXEV_MSG_LOG_GLOBAL] = "LOG_GLOBAL",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

@@ -53,7 +53,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_JOBINFO_RESP = 19, /* root -> requester */
 	PMIXEV_MSG_PTABLE_REQ = 20,   /* a node's tasks wanted */
 	PMIXEV_MSG_PTABLE_RESP = 21,  /* ... and given */
-	PMIXEV_MSG_TYPE_MAX = 21
+	PMIXEV_MSG_LOG_GLOBAL = 22,   /* a PMIx_Log line for syslog -> root */
+	PMIXEV_MSG_TYPE_MAX = 22
 };
 
 struct pmixev_frame_hdr {

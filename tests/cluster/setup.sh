@@ -151,7 +151,9 @@ EOF
 		printf 'PartitionName=high Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF\n' "${#NODES[@]}"
 		[[ -z ${PMIXEV_SLURM_CONF_EXTRA:-} ]] || printf '%s\n' "$PMIXEV_SLURM_CONF_EXTRA"
 	} >"$out/slurm.conf"
-	printf '%s' "${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
+	# PMIx_Log's syslog lines go to a socket of the cluster's own, where
+	# a test may listen (29-log.t), never to the machine's /dev/log.
+	printf 'PMIxevLogSyslog=%s\n%s' "$RUNDIR/syslog.sock" "${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
 	if [[ -n $SPANK_LINE ]]; then
 		printf '%s\n' "$SPANK_LINE" >"$out/plugstack.conf"
 	else

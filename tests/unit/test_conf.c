@@ -119,6 +119,47 @@ static void test_env_invalid(void **state)
 				 "integer in 0..3");
 }
 
+/* PMIxevLogSyslog: an absolute path or none; the site's alone. */
+static void test_path_option(void **state)
+{
+	static const char *bad[] = {"",	     "dev/log",	   "/dev/ log",
+				    "/a\tb", "/dev/log\n", NULL};
+	char *env[] = {"SLURM_PMIXEV_LOG_SYSLOG=/tmp/x", NULL};
+	struct pmixev_conf c;
+	char err[128], buf[128], long_path[200];
+
+	pmixev_conf_defaults(&c);
+	assert_string_equal(c.log_syslog, "/dev/log");
+	assert_int_equal(c.log_rate, 100);
+	assert_null(pmixev_conf_env(PMIXEV_CONF_LOG_SYSLOG));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_LOG_SYSLOG,
+						 bad[i], err, sizeof(err)),
+				 -1);
+		assert_string_equal(c.log_syslog, "/dev/log");
+	}
+	assert_string_equal(err, "expected an absolute path of at most 107 "
+				 "printable characters, or none");
+	memset(long_path, 'a', sizeof(long_path));
+	long_path[0] = '/';
+	long_path[108] = '\0';
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_LOG_SYSLOG, long_path,
+					 err, sizeof(err)),
+			 -1);
+	long_path[107] = '\0';
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_LOG_SYSLOG, long_path,
+					 err, sizeof(err)),
+			 0);
+	assert_string_equal(c.log_syslog, long_path);
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_LOG_SYSLOG, "none",
+					 err, sizeof(err)),
+			 0);
+	pmixev_conf_format(&c, PMIXEV_CONF_LOG_SYSLOG, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	assert_int_equal(pmixev_conf_apply_env(&c, env, err, sizeof(err)), 0);
+	assert_string_equal(c.log_syslog, "");
+}
+
 static void test_format(void **state)
 {
 	struct pmixev_conf c;
@@ -140,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_set_invalid_keeps_value),
 		cmocka_unit_test(test_env_overrides),
 		cmocka_unit_test(test_env_invalid),
+		cmocka_unit_test(test_path_option),
 		cmocka_unit_test(test_format),
 	};
 

@@ -49,6 +49,7 @@ struct step {
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
+	struct applog *applog;	 /* PMIx_Log's channels */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

@@ -9,6 +9,7 @@
 
 #include <pmix.h>
 
+#include "pmix/applog.h"
 #include "pmix/clients.h"
 #include "pmix/dmodex.h"
 #include "pmix/fence.h"
@@ -35,6 +36,7 @@ pmix_server_module_t module_upcalls = {
 	.notify_event = notify_upcall_event,
 	.query = query_upcall,
 	.job_control = jobctl_upcall,
+	.log = applog_upcall,
 	.tool_connected = tools_upcall_connected,
 };
 
@@ -82,6 +84,13 @@ static const struct {
 	 (const char *const[]){"PMIX_JOB_CTRL_SIGNAL",
 			       "PMIX_JOB_CTRL_TERMINATE", "PMIX_JOB_CTRL_KILL",
 			       "PMIX_JOB_CTRL_RESTART", "PMIX_TIMEOUT", NULL}},
+	{"PMIx_Log",
+	 (const char *const[]){
+		 "PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG",
+		 "PMIX_LOG_LOCAL_SYSLOG", "PMIX_LOG_GLOBAL_SYSLOG",
+		 "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_JOB_RECORD", "PMIX_LOG_ONCE",
+		 "PMIX_LOG_TAG_OUTPUT", "PMIX_LOG_TIMESTAMP_OUTPUT",
+		 "PMIX_LOG_TIMESTAMP", "PMIX_LOG_GENERATE_TIMESTAMP", NULL}},
 };
 
 void module_register_attributes(void)

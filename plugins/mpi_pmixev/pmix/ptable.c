@@ -67,6 +67,15 @@ void ptable_started(struct ptable *pt, uint32_t rank, int32_t pid)
 	pt->local[i].run = PMIXEV_PROC_RUNNING;
 }
 
+uint32_t ptable_pid(const struct ptable *pt, uint32_t rank)
+{
+	int i = local_index(pt, rank);
+
+	return i < 0 || pt->local[i].run != PMIXEV_PROC_RUNNING
+		       ? 0
+		       : pt->local[i].pid;
+}
+
 void ptable_exited(struct ptable *pt, uint32_t rank, int status)
 {
 	int i = local_index(pt, rank);

@@ -26,6 +26,9 @@ void ptable_destroy(struct ptable *pt);
 void ptable_started(struct ptable *pt, uint32_t rank, int32_t pid);
 void ptable_exited(struct ptable *pt, uint32_t rank, int status);
 
+/* The pid slurmstepd forked local task `rank` as, while it runs; else 0. */
+uint32_t ptable_pid(const struct ptable *pt, uint32_t rank);
+
 /*
  * The table: `e` (n entries, sorted by rank) and whether every node
  * answered (`complete`); `e` is valid during the call only.

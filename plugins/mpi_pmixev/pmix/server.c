@@ -319,6 +319,12 @@ static int init_pmix(struct server *srv)
 		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
 		return -1;
 	}
+	/* PMIx_Log: only the plugin that hands requests to pmixev
+	 * (pmix/applog.h); the library's own would syslog as well. */
+	if (setenv("PMIX_MCA_plog", "default", 1) < 0) {
+		PMIXEV_ERROR("cannot hand PMIx_Log to pmixev: %m");
+		return -1;
+	}
 	init.info = info;
 	init.rc = PMIX_ERROR;
 	/* -1 (logged): this thread could not get in, or back out. */

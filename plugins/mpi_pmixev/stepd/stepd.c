@@ -25,6 +25,7 @@
 #include "pmix/inject.h"
 #include "pmix/notify.h"
 #include "pmix/pubsub_dir.h"
+#include "pmix/applog.h"
 #include "pmix/jobctl.h"
 #include "pmix/ptable.h"
 #include "pmix/server.h"
@@ -180,6 +181,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
 	    !(s->ptable = ptable_create(s)) ||
+	    !(s->applog = applog_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
@@ -378,6 +380,7 @@ void stepd_fini(void)
 	helper_destroy(s->helper);
 	jobinfo_destroy(s->jobinfo);
 	jobctl_destroy(s->jobctl);
+	applog_destroy(s->applog);
 	ptable_destroy(s->ptable);
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
