@@ -6,6 +6,7 @@
 #include "pmixev_conf.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,15 +122,15 @@ static int set_path(struct pmixev_conf *conf, size_t idx, const char *value,
 {
 	const struct option_desc *o = &options[idx];
 	size_t len = value ? strlen(value) : 0;
+	bool printable = true;
 
 	if (value && !strcmp(value, "none")) {
 		path_member(conf, idx)[0] = '\0';
 		return 0;
 	}
 	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)value[i] <= ' ' || value[i] == 0x7f)
-			len = o->path; /* a space or control character */
-	if (!value || value[0] != '/' || len >= o->path) {
+		printable &= (unsigned char)value[i] > ' ' && value[i] != 0x7f;
+	if (!value || value[0] != '/' || len >= o->path || !printable) {
 		snprintf(err, errlen,
 			 "expected an absolute path of at most %zu printable "
 			 "characters, or none",
