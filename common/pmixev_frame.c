@@ -35,6 +35,8 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_PTABLE_REQ] = "PTABLE_REQ",
 	[PMIXEV_MSG_PTABLE_RESP] = "PTABLE_RESP",
 	[PMIXEV_MSG_LOG_GLOBAL] = "LOG_GLOBAL",
+	[PMIXEV_MSG_TASKSIG_REQ] = "TASKSIG_REQ",
+	[PMIXEV_MSG_TASKSIG_RESP] = "TASKSIG_RESP",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

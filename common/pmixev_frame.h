@@ -54,7 +54,9 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_PTABLE_REQ = 20,   /* a node's tasks wanted */
 	PMIXEV_MSG_PTABLE_RESP = 21,  /* ... and given */
 	PMIXEV_MSG_LOG_GLOBAL = 22,   /* a PMIx_Log line for syslog -> root */
-	PMIXEV_MSG_TYPE_MAX = 22
+	PMIXEV_MSG_TASKSIG_REQ = 23,  /* signal a node's task(s) */
+	PMIXEV_MSG_TASKSIG_RESP = 24, /* ... and how it went */
+	PMIXEV_MSG_TYPE_MAX = 24
 };
 
 struct pmixev_frame_hdr {

@@ -4,7 +4,8 @@
  *
  * usage: pmix_jobctl [--by RANK] [--nspace NS] [--rank R] [--timeout S]
  *                    [--linger SECS] [--repeat N] ACTION [ARG]
- *   ACTION  signal N | term | kill | restart | pause | none
+ *   ACTION  signal N | term | kill | restart | pause [SECS] | resume |
+ *           none
  *
  * Every rank catches SIGUSR1, SIGUSR2 and SIGTERM (printing "pmix_jobctl:
  * rank R got signal N", or with --repeat "... got N signals"), joins a
@@ -17,7 +18,11 @@
  * us".
  * Then every rank waits up
  * to --linger seconds (default 0) for a signal and prints "pmix_jobctl:
- * rank R: done". Exit status 0 unless PMIx_Init or the fence failed.
+ * rank R: done" (with --linger, first "pmix_jobctl: rank R: longest stall
+ * S s": the longest 100 ms tick since the fence, stopped time included).
+ * "pause SECS" pauses after 1 s and resumes the target SECS seconds later
+ * ("pmix_jobctl: rank R: resume: STATUS"). Exit status 0 unless PMIx_Init or
+ * the fence failed.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -73,10 +78,29 @@ static size_t action(const char *what, const char *arg, pmix_info_t *info,
 			       PMIX_STRING);
 	} else if (!strcmp(what, "pause")) {
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_PAUSE, &yes, PMIX_BOOL);
+	} else if (!strcmp(what, "resume")) {
+		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_RESUME, &yes, PMIX_BOOL);
 	} else {
 		return 0;
 	}
 	return 1;
+}
+
+/* pause SECS: resume the target SECS seconds after the pause. */
+static void resume_after(const pmix_proc_t *me, const pmix_proc_t *target,
+			 int secs)
+{
+	pmix_info_t dir, *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc;
+	bool yes = true;
+
+	sleep((unsigned)secs);
+	PMIX_INFO_LOAD(&dir, PMIX_JOB_CTRL_RESUME, &yes, PMIX_BOOL);
+	rc = PMIx_Job_control(target, 1, &dir, 1, &res, &nres);
+	printf(PROG ": rank %u: resume: %s\n", me->rank, PMIx_Error_string(rc));
+	PMIX_INFO_FREE(res, nres);
+	PMIX_INFO_DESTRUCT(&dir);
 }
 
 int main(int argc, char **argv)
@@ -89,7 +113,7 @@ int main(int argc, char **argv)
 	size_t ndirs, nres = 0;
 	pmix_proc_t me, target;
 	pmix_status_t rc;
-	double t0, *took;
+	double t0, *took, stall = 0;
 
 	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--by"))
@@ -129,7 +153,10 @@ int main(int argc, char **argv)
 	}
 	printf(PROG ": rank %u: up\n", me.rank);
 	fflush(stdout);
+	t0 = now_s();
 	if (me.rank == by && strcmp(what, "none")) {
+		if (!strcmp(what, "pause")) /* the others are in their ticks */
+			sleep(1);
 		ndirs = action(what, i + 1 < argc ? argv[i + 1] : NULL, dirs,
 			       &signo);
 		if (timeout)
@@ -142,10 +169,11 @@ int main(int argc, char **argv)
 			PMIX_INFO_FREE(res, nres);
 			res = NULL;
 			nres = 0;
-			t0 = now_s();
+			double t1 = now_s();
+
 			rc = PMIx_Job_control(&target, 1, dirs, ndirs, &res,
 					      &nres);
-			took[r] = now_s() - t0;
+			took[r] = now_s() - t1;
 		}
 		printf(PROG ": rank %u: %s: %s (%.1f s)\n", me.rank, what,
 		       PMIx_Error_string(rc), took[repeat - 1]);
@@ -162,9 +190,20 @@ int main(int argc, char **argv)
 				printf(PROG ": rank %u: reason: %s\n", me.rank,
 				       res[r].value.data.string);
 		PMIX_INFO_FREE(res, nres);
+		if (!strcmp(what, "pause") && i + 1 < argc)
+			resume_after(&me, &target, atoi(argv[i + 1]));
 	}
-	for (int t = 0; t < linger * 10 && count < repeat; t++)
+	for (int t = 0; t < linger * 10 && count < repeat; t++) {
+		double t1;
+
 		usleep(100000);
+		t1 = now_s();
+		stall = t1 - t0 > stall ? t1 - t0 : stall;
+		t0 = t1;
+	}
+	if (linger)
+		printf(PROG ": rank %u: longest stall %.1f s\n", me.rank,
+		       stall);
 	if (got && repeat > 1)
 		printf(PROG ": rank %u got %d signals\n", me.rank, (int)count);
 	else if (got)

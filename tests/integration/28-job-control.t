@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # PMIx_Job_control carried out by slurmctld with the job owner's rights
 # (pmix/jobctl.h): a signal to every rank of the own step on three nodes,
+# to one rank, pause and resume of one rank, the kill of one rank (by the
+# stepds: pmix/tasksig.h),
 # the kill of another step of the same job, the cancel of another job of
 # the owner, the requeue of a batch job (and Slurm's refusal for a job
-# that is not one), single ranks refused; another user's step is refused
+# that is not one); another user's step is refused
 # everything against the owner's job, which runs on untouched; with
 # slurmctld down a request with PMIX_TIMEOUT fails cleanly in time.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 10
 
 jc=$(client pmix_jobctl)
 q="^pmix_jobctl: rank [0-9]+"
@@ -19,11 +21,26 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --linger 20 signal 10
 	grep -q "step $job\.0 on n1: job control: 1 request(s) carried out through slurmctld, 0 of them refused or failed" "$(slurmd_log n1)"
 ok $? "rank 0 signals its step: SIGUSR1 reaches every rank on n1-n3 through Slurm; the stepd logs it and sums it up" || show
 
-run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 1 signal 10
-[ "$(lines "^pmix_jobctl: rank 0: signal: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED) ")" -eq 1 ] &&
-	[ "$(lines "$q got signal")" -eq 0 ] &&
-	grep -q "step $job\.0 on n1: job control: a request from rank 0 refused (.*): single ranks are not supported" "$(slurmd_log n1)"
-ok $? "a single rank as target: not supported, said in the log, nothing signalled" || show
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 1 --linger 3 signal 10
+[ "$(lines "^pmix_jobctl: rank 0: signal: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^pmix_jobctl: rank 1 got signal 10$")" -eq 1 ] &&
+	[ "$(lines "$q got signal")" -eq 1 ] &&
+	grep -q "step $job\.0 on n1: job control: rank 0: signal rank 1: done" "$(slurmd_log n1)"
+ok $? "a single rank as target: SIGUSR1 reaches rank 1 on n2 only (its stepd signals it), logged" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 1 --linger 5 pause 2
+stall() { printf '%s\n' "$out" | sed -n "s/^pmix_jobctl: rank $1: longest stall \([0-9.]*\) s$/\1/p"; }
+[ "$(lines "^pmix_jobctl: rank 0: pause: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^pmix_jobctl: rank 0: resume: (SUCCESS|PMIX_SUCCESS)$")" -eq 1 ] &&
+	[ "$(lines "$q: done$")" -eq 3 ] &&
+	[ "$(echo "$(stall 1) >= 1.5" | bc)" = 1 ] && [ "$(echo "$(stall 2) < 1.0" | bc)" = 1 ] &&
+	grep -q "step $job\.0 on n1: job control: rank 0: pause rank 1: done" "$(slurmd_log n1)"
+ok $? "PMIX_JOB_CTRL_PAUSE stops rank 1 (stalled $(stall 1) s), RESUME 2 s later lets it go on; rank 2 ran on ($(stall 2) s)" || show
+
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 2 --linger 3 kill
+[ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^pmix_jobctl: rank [01]: done$")" -eq 2 ] && [ "$(lines "^pmix_jobctl: rank 2: done$")" -eq 0 ]
+ok $? "PMIX_JOB_CTRL_KILL of rank 2 (on n3): it ends at once, ranks 0 and 1 finish" || show
 
 # Another step of the same job: step 1 kills step 0.
 out=$(as_user salloc -N3 -t 2 bash -c '
@@ -52,7 +69,12 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 run_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$other" kill
-state=$(scontrol show job "$other" | grep -o 'JobState=[A-Z]*')
+# Slurm 24.11 shows it COMPLETING until its node's slurmd is done.
+for _ in $(seq 50); do
+	state=$(scontrol show job "$other" | grep -o 'JobState=[A-Z]*')
+	[ "$state" = JobState=COMPLETING ] || break
+	sleep 0.2
+done
 [ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
 	[ "$state" = JobState=CANCELLED ]
 ok $? "a step cancels another job of its owner ($state)" || show
@@ -82,17 +104,17 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 refused=0
-for a in kill term "signal 10" restart; do
+for a in kill term "signal 10" restart pause; do
 	# shellcheck disable=SC2086
 	other_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$victim" $a
 	[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: (SUCCESS|PMIX_SUCCESS) ")" -eq 0 ] &&
 		[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: ")" -eq 1 ] &&
 		refused=$((refused + 1))
 done
-[ "$refused" -eq 4 ] &&
+[ "$refused" -eq 5 ] &&
 	[ "$(scontrol show job "$victim" | grep -o 'JobState=[A-Z]*')" = JobState=RUNNING ] &&
 	[ "$(scontrol show job "$victim" | grep -o 'Restarts=[0-9]*')" = Restarts=0 ]
-ok $? "another user's step: kill, terminate, signal and requeue of the owner's job all refused ($refused of 4); it runs on, never requeued" ||
+ok $? "another user's step: kill, terminate, signal, requeue and pause of the owner's job all refused ($refused of 5); it runs on, never requeued" ||
 	show
 scancel "$other" "$batch" "$victim"
 

@@ -50,6 +50,7 @@ struct step {
 	struct jobctl *jobctl;	 /* job control through slurmctld */
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
 	struct applog *applog;	 /* PMIx_Log's channels */
+	struct tasksig *tasksig; /* signals to the tasks on every node */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

@@ -24,7 +24,7 @@
 #include "pmix/confine.h"
 #include "pmix/logsink.h"
 #include "pmix/ptable.h"
-#include "pmix/taskout.h"
+#include "pmix/taskproc.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -366,7 +366,7 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 				 "only a running task of this node has one");
 			return PMIX_ERR_NOT_SUPPORTED;
 		}
-		if ((c->fd = taskout_open(pid, m->ch == CH_STDOUT ? 1 : 2)) <
+		if ((c->fd = taskproc_fd(pid, m->ch == CH_STDOUT ? 1 : 2)) <
 		    0) {
 			int err = -c->fd;
 
@@ -378,8 +378,8 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 			return PMIX_ERR_NOMEM;
 	}
 	while (c->out_done < c->out_len &&
-	       (w = taskout_write(c->fd, c->out + c->out_done,
-				  c->out_len - c->out_done)) > 0)
+	       (w = taskproc_write(c->fd, c->out + c->out_done,
+				   c->out_len - c->out_done)) > 0)
 		c->out_done += (size_t)w;
 	if (c->out_done == c->out_len)
 		return PMIX_SUCCESS;

@@ -5,7 +5,7 @@
  *
  * Channels (data keys, string values):
  *   PMIX_LOG_STDOUT, PMIX_LOG_STDERR  into the requesting task's own stdout
- *       or stderr (pmix/taskout.h): through srun, in order with the task's
+ *       or stderr (pmix/taskproc.h): through srun, in order with the task's
  *       output. Tasks of this node only; a tool has none.
  *   PMIX_LOG_SYSLOG, PMIX_LOG_LOCAL_SYSLOG  the node's syslog (the socket
  *       PMIxevLogSyslog, default /dev/log), facility user, tag "pmixev",

@@ -7,6 +7,7 @@
 
 #include "pmix/jobctl.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "pmix/confine.h"
+#include "pmix/tasksig.h"
 #include "pmixev_events.h"
 #include "pmixev_log.h"
 #include "pmixev_step.h"
@@ -28,13 +30,20 @@
 #define TARGETS_MAX 16
 #define REASON_MAX  1024
 
-enum action { A_NONE, A_SIGNAL, A_TERMINATE, A_KILL, A_RESTART };
+enum action {
+	A_NONE,
+	A_SIGNAL,
+	A_TERMINATE,
+	A_KILL,
+	A_RESTART,
+	A_PAUSE,
+	A_RESUME
+};
 
 static const char *const action_names[] = {
-	[A_SIGNAL] = "signal",
-	[A_TERMINATE] = "terminate",
-	[A_KILL] = "kill",
-	[A_RESTART] = "restart (requeue)",
+	[A_SIGNAL] = "signal", [A_TERMINATE] = "terminate",
+	[A_KILL] = "kill",     [A_RESTART] = "restart (requeue)",
+	[A_PAUSE] = "pause",   [A_RESUME] = "resume",
 };
 
 struct jobctl {
@@ -44,6 +53,8 @@ struct jobctl {
 
 struct target {
 	uint32_t job, step; /* step PMIXEV_STEP_ANY: the whole job */
+	bool tasks;	    /* the own step's tasks, signalled by the stepds */
+	uint32_t rank;	    /* ... this one, or TASKSIG_ALL */
 	struct ctl_call *c;
 };
 
@@ -105,6 +116,12 @@ static pmix_status_t read_action(struct ctl_call *c, const pmix_info_t *dirs,
 			a = A_KILL;
 		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_RESTART)) {
 			a = A_RESTART;
+		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_PAUSE) &&
+			   PMIX_INFO_TRUE(in)) {
+			a = A_PAUSE;
+		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_RESUME) &&
+			   PMIX_INFO_TRUE(in)) {
+			a = A_RESUME;
 		} else if (!strncmp(in->key, "pmix.jctrl.", 11)) {
 			snprintf(c->reason, sizeof(c->reason),
 				 "%s is not supported", in->key);
@@ -124,33 +141,61 @@ static pmix_status_t read_action(struct ctl_call *c, const pmix_info_t *dirs,
 	return PMIX_ERR_BAD_PARAM;
 }
 
-/* One target: a whole step or job. PMIX_SUCCESS, or why not. */
+/* Whether the signal goes to the own step's tasks by the stepds (single
+ * ranks; pause and resume), not through Slurm. PMIX_SUCCESS, or why not. */
+static pmix_status_t task_route(struct ctl_call *c, struct target *t,
+				pmix_rank_t rank)
+{
+	const struct step *s = step_served();
+	bool own =
+		t->job == s->lay.step.job_id && t->step == s->lay.step.step_id;
+	bool stop = c->action == A_PAUSE || c->action == A_RESUME;
+
+	if (rank == PMIX_RANK_WILDCARD && !stop)
+		return PMIX_SUCCESS;
+	if (!own || c->action == A_RESTART) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "%s: the own step's processes only (a whole other "
+			 "step or job: signal, terminate, kill, restart)",
+			 rank == PMIX_RANK_WILDCARD ? action_names[c->action]
+						    : "single ranks");
+		return PMIX_ERR_NOT_SUPPORTED;
+	}
+	if (rank != PMIX_RANK_WILDCARD && rank >= s->lay.map.ntasks) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "no rank %u in this step", rank);
+		return PMIX_ERR_BAD_PARAM;
+	}
+	t->tasks = true;
+	t->rank = rank == PMIX_RANK_WILDCARD ? TASKSIG_ALL : rank;
+	return PMIX_SUCCESS;
+}
+
+/* One target: a whole step or job, or tasks of the own step.
+ * PMIX_SUCCESS, or why not. */
 static pmix_status_t add_target(struct ctl_call *c, const pmix_proc_t *p)
 {
-	uint32_t job, step;
+	struct target t = {.c = c};
+	pmix_status_t rc;
 
-	if (pmixev_job_ref_parse(p->nspace, &job, &step) < 0) {
+	if (pmixev_job_ref_parse(p->nspace, &t.job, &t.step) < 0) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "%.*s names no Slurm job or step", PMIX_MAX_NSLEN,
 			 p->nspace);
 		return PMIX_ERR_NOT_FOUND;
 	}
-	if (p->rank != PMIX_RANK_WILDCARD) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "single ranks are not supported (rank %u): whole "
-			 "steps and jobs only",
-			 p->rank);
-		return PMIX_ERR_NOT_SUPPORTED;
-	}
+	if ((rc = task_route(c, &t, p->rank)) != PMIX_SUCCESS)
+		return rc;
 	for (size_t i = 0; i < c->nt; i++)
-		if (c->t[i].job == job && c->t[i].step == step)
+		if (c->t[i].job == t.job && c->t[i].step == t.step &&
+		    c->t[i].tasks == t.tasks && c->t[i].rank == t.rank)
 			return PMIX_SUCCESS;
 	if (c->nt == TARGETS_MAX) {
 		snprintf(c->reason, sizeof(c->reason), "more than %d targets",
 			 TARGETS_MAX);
 		return PMIX_ERR_BAD_PARAM;
 	}
-	c->t[c->nt++] = (struct target){.job = job, .step = step, .c = c};
+	c->t[c->nt++] = t;
 	return PMIX_SUCCESS;
 }
 
@@ -192,7 +237,12 @@ static void reply(struct ctl_call *c, pmix_status_t st)
 static void target_text(const struct ctl_call *c, const struct target *t,
 			char *buf, size_t len)
 {
-	if (t->step == PMIXEV_STEP_ANY || c->action == A_RESTART)
+	if (t->tasks && t->rank == TASKSIG_ALL)
+		snprintf(buf, len, "the tasks of step %u.%u", (unsigned)t->job,
+			 (unsigned)t->step);
+	else if (t->tasks)
+		snprintf(buf, len, "rank %u", (unsigned)t->rank);
+	else if (t->step == PMIXEV_STEP_ANY || c->action == A_RESTART)
 		snprintf(buf, len, "job %u", (unsigned)t->job);
 	else
 		snprintf(buf, len, "step %u.%u", (unsigned)t->job,
@@ -212,13 +262,11 @@ static void settle(struct ctl_call *c)
 	call_free(c);
 }
 
-/* Slurm's verdict on one target. */
-static void on_answer(void *arg, const struct pmixev_owner_resp *r)
+/* The verdict on one target: `st`, and why if it failed. */
+static void verdict(struct target *t, pmix_status_t st, const char *why)
 {
-	struct target *t = arg;
 	struct ctl_call *c = t->c;
-	pmix_status_t st = r ? helper_pmix_status(r->ctl.rc) : PMIX_ERR_UNREACH;
-	char what[48];
+	char what[64];
 	size_t used = strlen(c->reason);
 
 	target_text(c, t, what, sizeof(what));
@@ -226,9 +274,6 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *r)
 		PMIXEV_INFO("job control: rank %u: %s %s: done", c->rank,
 			    action_names[c->action], what);
 	} else {
-		const char *why =
-			r ? r->ctl.reason : "no answer from slurmctld";
-
 		PMIXEV_INFO("job control: rank %u: %s %s: refused: %s", c->rank,
 			    action_names[c->action], what, why);
 		snprintf(c->reason + used, sizeof(c->reason) - used, "%s%s: %s",
@@ -237,6 +282,31 @@ static void on_answer(void *arg, const struct pmixev_owner_resp *r)
 			c->st = st;
 	}
 	settle(c);
+}
+
+/* Slurm's verdict on one target. */
+static void on_answer(void *arg, const struct pmixev_owner_resp *r)
+{
+	verdict(arg, r ? helper_pmix_status(r->ctl.rc) : PMIX_ERR_UNREACH,
+		r ? r->ctl.reason : "no answer from slurmctld");
+}
+
+/* The stepds' verdict on the own step's tasks. */
+static void on_tasks(void *arg, unsigned done, unsigned failed, int err)
+{
+	char why[160];
+	pmix_status_t st = PMIX_SUCCESS;
+
+	if (failed || !done) {
+		snprintf(why, sizeof(why), "%u task(s) signalled, %u not: %s",
+			 done, failed,
+			 err == ESRCH ? "not running" : strerror(err));
+		st = done		   ? PMIX_ERR_PARTIAL_SUCCESS
+		     : err == ETIMEDOUT	   ? PMIX_ERR_TIMEOUT
+		     : err == EHOSTUNREACH ? PMIX_ERR_UNREACH
+					   : PMIX_ERR_NOT_FOUND;
+	}
+	verdict(arg, st, why);
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -266,6 +336,23 @@ slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
 	}
 }
 
+/* The signal `c`'s action sends to tasks. */
+static int task_signal(const struct ctl_call *c)
+{
+	switch (c->action) {
+	case A_SIGNAL:
+		return c->signo;
+	case A_TERMINATE:
+		return SIGTERM;
+	case A_PAUSE:
+		return SIGSTOP;
+	case A_RESUME:
+		return SIGCONT;
+	default:
+		return SIGKILL;
+	}
+}
+
 static void jobctl_agent(void *arg)
 {
 	struct ctl_call *c = arg;
@@ -282,6 +369,11 @@ static void jobctl_agent(void *arg)
 		enum pmixev_control_action a = slurm_action(c, t, &signo);
 
 		c->outstanding++;
+		if (t->tasks) {
+			tasksig_send(s->tasksig, t->rank, task_signal(c),
+				     c->timeout_sec, on_tasks, t);
+			continue;
+		}
 		if (!h ||
 		    helper_control(h, a, t->job,
 				   t->step == PMIXEV_STEP_ANY ? 0 : t->step,

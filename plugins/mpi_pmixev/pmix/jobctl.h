@@ -11,12 +11,16 @@
  *   PMIX_JOB_CTRL_KILL          a step ends (SIGKILL); a job is cancelled
  *   PMIX_JOB_CTRL_RESTART       the target's job is requeued (batch jobs,
  *                               where Slurm allows the owner)
+ *   PMIX_JOB_CTRL_PAUSE/RESUME  SIGSTOP / SIGCONT to the own step's tasks
  * Targets (none: the requester's step): a whole step, as a namespace
  * ("slurm.pmixev.J.S", stock's "slurm.pmix.J.S") with PMIX_RANK_WILDCARD,
- * of this job or another; or a whole job, as the namespace "J". Single
- * ranks, PAUSE/RESUME, CHECKPOINT, PREEMPTIBLE, PROVISION and request ids
- * are refused with PMIX_ERR_NOT_SUPPORTED. The library handles the
- * cleanup directives itself (pmix/confine.h).
+ * of this job or another, or a whole job, as the namespace "J": through
+ * slurmctld. Single ranks of the own step, and the own step's tasks for
+ * PAUSE/RESUME: signalled by the stepds where they run (pmix/tasksig.h;
+ * SIGNAL, TERMINATE = SIGTERM, KILL = SIGKILL). Single ranks of other
+ * steps, PAUSE/RESUME of other steps, CHECKPOINT, PREEMPTIBLE, PROVISION
+ * and request ids are refused with PMIX_ERR_NOT_SUPPORTED. The library
+ * handles the cleanup directives itself (pmix/confine.h).
  *
  * slurmctld decides, as for the owner: another user's job is refused
  * (PMIX_ERR_NO_PERMISSIONS), a job that is gone is PMIX_ERR_NOT_FOUND.

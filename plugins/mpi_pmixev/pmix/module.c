@@ -83,7 +83,8 @@ static const struct {
 	{"PMIx_Job_control",
 	 (const char *const[]){"PMIX_JOB_CTRL_SIGNAL",
 			       "PMIX_JOB_CTRL_TERMINATE", "PMIX_JOB_CTRL_KILL",
-			       "PMIX_JOB_CTRL_RESTART", "PMIX_TIMEOUT", NULL}},
+			       "PMIX_JOB_CTRL_RESTART", "PMIX_JOB_CTRL_PAUSE",
+			       "PMIX_JOB_CTRL_RESUME", "PMIX_TIMEOUT", NULL}},
 	{"PMIx_Log",
 	 (const char *const[]){
 		 "PMIX_LOG_STDOUT", "PMIX_LOG_STDERR", "PMIX_LOG_SYSLOG",

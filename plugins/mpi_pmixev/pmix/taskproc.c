@@ -1,9 +1,9 @@
 /*
- * pmix/taskout.c - writing into a task's stdout or stderr.
+ * pmix/taskproc.c - a task's process: its output, signals.
  */
 #include "config.h"
 
-#include "pmix/taskout.h"
+#include "pmix/taskproc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,22 +41,47 @@ static int is_child(uint32_t pid)
 	return ppid == (long)getpid();
 }
 
-int taskout_open(uint32_t pid, int which)
+/* A pidfd of `pid` if it is our child: >= 0, or -errno. The pidfd pins
+ * the process: once it is known to be our child, what is done through
+ * the pidfd is done to that process or to none (it exited). */
+static int child_pidfd(uint32_t pid)
+{
+	int pidfd;
+
+	if (!pid)
+		return -ESRCH;
+	if ((pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) < 0)
+		return -errno;
+	if (is_child(pid))
+		return pidfd;
+	close(pidfd);
+	return -ESRCH;
+}
+
+int taskproc_fd(uint32_t pid, int which)
 {
 	int pidfd, fd;
 
-	if (!pid || (which != 1 && which != 2))
+	if (which != 1 && which != 2)
 		return -EINVAL;
-	/* The pidfd pins the process: once it is known to be our child, the
-	 * descriptor comes from that process or from none (it exited). */
-	if ((pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0)) < 0)
-		return -errno;
-	if (!is_child(pid))
-		fd = -ESRCH;
-	else if ((fd = (int)syscall(SYS_pidfd_getfd, pidfd, which, 0)) < 0)
+	if ((pidfd = child_pidfd(pid)) < 0)
+		return pidfd;
+	if ((fd = (int)syscall(SYS_pidfd_getfd, pidfd, which, 0)) < 0)
 		fd = -errno;
 	close(pidfd);
 	return fd;
+}
+
+int taskproc_signal(uint32_t pid, int signo)
+{
+	int pidfd, rc = 0;
+
+	if ((pidfd = child_pidfd(pid)) < 0)
+		return pidfd;
+	if (syscall(SYS_pidfd_send_signal, pidfd, signo, NULL, 0) < 0)
+		rc = -errno;
+	close(pidfd);
+	return rc;
 }
 
 static ssize_t write_kind(int fd, const char *p, size_t n)
@@ -83,7 +108,7 @@ static ssize_t write_kind(int fd, const char *p, size_t n)
 	return write(fd, p, n < 4096 ? n : 4096);
 }
 
-ssize_t taskout_write(int fd, const char *p, size_t n)
+ssize_t taskproc_write(int fd, const char *p, size_t n)
 {
 	static const struct timespec now = {0, 0};
 	sigset_t pipe_sig, old;

@@ -27,6 +27,7 @@
 #include "pmix/pubsub_dir.h"
 #include "pmix/applog.h"
 #include "pmix/jobctl.h"
+#include "pmix/tasksig.h"
 #include "pmix/ptable.h"
 #include "pmix/server.h"
 #include "pmixev_bridge.h"
@@ -182,6 +183,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->jobctl = jobctl_create(s)) ||
 	    !(s->ptable = ptable_create(s)) ||
 	    !(s->applog = applog_create(s)) ||
+	    !(s->tasksig = tasksig_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
@@ -381,6 +383,7 @@ void stepd_fini(void)
 	jobinfo_destroy(s->jobinfo);
 	jobctl_destroy(s->jobctl);
 	applog_destroy(s->applog);
+	tasksig_destroy(s->tasksig);
 	ptable_destroy(s->ptable);
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
