@@ -81,6 +81,11 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 		{"PMIxevLogSyslog", NULL,
 		 offsetof(struct pmixev_conf, log_syslog), 0, 0, 0, "",
 		 sizeof(((struct pmixev_conf *)0)->log_syslog), "/dev/log"},
+	[PMIXEV_CONF_LOG_MAIL] = {"PMIxevLogMail", NULL,
+				  offsetof(struct pmixev_conf, log_mail), 0, 0,
+				  0, "",
+				  sizeof(((struct pmixev_conf *)0)->log_mail),
+				  ""},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)

@@ -4,10 +4,10 @@
  *
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
  * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
- * environment name). Most are integers; PMIxevLogSyslog is an absolute
- * path or "none". Every value is validated here; an invalid one is
- * rejected with a message naming the key and the value.
- * Pure code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
+ * environment name). Most are integers; PMIxevLogSyslog and PMIxevLogMail
+ * are absolute paths or "none". Every value is validated here; an invalid one
+ * is rejected with a message naming the key and the value. Pure code: no Slurm,
+ * no PMIx, unit-tested in tests/unit/test_conf.c.
  */
 #ifndef PMIXEV_CONF_H_
 #define PMIXEV_CONF_H_
@@ -34,6 +34,7 @@ struct pmixev_conf {
 	unsigned log_rate;    /* PMIxevLogRate: syslog and job-record lines
 				 per second and node */
 	char log_syslog[108]; /* PMIxevLogSyslog: the syslog socket, "" off */
+	char log_mail[256];   /* PMIxevLogMail: the mail command, "" none */
 };
 
 /* Options are addressed by index. */
@@ -53,6 +54,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_OVERLAY_MAX,
 	PMIXEV_CONF_LOG_RATE,
 	PMIXEV_CONF_LOG_SYSLOG,
+	PMIXEV_CONF_LOG_MAIL,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -5,6 +5,7 @@
 
 #include "pmixev_helper_msg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -23,7 +24,42 @@ static int known_op(uint8_t op)
 {
 	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE ||
 	       op == PMIXEV_OWNER_OTHER_JOB || op == PMIXEV_OWNER_PARTITIONS ||
-	       op == PMIXEV_OWNER_CONTROL;
+	       op == PMIXEV_OWNER_CONTROL || op == PMIXEV_OWNER_MAIL;
+}
+
+static int printable(const char *s, size_t size)
+{
+	if (!memchr(s, '\0', size))
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+int pmixev_owner_mail_ok(const struct pmixev_owner_mail *m)
+{
+	unsigned n = 0;
+
+	if (!printable(m->cmd, sizeof(m->cmd)) || m->cmd[0] != '/' ||
+	    !printable(m->subject, sizeof(m->subject)) ||
+	    !memchr(m->to, '\0', sizeof(m->to)) ||
+	    !memchr(m->text, '\0', sizeof(m->text)))
+		return 0;
+	for (const char *p = m->to; *p; p++) {
+		int start = p == m->to || p[-1] == ',';
+
+		if (*p == ',') {
+			if (start || !p[1]) /* an empty address */
+				return 0;
+			continue;
+		}
+		if ((!isalnum((unsigned char)*p) && !strchr("._%+-@", *p)) ||
+		    (start && *p == '-'))
+			return 0;
+		n += start;
+	}
+	return n <= PMIXEV_OWNER_MAIL_TO;
 }
 
 /* A control request Slurm could be asked. */
@@ -48,7 +84,8 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		errno = EINVAL;
 		return -1;
 	}
-	if (m->op == PMIXEV_OWNER_CONTROL && !control_ok(m)) {
+	if ((m->op == PMIXEV_OWNER_CONTROL && !control_ok(m)) ||
+	    (m->op == PMIXEV_OWNER_MAIL && !pmixev_owner_mail_ok(&m->mail))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -59,6 +96,12 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		pmixev_buf_put_u8(b, m->action);
 		pmixev_buf_put_u32(b, m->step_id);
 		pmixev_buf_put_u32(b, m->signo);
+	}
+	if (m->op == PMIXEV_OWNER_MAIL) {
+		pmixev_buf_put_str(b, m->mail.cmd);
+		pmixev_buf_put_str(b, m->mail.to);
+		pmixev_buf_put_str(b, m->mail.subject);
+		pmixev_buf_put_str(b, m->mail.text);
 	}
 	return done_packing(b);
 }
@@ -75,6 +118,14 @@ int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m)
 		pmixev_buf_get_u32(b, &t.step_id);
 		pmixev_buf_get_u32(b, &t.signo);
 		if (!pmixev_buf_ok(b) || !control_ok(&t))
+			return -1;
+	}
+	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_MAIL) {
+		pmixev_buf_get_str(b, t.mail.cmd, sizeof(t.mail.cmd));
+		pmixev_buf_get_str(b, t.mail.to, sizeof(t.mail.to));
+		pmixev_buf_get_str(b, t.mail.subject, sizeof(t.mail.subject));
+		pmixev_buf_get_str(b, t.mail.text, sizeof(t.mail.text));
+		if (!pmixev_buf_ok(b) || !pmixev_owner_mail_ok(&t.mail))
 			return -1;
 	}
 	if (done_unpacking(b) < 0 || !known_op(t.op))
@@ -196,7 +247,7 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 		}
 		return done_packing(b);
 	}
-	if (m->op == PMIXEV_OWNER_CONTROL) {
+	if (m->op == PMIXEV_OWNER_CONTROL || m->op == PMIXEV_OWNER_MAIL) {
 		if (!memchr(m->ctl.reason, '\0', sizeof(m->ctl.reason))) {
 			errno = EINVAL;
 			return -1;
@@ -251,7 +302,8 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 		*m = t;
 		return 0;
 	}
-	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_CONTROL) {
+	if (pmixev_buf_ok(b) &&
+	    (t.op == PMIXEV_OWNER_CONTROL || t.op == PMIXEV_OWNER_MAIL)) {
 		pmixev_buf_get_i32(b, &t.ctl.rc);
 		pmixev_buf_get_str(b, t.ctl.reason, sizeof(t.ctl.reason));
 		if (done_unpacking(b) < 0)

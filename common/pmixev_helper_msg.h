@@ -19,6 +19,9 @@
  *                            cancel a job, requeue a job (slurm_signal_job_
  *                            step, slurm_kill_job_step, slurm_kill_job,
  *                            slurm_requeue); slurmctld decides
+ *   PMIXEV_OWNER_MAIL        PMIx_Log's email: the site's mail command run
+ *                            as the owner ("CMD -s SUBJECT ADDRESS...",
+ *                            the text on its stdin), as Slurm's MailProg
  * Job control and allocation requests will follow the same pattern.
  * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when Slurm signals
  * the step (it runs in the step, so it gets what the tasks get): the
@@ -45,7 +48,27 @@ enum pmixev_owner_op {
 	PMIXEV_OWNER_OTHER_JOB = 4,
 	PMIXEV_OWNER_PARTITIONS = 5,
 	PMIXEV_OWNER_CONTROL = 6,
+	PMIXEV_OWNER_MAIL = 7,
 };
+
+#define PMIXEV_OWNER_MAIL_TEXT 1024 /* a mail's text incl. NUL */
+#define PMIXEV_OWNER_MAIL_TO   16   /* addresses of one mail */
+
+/*
+ * A mail to send (PMIXEV_OWNER_MAIL). `to`: comma-separated addresses of
+ * letters, digits and "._%+-@", none starting with "-" (never an option
+ * of the command); "" for the job owner's user name. `subject`: printable
+ * characters. `cmd`: the site's command, an absolute path.
+ */
+struct pmixev_owner_mail {
+	char cmd[PMIXEV_OWNER_TEXT];
+	char to[PMIXEV_OWNER_TEXT];
+	char subject[PMIXEV_OWNER_TEXT];
+	char text[PMIXEV_OWNER_MAIL_TEXT];
+};
+
+/* Whether `m` may be handed to a mail command (see above). */
+int pmixev_owner_mail_ok(const struct pmixev_owner_mail *m);
 
 /* What PMIXEV_OWNER_CONTROL does to job_id (and step_id). */
 enum pmixev_control_action {
@@ -65,6 +88,8 @@ struct pmixev_owner_req {
 	uint8_t action; /* enum pmixev_control_action */
 	uint32_t step_id;
 	uint32_t signo; /* 1..64 */
+	/* PMIXEV_OWNER_MAIL only: */
+	struct pmixev_owner_mail mail;
 };
 
 /* Slurm's answer to a PMIXEV_OWNER_CONTROL request. */
@@ -145,7 +170,7 @@ struct pmixev_owner_resp {
 	struct pmixev_job_state job;	  /* _JOB_STATE, _OTHER_JOB */
 	struct pmixev_nodes_state nodes;  /* PMIXEV_OWNER_NODE_STATE */
 	struct pmixev_parts_state parts;  /* PMIXEV_OWNER_PARTITIONS */
-	struct pmixev_control_result ctl; /* PMIXEV_OWNER_CONTROL */
+	struct pmixev_control_result ctl; /* PMIXEV_OWNER_CONTROL, _MAIL */
 };
 
 /*

@@ -26,12 +26,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -244,6 +248,88 @@ static void control(const struct pmixev_owner_req *req,
 		 r->rc ? slurm_strerror(r->rc) : "");
 }
 
+#define MAIL_WAIT_MS 10000
+
+/* "CMD -s SUBJECT ADDRESS..." (the owner's name without addresses) into
+ * argv; `to` is cut into its addresses. */
+static void mail_argv(struct pmixev_owner_mail *m, char **argv)
+{
+	static char self[64];
+	struct passwd *pw = getpwuid(getuid());
+	size_t n = 0;
+
+	argv[n++] = m->cmd;
+	argv[n++] = "-s";
+	argv[n++] = m->subject;
+	for (char *save = NULL, *a = strtok_r(m->to, ",", &save); a;
+	     a = strtok_r(NULL, ",", &save))
+		argv[n++] = a;
+	if (n == 3) {
+		snprintf(self, sizeof(self), "%s", pw ? pw->pw_name : "root");
+		argv[n++] = self;
+	}
+	argv[n] = NULL;
+}
+
+/* Run the site's mail command as this process (the owner), the text on
+ * its stdin; it has MAIL_WAIT_MS to finish. */
+static void mail(struct pmixev_owner_req *req, struct pmixev_control_result *r)
+{
+	char *argv[3 + PMIXEV_OWNER_MAIL_TO + 2];
+	size_t len = strlen(req->mail.text);
+	int in[2], status = 0, waited;
+	pid_t pid, done = 0;
+	bool sent;
+
+	mail_argv(&req->mail, argv);
+	if (pipe2(in, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		r->rc = SLURM_ERROR;
+		snprintf(r->reason, sizeof(r->reason),
+			 "cannot start %.128s: %s", req->mail.cmd,
+			 strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(in[0], 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		/* Not the stepd's socket: nothing but stdio goes along. */
+		syscall(SYS_close_range, 3U, ~0U, 0U);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	/* At most 1 KiB: the pipe takes it without a reader. */
+	sent = write(in[1], req->mail.text, len) == (ssize_t)len;
+	close(in[1]);
+	for (waited = 0; waited < MAIL_WAIT_MS && !done; waited += 10) {
+		done = waitpid(pid, &status, WNOHANG);
+		if (!done)
+			usleep(10000);
+	}
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	r->rc = sent && done && WIFEXITED(status) && !WEXITSTATUS(status)
+			? 0
+			: SLURM_ERROR;
+	if (!done)
+		snprintf(r->reason, sizeof(r->reason),
+			 "%.128s did not finish in %d s", req->mail.cmd,
+			 MAIL_WAIT_MS / 1000);
+	else if (!sent)
+		snprintf(r->reason, sizeof(r->reason),
+			 "%.128s did not take the text", req->mail.cmd);
+	else if (r->rc)
+		snprintf(r->reason, sizeof(r->reason), "%.128s exited with %d",
+			 req->mail.cmd,
+			 WIFEXITED(status) ? WEXITSTATUS(status)
+					   : 128 + WTERMSIG(status));
+}
+
 /* The signals Slurm sends a step when it acts on the job (preemption,
  * scancel, time limit: SIGCONT then SIGTERM; suspend: SIGTSTP; resume:
  * SIGCONT) and those a user's --signal may pick. */
@@ -312,7 +398,7 @@ static int tell_signals(int fd, int sigs)
 static int answer(int fd, const uint8_t *in, size_t len)
 {
 	static struct pmixev_owner_resp resp;
-	struct pmixev_owner_req req;
+	static struct pmixev_owner_req req;
 	struct pmixev_buf b;
 
 	pmixev_buf_reader(&b, in, len);
@@ -332,6 +418,9 @@ static int answer(int fd, const uint8_t *in, size_t len)
 		break;
 	case PMIXEV_OWNER_CONTROL:
 		control(&req, &resp.ctl);
+		break;
+	case PMIXEV_OWNER_MAIL:
+		mail(&req, &resp.ctl);
 		break;
 	default:
 		job_state(req.job_id, req.op == PMIXEV_OWNER_JOB_STATE,

@@ -4,7 +4,9 @@
  * usage: pmix_log [--by RANK] [--once] [--tag] [--stamp] [--pri N]
  *                 [--jrec] [--repeat N] CHANNEL=TEXT...
  *   CHANNEL  stdout | stderr | syslog | lsyslog | gsyslog | jrec | email |
- *            number (a PMIX_LOG_STDOUT whose value is an int: bad)
+ *            number (a PMIX_LOG_STDOUT whose value is an int: bad) |
+ *            mail (TEXT: "ADDRESSES|SUBJECT|MESSAGE", an email array;
+ *            email=TEXT is a plain string: bad)
  *
  * Every rank prints "pmix_log: rank R: before" to stdout (and "... before
  * on stderr" to stderr); rank
@@ -39,12 +41,40 @@ static const struct {
 	{"email", PMIX_LOG_EMAIL},	     {"number", PMIX_LOG_STDOUT},
 };
 
+/* mail=ADDR|SUBJECT|TEXT: a PMIX_LOG_EMAIL array (empty parts left out). */
+static void mail_item(const char *spec, pmix_info_t *in)
+{
+	static const char *const keys[] = {PMIX_LOG_EMAIL_ADDR,
+					   PMIX_LOG_EMAIL_SUBJECT,
+					   PMIX_LOG_EMAIL_MSG};
+	char *copy = strdup(spec), *part = copy, *bar;
+	pmix_data_array_t *a;
+	pmix_info_t *infos;
+	size_t n = 0;
+
+	PMIX_DATA_ARRAY_CREATE(a, 3, PMIX_INFO);
+	infos = a->array;
+	for (size_t k = 0; k < 3 && part; k++, part = bar ? bar + 1 : NULL) {
+		if ((bar = strchr(part, '|')))
+			*bar = '\0';
+		if (*part)
+			PMIX_INFO_LOAD(&infos[n++], keys[k], part, PMIX_STRING);
+	}
+	a->size = n;
+	PMIX_INFO_LOAD(in, PMIX_LOG_EMAIL, a, PMIX_DATA_ARRAY);
+	free(copy);
+}
+
 /* CHANNEL=TEXT into `in`: 0, or -1 if unknown. */
 static int item(const char *arg, pmix_info_t *in)
 {
 	const char *eq = strchr(arg, '=');
 	size_t len = eq ? (size_t)(eq - arg) : 0;
 
+	if (eq && !strncmp(arg, "mail=", 5)) {
+		mail_item(eq + 1, in);
+		return 0;
+	}
 	for (size_t i = 0; eq && i < sizeof(channels) / sizeof(*channels);
 	     i++) {
 		if (strlen(channels[i].name) != len ||

@@ -152,8 +152,13 @@ EOF
 		[[ -z ${PMIXEV_SLURM_CONF_EXTRA:-} ]] || printf '%s\n' "$PMIXEV_SLURM_CONF_EXTRA"
 	} >"$out/slurm.conf"
 	# PMIx_Log's syslog lines go to a socket of the cluster's own, where
-	# a test may listen (29-log.t), never to the machine's /dev/log.
-	printf 'PMIxevLogSyslog=%s\n%s' "$RUNDIR/syslog.sock" "${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
+	# a test may listen (29-log.t), never to the machine's /dev/log; its
+	# mails to a file of the work directory (the command runs as the job
+	# owner).
+	printf 'PMIxevLogSyslog=%s\nPMIxevLogMail=%s\n%s' "$RUNDIR/syslog.sock" "$ETC/mail.sh" \
+		"${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
+	printf '#!/bin/sh\n{ echo "mail from $(id -un): $*"; cat; echo; echo "-- end"; } >>"%s/mail.txt"\n' \
+		"$WORKDIR" >"$out/mail.sh"
 	if [[ -n $SPANK_LINE ]]; then
 		printf '%s\n' "$SPANK_LINE" >"$out/plugstack.conf"
 	else
@@ -164,6 +169,7 @@ EOF
 		for n in "${NODES[@]}"; do printf '%s\t%s\n' "$(node_addr "$n")" "$n"; done
 	} >"$out/hosts"
 	chmod 0644 "$out"/*
+	chmod 0755 "$out/mail.sh"
 }
 
 # Hash of the generated config and the plugin sources.

@@ -3,11 +3,12 @@
 # in order with what it printed itself (through srun, labelled as the
 # rank's); into the node's syslog with its priority, or the step's first
 # node's (global); into the job record in the slurmd log; PMIX_LOG_ONCE;
-# email and bad items refused with the cause in the log; escapes against
+# email through the site's mail command as the owner; bad items refused
+# with the cause in the log; escapes against
 # forged log lines; PMIxevLogRate. The test cluster's syslog is a socket
 # of its own (tests/cluster/setup.sh: PMIxevLogSyslog), read here.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 10
 
 lg=$(client pmix_log)
 sock=$PMIXEV_CLUSTER_DIR/run/syslog.sock
@@ -53,21 +54,20 @@ run_step --mpi=pmixev -N1 -n1 "$lg" --tag --stamp "stderr=tagged"
 [ "$(lines "^20[0-9-]{8}T[0-9:]{8} \[slurm\.pmixev\.$job\.0,0\]<stderr>: tagged$")" -eq 1 ]
 ok $? "PMIX_LOG_TAG_OUTPUT and PMIX_LOG_TIMESTAMP_OUTPUT: 'TIME [NSPACE,RANK]<stderr>: TEXT'" || show
 
-# Syslog: local (rank 2's node) and global (the first node's stepd).
-log=$PMIXEV_CLUSTER_WORKDIR/29-syslog.out
-start_step "$log" n3 "job record: rank 2: sent" --mpi=pmixev -N3 -n3 -t 1 \
-	bash -c '"$0" "$@"; sleep 8' "$lg" --by 2 --pri 4 "lsyslog=local warning" \
-	"gsyslog=global warning" "jrec=sent"
-n1=$(stepd_pid n1)
-n3=$(stepd_pid n3)
+# Syslog: local (rank 2's node) and global (the first node's stepd), told
+# apart by the tag's pid: the stepds log theirs when they start.
+run_step --mpi=pmixev -N3 -n3 "$lg" --by 2 --pri 4 "lsyslog=local warning" "gsyslog=global warning"
+spid() { sed -n "s/.*step $job\.0 on $1: serving .*(slurmstepd pid \([0-9]*\),.*/\1/p" "$(slurmd_log "$1")"; }
+n1=$(spid n1)
+n3=$(spid n3)
 uid=$(id -u "$PMIXEV_TEST_USER")
-syslog_has "^<12>[A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} pmixev\[$n3\]: step $job\.0 rank 2 \(uid $uid\): local warning$"
+[ -n "$n1" ] && [ -n "$n3" ] && [ "$n1" != "$n3" ] &&
+	syslog_has "^<12>[A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} pmixev\[$n3\]: step $job\.0 rank 2 \(uid $uid\): local warning$"
 ok $? "PMIX_LOG_LOCAL_SYSLOG: rank 2's node's stepd ($n3) writes it, facility user, priority 4 (<12>)" ||
-	{ diag "syslog:" && sed 's/^/#   /' "$syslog" >&2; }
-syslog_has "^<12>.* pmixev\[$n1\]: step $job\.0 rank 2 \(uid $uid\): global warning$"
+	{ show; diag "syslog:" && sed 's/^/#   /' "$syslog" >&2; }
+[ -n "$n1" ] && syslog_has "^<12>.* pmixev\[$n1\]: step $job\.0 rank 2 \(uid $uid\): global warning$"
 ok $? "PMIX_LOG_GLOBAL_SYSLOG from rank 2 on n3: the first node's stepd ($n1) writes it" ||
 	{ diag "syslog:" && sed 's/^/#   /' "$syslog" >&2; }
-wait "$srun_pid"
 
 # The job record: the slurmd log of the rank's node, escaped.
 run_step --mpi=pmixev -N3 -n3 "$lg" --by 1 "jrec=checkpoint 3 written" \
@@ -78,12 +78,28 @@ run_step --mpi=pmixev -N3 -n3 "$lg" --by 1 "jrec=checkpoint 3 written" \
 	! grep -q "^step 99.0 on n2" "$(slurmd_log n2)"
 ok $? "PMIX_LOG_JOB_RECORD: in n2's slurmd log with the step id; a newline is escaped (#012), no forged line" || show
 
-# PMIX_LOG_ONCE: the first channel that takes it; email is refused.
+# PMIX_LOG_ONCE: the first channel that takes it; a malformed email is refused.
 run_step --mpi=pmixev -N1 -n1 "$lg" --once "email=x" "stdout=once only" "jrec=never written"
 [ "$(lines '^pmix_log: rank 0: log: (PMIX_)?SUCCESS$')" -eq 1 ] && [ "$(lines '^once only$')" -eq 1 ] &&
 	! grep -q "step $job\.0 on n1: job record: rank 0: never written" "$(slurmd_log n1)" &&
-	grep -q "step $job\.0 on n1: log: rank 0: email refused (.*NOT.SUPPORTED): pmixev sends no mail" "$(slurmd_log n1)"
-ok $? "PMIX_LOG_ONCE: email refused (logged), stdout takes it, the job record is not written" || show
+	grep -q "step $job\.0 on n1: log: rank 0: email refused (.*BAD.PARAM): not an array of PMIX_LOG_EMAIL_ADDR" "$(slurmd_log n1)"
+ok $? "PMIX_LOG_ONCE: a malformed email refused (logged), stdout takes it, the job record is not written" || show
+
+# Email: the site's command (PMIxevLogMail, here tests/cluster's mail.sh,
+# which appends to mail.txt) run as the job owner by the owner helper.
+mail=$PMIXEV_CLUSTER_WORKDIR/mail.txt
+rm -f "$mail"
+run_step --mpi=pmixev -N2 -n2 "$lg" --by 1 "mail=|Result|step done: 42 GFlops" \
+	"mail=ann@example.org, bob|Hi there|second" "mail=-oEvil=1|x|never sent"
+u=$PMIXEV_TEST_USER
+[ "$(lines '^pmix_log: rank 1: log: (PARTIAL|PMIX_ERR_PARTIAL)')" -eq 1 ] &&
+	[ "$(grep -c "^mail from $u: -s Result $u$" "$mail")" -eq 1 ] &&
+	[ "$(grep -A1 "^mail from $u: -s Result" "$mail" | tail -n1)" = "step done: 42 GFlops" ] &&
+	[ "$(grep -c "^mail from $u: -s Hi there ann@example.org bob$" "$mail")" -eq 1 ] &&
+	[ "$(grep -c "^mail from" "$mail")" -eq 2 ] && ! grep -q Evil "$mail" &&
+	grep -q "step $job\.0 on n2: log: rank 1: email refused (.*BAD.PARAM)" "$(slurmd_log n2)"
+ok $? "PMIX_LOG_EMAIL: the site's mail command runs as the owner with subject and addresses (default: the owner); an address that would be an option is refused" ||
+	{ show; diag "mail.txt:"; sed 's/^/#   /' "$mail" >&2; }
 
 run_step --mpi=pmixev -N1 -n1 "$lg" "number=7" "email=x"
 [ "$(lines '^pmix_log: rank 0: log: (BAD-PARAM|PMIX_ERR_BAD_PARAM)$')" -eq 1 ] &&

@@ -132,6 +132,9 @@ static void test_path_option(void **state)
 	assert_string_equal(c.log_syslog, "/dev/log");
 	assert_int_equal(c.log_rate, 100);
 	assert_null(pmixev_conf_env(PMIXEV_CONF_LOG_SYSLOG));
+	assert_null(pmixev_conf_env(PMIXEV_CONF_LOG_MAIL));
+	pmixev_conf_format(&c, PMIXEV_CONF_LOG_MAIL, buf, sizeof(buf));
+	assert_string_equal(buf, "none"); /* no mail unless the site says */
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_LOG_SYSLOG,
 						 bad[i], err, sizeof(err)),

@@ -357,6 +357,47 @@ static void test_owner_control(void **state)
 	assert_strict(&w, unpack_owner_resp);
 }
 
+/* A mail for the owner helper: addresses that can never be options of
+ * the command, a printable subject, an absolute command. */
+static void test_owner_mail(void **state)
+{
+	static const char *bad_to[] = {"-oProgram=x", "a@b,-f",	  ",a@b",
+				       "a@b,",	      "a@b,,c@d", "a b@c",
+				       "a;b@c",	      "$(id)",	  "a\n@b"};
+	static struct pmixev_owner_req req = {.op = PMIXEV_OWNER_MAIL, .id = 4},
+				       rq;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	snprintf(req.mail.cmd, sizeof(req.mail.cmd), "/usr/bin/mail");
+	snprintf(req.mail.to, sizeof(req.mail.to), "ann@example.org,bob");
+	snprintf(req.mail.subject, sizeof(req.mail.subject), "step 12.0");
+	snprintf(req.mail.text, sizeof(req.mail.text), "line 1\nline 2\n");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_req_unpack(&r, &rq), 0);
+	assert_string_equal(rq.mail.to, "ann@example.org,bob");
+	assert_string_equal(rq.mail.text, "line 1\nline 2\n");
+	assert_strict(&w, unpack_owner_req);
+	for (size_t i = 0; i < sizeof(bad_to) / sizeof(*bad_to); i++) {
+		snprintf(req.mail.to, sizeof(req.mail.to), "%s", bad_to[i]);
+		pmixev_buf_init(&w);
+		assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+		pmixev_buf_release(&w);
+	}
+	req.mail.to[0] = '\0'; /* the owner */
+	assert_true(pmixev_owner_mail_ok(&req.mail));
+	snprintf(req.mail.subject, sizeof(req.mail.subject), "a\rb");
+	assert_false(pmixev_owner_mail_ok(&req.mail));
+	snprintf(req.mail.subject, sizeof(req.mail.subject), "ok");
+	snprintf(req.mail.cmd, sizeof(req.mail.cmd), "mail");
+	assert_false(pmixev_owner_mail_ok(&req.mail));
+	memset(req.mail.to, 'a', sizeof(req.mail.to)); /* no NUL */
+	snprintf(req.mail.cmd, sizeof(req.mail.cmd), "/usr/bin/mail");
+	assert_false(pmixev_owner_mail_ok(&req.mail));
+}
+
 /* A node's question to the root and the root's answer: the partitions,
  * another job, or a failure. */
 static void test_jobinfo(void **state)
@@ -442,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_owner_signal),
 		cmocka_unit_test(test_jobinfo),
 		cmocka_unit_test(test_owner_control),
+		cmocka_unit_test(test_owner_mail),
 	};
 
 	return cmocka_run_group_tests_name("proto_events", tests, NULL, NULL);

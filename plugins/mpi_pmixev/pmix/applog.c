@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "pmix/applog.h"
+#include "pmix/applog_call.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -29,165 +30,22 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_logline.h"
+#include "slurmctld/helper.h"
+#include "slurmctld/jobinfo.h"
 
-#define MSGS_MAX     16
-#define TEXT_MAX     65536 /* one message to a task's output */
 #define RETRY_MS     20	   /* a task's full output is tried again */
 #define FULL_MS	     10000 /* ... until it has been full this long */
 #define GLOBAL_ROOT  0	   /* the node whose syslog is the step's */
 #define TEXTLINE_MAX (PMIXEV_LOGLINE_MAX + 512) /* with "step J.S rank R" */
-#define WHY_MAX	     256
-/* The flag OpenPMIx sets on an item it has logged itself: its internal
- * PMIX_INFO_OP_COMPLETE (src/include/pmix_globals.h, 4.2 to 6.x), in the
- * range pmix_common.h reserves to the library (PMIX_INFO_DIR_RESERVED). */
-#define LIB_DONE 0x80000000u
-
-enum channel {
-	CH_STDOUT,
-	CH_STDERR,
-	CH_SYSLOG,
-	CH_GLOBAL,
-	CH_JOBREC,
-	CH_EMAIL
-};
-
-static const char *const channel_names[] = {
-	[CH_STDOUT] = "stdout",	    [CH_STDERR] = "stderr",
-	[CH_SYSLOG] = "syslog",	    [CH_GLOBAL] = "global syslog",
-	[CH_JOBREC] = "job record", [CH_EMAIL] = "email",
-};
+#define MAILS_MAX    16 /* mails of one step from one node */
 
 struct applog {
 	struct step *s;
 	uint64_t requests, lines, refused, over_rate;
-	time_t second; /* the rate's current second ... */
-	unsigned used; /* ... and its lines so far */
+	unsigned mails; /* handed to the mail command */
+	time_t second;	/* the rate's current second ... */
+	unsigned used;	/* ... and its lines so far */
 };
-
-struct msg {
-	enum channel ch;
-	char *text;
-	pmix_status_t bad; /* found so at reading: not delivered */
-};
-
-struct log_call {
-	uint32_t rank;
-	char who[PMIX_MAX_NSLEN + 32]; /* "rank R" or "tool NSPACE:R" */
-	bool task;		       /* the source is a task of this step */
-	bool once, tag, stamp, jrec_all;
-	bool lib_done; /* the library took care of some items */
-	int level;
-	time_t when;
-	struct msg m[MSGS_MAX];
-	size_t n, i;
-	unsigned took;
-	pmix_status_t first_err;
-	char why[WHY_MAX];
-	/* The message going into a task's output. */
-	int fd;
-	char *out;
-	size_t out_len, out_done;
-	unsigned full_ms;
-	struct event *retry;
-	pmix_op_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-/* --- reading the request (PMIx progress thread) -------------------------- */
-
-static bool channel_of(const pmix_info_t *in, enum channel *ch)
-{
-	if (PMIX_CHECK_KEY(in, PMIX_LOG_STDOUT))
-		*ch = CH_STDOUT;
-	else if (PMIX_CHECK_KEY(in, PMIX_LOG_STDERR))
-		*ch = CH_STDERR;
-	else if (PMIX_CHECK_KEY(in, PMIX_LOG_SYSLOG) ||
-		 PMIX_CHECK_KEY(in, PMIX_LOG_LOCAL_SYSLOG))
-		*ch = CH_SYSLOG;
-	else if (PMIX_CHECK_KEY(in, PMIX_LOG_GLOBAL_SYSLOG))
-		*ch = CH_GLOBAL;
-	else if (PMIX_CHECK_KEY(in, PMIX_LOG_JOB_RECORD))
-		*ch = CH_JOBREC;
-	else if (PMIX_CHECK_KEY(in, PMIX_LOG_EMAIL))
-		*ch = CH_EMAIL;
-	else
-		return false;
-	return true;
-}
-
-static void add_msg(struct log_call *c, enum channel ch, const char *text)
-{
-	struct msg *m;
-
-	if (c->n == MSGS_MAX)
-		return;
-	m = &c->m[c->n++];
-	m->ch = ch;
-	if (ch == CH_EMAIL)
-		m->bad = PMIX_ERR_NOT_SUPPORTED;
-	else if (!text)
-		m->bad = PMIX_ERR_BAD_PARAM;
-	else if (strlen(text) > TEXT_MAX)
-		m->bad = PMIX_ERR_BAD_PARAM;
-	else if (!(m->text = strdup(text)))
-		m->bad = PMIX_ERR_NOMEM;
-}
-
-static void read_directives(struct log_call *c, const pmix_info_t *d, size_t n)
-{
-	bool generate = false;
-
-	for (size_t i = 0; i < n; i++) {
-		if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_ONCE))
-			c->once = PMIX_INFO_TRUE(&d[i]);
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_TAG_OUTPUT))
-			c->tag = PMIX_INFO_TRUE(&d[i]);
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_TIMESTAMP_OUTPUT))
-			c->stamp = PMIX_INFO_TRUE(&d[i]);
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_GENERATE_TIMESTAMP))
-			generate = PMIX_INFO_TRUE(&d[i]);
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_JOB_RECORD))
-			c->jrec_all = PMIX_INFO_TRUE(&d[i]);
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_TIMESTAMP) &&
-			 d[i].value.type == PMIX_TIME)
-			c->when = d[i].value.data.time;
-		else if (PMIX_CHECK_KEY(&d[i], PMIX_LOG_SYSLOG_PRI) &&
-			 d[i].value.type == PMIX_INT &&
-			 d[i].value.data.integer >= LOG_EMERG &&
-			 d[i].value.data.integer <= LOG_DEBUG)
-			c->level = d[i].value.data.integer;
-	}
-	if (c->when <= 0 && (generate || c->stamp))
-		c->when = time(NULL);
-}
-
-static void read_data(struct log_call *c, const pmix_info_t *d, size_t n)
-{
-	size_t first = c->n;
-
-	for (size_t i = 0; i < n; i++) {
-		enum channel ch;
-
-		/* Done by the library already (a duplicate it suppressed). */
-		if ((d[i].flags & LIB_DONE)) {
-			c->lib_done = true;
-			continue;
-		}
-		if (!channel_of(&d[i], &ch))
-			continue;
-		/* As a flag, PMIX_LOG_JOB_RECORD is a directive. */
-		if (ch == CH_JOBREC && d[i].value.type == PMIX_BOOL) {
-			c->jrec_all |= d[i].value.data.flag;
-			continue;
-		}
-		add_msg(c, ch,
-			d[i].value.type == PMIX_STRING ? d[i].value.data.string
-						       : NULL);
-	}
-	for (size_t i = first; c->jrec_all && i < c->n && c->n < MSGS_MAX; i++)
-		if (c->m[i].text && c->m[i].ch != CH_JOBREC)
-			add_msg(c, CH_JOBREC, c->m[i].text);
-}
 
 /* --- the channels (agent thread) ----------------------------------------- */
 
@@ -338,7 +196,7 @@ static int output_text(struct log_call *c, const struct msg *m)
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S ", &tm);
 	if (c->tag)
 		snprintf(prefix, sizeof(prefix), "%s[%s,%u]<%s>: ", stamp,
-			 s->lay.nspace, c->rank, channel_names[m->ch]);
+			 s->lay.nspace, c->rank, channel_name(m->ch));
 	else
 		snprintf(prefix, sizeof(prefix), "%s", stamp);
 	plen = strlen(prefix);
@@ -371,7 +229,7 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 			int err = -c->fd;
 
 			snprintf(c->why, WHY_MAX, "its %s: %s",
-				 channel_names[m->ch], strerror(err));
+				 channel_name(m->ch), strerror(err));
 			return errno_status(err);
 		}
 		if (output_text(c, m) < 0)
@@ -389,9 +247,39 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 		evtimer_add(c->retry, &tv);
 		return PMIX_OPERATION_IN_PROGRESS;
 	}
-	snprintf(c->why, WHY_MAX, "its %s: %s", channel_names[m->ch],
+	snprintf(c->why, WHY_MAX, "its %s: %s", channel_name(m->ch),
 		 w == -EAGAIN ? "full for 10 s" : strerror((int)-w));
 	return w == -EAGAIN ? PMIX_ERR_TIMEOUT : errno_status((int)-w);
+}
+
+static void on_mailed(void *arg, const struct pmixev_owner_resp *r);
+
+/* By the owner helper, with the site's mail command; at most MAILS_MAX. */
+static pmix_status_t to_mail(struct applog *al, struct log_call *c,
+			     const struct msg *m)
+{
+	struct step *s = al->s;
+	struct helper *h;
+
+	if (!s->conf.log_mail[0]) {
+		snprintf(c->why, WHY_MAX, "email is off (PMIxevLogMail=none)");
+		return PMIX_ERR_NOT_SUPPORTED;
+	}
+	if (al->mails == MAILS_MAX || !within_rate(al)) {
+		snprintf(c->why, WHY_MAX,
+			 "at most %d mails per step and node, and "
+			 "PMIxevLogRate",
+			 MAILS_MAX);
+		return PMIX_ERR_OUT_OF_RESOURCE;
+	}
+	snprintf(m->mail->cmd, sizeof(m->mail->cmd), "%s", s->conf.log_mail);
+	if (!(h = jobinfo_node_helper(s->jobinfo)) ||
+	    helper_mail(h, m->mail, on_mailed, c) < 0) {
+		snprintf(c->why, WHY_MAX, "the owner helper is not available");
+		return PMIX_ERR_UNREACH;
+	}
+	al->mails++;
+	return PMIX_OPERATION_IN_PROGRESS;
 }
 
 static pmix_status_t deliver(struct applog *al, struct log_call *c,
@@ -410,6 +298,8 @@ static pmix_status_t deliver(struct applog *al, struct log_call *c,
 		return to_global(al, c, m->text);
 	case CH_JOBREC:
 		return to_job_record(al, c, m->text);
+	case CH_EMAIL:
+		return to_mail(al, c, m);
 	default:
 		return PMIX_ERR_NOT_SUPPORTED;
 	}
@@ -419,8 +309,10 @@ static pmix_status_t deliver(struct applog *al, struct log_call *c,
 static void default_why(struct log_call *c, const struct msg *m,
 			pmix_status_t st)
 {
-	if (m->ch == CH_EMAIL)
-		snprintf(c->why, WHY_MAX, "pmixev sends no mail");
+	if (m->ch == CH_EMAIL && st == PMIX_ERR_BAD_PARAM)
+		snprintf(c->why, WHY_MAX,
+			 "not an array of PMIX_LOG_EMAIL_ADDR (comma-separated "
+			 "letters, digits, ._%%+-@), _SUBJECT, _MSG (< 1 KiB)");
 	else if (st == PMIX_ERR_BAD_PARAM)
 		snprintf(c->why, WHY_MAX, "not a string of at most 64 KiB");
 	else if (st == PMIX_ERR_NO_PERMISSIONS)
@@ -444,8 +336,8 @@ static void settle(struct applog *al, struct log_call *c, struct msg *m,
 		c->first_err = st;
 	if (!c->why[0])
 		default_why(c, m, st);
-	PMIXEV_INFO("log: %s: %s refused (%s): %s", c->who,
-		    channel_names[m->ch], PMIx_Error_string(st), c->why);
+	PMIXEV_INFO("log: %s: %s refused (%s): %s", c->who, channel_name(m->ch),
+		    PMIx_Error_string(st), c->why);
 	c->why[0] = '\0';
 }
 
@@ -454,8 +346,10 @@ static void call_free(struct log_call *c)
 	output_end(c);
 	if (c->retry)
 		event_free(c->retry);
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->m[i].text);
+		free(c->m[i].mail);
+	}
 	free(c);
 }
 
@@ -483,6 +377,23 @@ static void run(struct log_call *c)
 		st = c->lib_done ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
 	c->cbfunc(st, c->cbdata);
 	call_free(c);
+}
+
+/* The helper ran the mail command: the message is settled, on to the
+ * next. */
+static void on_mailed(void *arg, const struct pmixev_owner_resp *r)
+{
+	struct log_call *c = arg;
+	struct applog *al = step_served()->applog;
+	pmix_status_t st = PMIX_SUCCESS;
+
+	if (!r || r->ctl.rc) {
+		snprintf(c->why, WHY_MAX, "%s",
+			 r ? r->ctl.reason : "the owner helper did not answer");
+		st = r ? PMIX_ERROR : PMIX_ERR_UNREACH;
+	}
+	settle(al, c, &c->m[c->i++], st);
+	run(c);
 }
 
 static void applog_agent(void *arg)
@@ -545,8 +456,7 @@ void applog_upcall(const pmix_proc_t *client, const pmix_info_t data[],
 	else
 		snprintf(c->who, sizeof(c->who), "tool %.*s:%u", PMIX_MAX_NSLEN,
 			 client ? client->nspace : "?", c->rank);
-	read_directives(c, directives, ndirs);
-	read_data(c, data, ndata);
+	applog_read(c, data, ndata, directives, ndirs);
 	/* The library may carry out cleanups on this thread later. */
 	if (!confine_pmix_thread(s->lay.uid, s->lay.gid))
 		for (size_t i = 0; i < c->n; i++)

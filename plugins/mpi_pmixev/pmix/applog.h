@@ -15,7 +15,9 @@
  *   PMIX_LOG_JOB_RECORD  the job's record: the slurmd log of the node, a
  *       line "job record: rank R: TEXT" with the step id. As a directive
  *       (bool), every message of the request also goes there.
- *   PMIX_LOG_EMAIL  refused (PMIX_ERR_NOT_SUPPORTED): no mail is sent.
+ *   PMIX_LOG_EMAIL  the site's mail command (PMIxevLogMail; none: refused
+ *       with PMIX_ERR_NOT_SUPPORTED) run by the owner helper as the owner
+ *       (pmix/logmail.h); at most 16 per step and node.
  * Directives: PMIX_LOG_ONCE (stop at the first channel that took it),
  * PMIX_LOG_TAG_OUTPUT ("[NSPACE,RANK]<stdout>: "), PMIX_LOG_TIMESTAMP_OUTPUT
  * with PMIX_LOG_TIMESTAMP or PMIX_LOG_GENERATE_TIMESTAMP. Items the PMIx

@@ -321,6 +321,18 @@ int helper_control(struct helper *o, enum pmixev_control_action action,
 	return submit(o, &r);
 }
 
+int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
+		helper_fn fn, void *arg)
+{
+	struct helper_req r = {.m = {.op = PMIXEV_OWNER_MAIL,
+				     .job_id = o->job_id,
+				     .mail = *mail},
+			       .fn = fn,
+			       .arg = arg};
+
+	return submit(o, &r);
+}
+
 void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg)
 {
 	o->sig_fn = fn;

@@ -50,6 +50,14 @@ int helper_control(struct helper *o, enum pmixev_control_action action,
 		   uint32_t job_id, uint32_t step_id, uint32_t signo,
 		   helper_fn fn, void *arg);
 
+/*
+ * Send `mail` as the owner: the helper runs the site's mail command
+ * (common/pmixev_helper_msg.h). The answer's ctl says whether it
+ * succeeded, and why not. 0, or -1 as for helper_request.
+ */
+int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
+		helper_fn fn, void *arg);
+
 /* Slurm sent the step signal `signo` (the helper got it). */
 typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
 

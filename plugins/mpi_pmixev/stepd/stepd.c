@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/agent.h"
 #include "base/layout.h"
@@ -261,11 +262,12 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		return SLURM_SUCCESS;
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
-		    "(PMIxevDebug=%u PMIxevTimeout=%u PMIxevEventCache=%u)",
+		    "(slurmstepd pid %ld, PMIxevDebug=%u PMIxevTimeout=%u "
+		    "PMIxevEventCache=%u)",
 		    layout_nlocal(&st.step.lay), step.ntasks,
 		    st.step.lay.nodeid, step.nnodes, st.step.lay.nspace,
-		    st.step.conf.debug, st.step.conf.timeout_sec,
-		    st.step.conf.event_cache);
+		    (long)getpid(), st.step.conf.debug,
+		    st.step.conf.timeout_sec, st.step.conf.event_cache);
 	return SLURM_SUCCESS;
 }
 
