@@ -76,8 +76,9 @@ sc_p99=$(printf '%s\n' "$times" | awk '{ v[NR] = $1 } END { if (NR) print v[int(
 scancel "$job" 2>/dev/null || true
 wait "$srun_pid" 2>/dev/null || true
 
-# Kill another step of the job, N times each way, in one allocation.
-kill_times=$(as_user salloc -N3 -t 30 bash -c '
+# Kill another step of the job, N times each way, in one allocation (a
+# few minutes: more than as_user's default limit).
+kill_times=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 -t 30 bash -c '
 	jc=$1 n=$2
 	running() { squeue -h -s -j "$SLURM_JOB_ID" -o %i -t R | grep -v "\.\(extern\|interactive\|batch\)$" | sort -t. -k2 -n | tail -n1; }
 	for how in pmix scancel; do
@@ -100,7 +101,7 @@ kill_times=$(as_user salloc -N3 -t 30 bash -c '
 			fi
 			wait "$s" 2>/dev/null
 		done
-	done' _ "$jc" "$n" 2>/dev/null)
+	done' _ "$jc" "$n" 2>/dev/null || true)
 pct() { awk -v p="$1" '{ v[NR] = $1 } END { if (NR) print v[int((NR * p + 99) / 100)] }'; }
 kp=$(printf '%s\n' "$kill_times" | sed -n 's/^pmix //p' | sort -n)
 ks=$(printf '%s\n' "$kill_times" | sed -n 's/^scancel //p' | sort -n)
