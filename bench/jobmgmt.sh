@@ -90,13 +90,20 @@ kill_times=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 -t 30 bash -c '
 	running() { squeue -h -s -j "$SLURM_JOB_ID" -o %i -t R | grep -v "\.\(extern\|interactive\|batch\)$" | sort -t. -k2 -n | tail -n1; }
 	for how in pmix scancel; do
 		for _ in $(seq "$n"); do
-			srun --overlap --mpi=none -N3 -n3 sleep 300 >/dev/null 2>&1 &
+			srun --overlap --mpi=none -N3 -n3 sleep 60 >/dev/null 2>&1 &
 			s=$!
+			step=
 			for _ in $(seq 200); do
 				step=$(running)
 				[ -n "$step" ] && [ "$step" != "${last:-}" ] && break
+				step=
 				sleep 0.05
 			done
+			if [ -z "$step" ]; then # slurmctld lost the step: next
+				kill "$s" 2>/dev/null
+				wait "$s" 2>/dev/null
+				continue
+			fi
 			last=$step
 			if [ "$how" = pmix ]; then
 				srun --overlap --mpi=pmixev -N1 -n1 "$jc" --repeat 1 \
