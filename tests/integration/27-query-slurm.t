@@ -94,6 +94,7 @@ ok $? "with PrivateData=jobs the other user's step is told nothing, the owner's 
 restore_conf "$SLURM_CONF"
 private 1
 scancel "$other" "$held"
+nodes_back
 
 # A burst: 24 ranks, 50 queries each of two Slurm answers.
 start=$(date +%s)

@@ -374,3 +374,24 @@ restore_conf() {
 }
 
 reconfigure() { bash "$CLUSTER" reconfigure >/dev/null; }
+
+# nodes_back: after slurmctld restarted (Slurm 24.11's reconfigure re-execs
+# it, and slurmd), make sure the nodes take jobs again: a step that was
+# completing across the restart can leave its nodes drained with "Kill
+# task failed" some seconds later, though its processes are gone. Watch
+# for 10 s, resume such nodes (said), then wait until all are idle.
+nodes_back() {
+	local n waited=0
+	for _ in $(seq 60); do
+		for n in $(sinfo -h -N -t drain,draining -o '%N %E' 2>/dev/null |
+			awk '/Kill task failed/ { print $1 }'); do
+			diag "node $n drained by Slurm with 'Kill task failed' after slurmctld restarted: resumed"
+			scontrol update nodename="$n" state=resume 2>/dev/null
+		done
+		waited=$((waited + 1))
+		[ "$waited" -ge 20 ] && [ -z "$(sinfo -h -N -t drain,draining,down,completing -o %N 2>/dev/null)" ] &&
+			return 0
+		sleep 0.5
+	done
+	diag "nodes not all back: $(sinfo -h -N -o '%N %T %E' 2>/dev/null | tr '\n' ';')"
+}
