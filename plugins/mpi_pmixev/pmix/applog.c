@@ -23,6 +23,7 @@
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "pmix/confine.h"
+#include "pmix/status.h"
 #include "pmix/logsink.h"
 #include "pmix/ptable.h"
 #include "pmix/taskproc.h"
@@ -48,25 +49,6 @@ struct applog {
 };
 
 /* --- the channels (agent thread) ----------------------------------------- */
-
-/* The one place errno becomes a PMIx status here. */
-static pmix_status_t errno_status(int err)
-{
-	switch (err) {
-	case EAGAIN:
-	case ENOBUFS:
-		return PMIX_ERR_OUT_OF_RESOURCE;
-	case EACCES:
-	case EPERM:
-		return PMIX_ERR_NO_PERMISSIONS;
-	case ESRCH:
-		return PMIX_ERR_NOT_FOUND;
-	case ENOMEM:
-		return PMIX_ERR_NOMEM;
-	default:
-		return PMIX_ERR_NOT_AVAILABLE;
-	}
-}
 
 static bool within_rate(struct applog *al)
 {
@@ -106,7 +88,7 @@ static pmix_status_t to_syslog(struct applog *al, int level, const char *text,
 	if (!(err = logsink_syslog(path, level, text)))
 		return PMIX_SUCCESS;
 	snprintf(why, WHY_MAX, "no syslog at %s: %s", path, strerror(err));
-	return errno_status(err);
+	return status_from_errno(err);
 }
 
 /* "step J.S rank R (uid U): TEXT", escaped and cut. */
@@ -230,7 +212,7 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 
 			snprintf(c->why, WHY_MAX, "its %s: %s",
 				 channel_name(m->ch), strerror(err));
-			return errno_status(err);
+			return status_from_errno(err);
 		}
 		if (output_text(c, m) < 0)
 			return PMIX_ERR_NOMEM;
@@ -249,7 +231,7 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 	}
 	snprintf(c->why, WHY_MAX, "its %s: %s", channel_name(m->ch),
 		 w == -EAGAIN ? "full for 10 s" : strerror((int)-w));
-	return w == -EAGAIN ? PMIX_ERR_TIMEOUT : errno_status((int)-w);
+	return w == -EAGAIN ? PMIX_ERR_TIMEOUT : status_from_errno((int)-w);
 }
 
 static void on_mailed(void *arg, const struct pmixev_owner_resp *r);

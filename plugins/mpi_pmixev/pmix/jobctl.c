@@ -20,6 +20,7 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "pmix/confine.h"
+#include "pmix/status.h"
 #include "pmix/tasksig.h"
 #include "pmixev_events.h"
 #include "pmixev_log.h"
@@ -301,10 +302,8 @@ static void on_tasks(void *arg, unsigned done, unsigned failed, int err)
 		snprintf(why, sizeof(why), "%u task(s) signalled, %u not: %s",
 			 done, failed,
 			 err == ESRCH ? "not running" : strerror(err));
-		st = done		   ? PMIX_ERR_PARTIAL_SUCCESS
-		     : err == ETIMEDOUT	   ? PMIX_ERR_TIMEOUT
-		     : err == EHOSTUNREACH ? PMIX_ERR_UNREACH
-					   : PMIX_ERR_NOT_FOUND;
+		st = done ? PMIX_ERR_PARTIAL_SUCCESS
+			  : status_from_errno(err ? err : ESRCH);
 	}
 	verdict(arg, st, why);
 }

@@ -7,6 +7,7 @@
 
 #include "pmix/status.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,29 @@ static const pmix_status_t to_pmix[PMIXEV_RESULT_COUNT] = {
 	[PMIXEV_ERR_NOT_READY] = PMIX_ERR_INIT,
 	[PMIXEV_ERR_UNAVAILABLE] = PMIX_ERR_NOT_AVAILABLE,
 };
+
+pmix_status_t status_from_errno(int err)
+{
+	switch (err) {
+	case ETIMEDOUT:
+		return PMIX_ERR_TIMEOUT;
+	case EHOSTUNREACH:
+		return PMIX_ERR_UNREACH;
+	case ESRCH:
+		return PMIX_ERR_NOT_FOUND;
+	case EAGAIN:
+	case ENOBUFS:
+	case EBUSY:
+		return PMIX_ERR_OUT_OF_RESOURCE;
+	case EACCES:
+	case EPERM:
+		return PMIX_ERR_NO_PERMISSIONS;
+	case ENOMEM:
+		return PMIX_ERR_NOMEM;
+	default:
+		return PMIX_ERR_NOT_AVAILABLE;
+	}
+}
 
 pmix_status_t status_to_pmix(enum pmixev_result r)
 {
