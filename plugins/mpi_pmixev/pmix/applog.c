@@ -38,14 +38,17 @@
 #define FULL_MS	     10000 /* ... until it has been full this long */
 #define GLOBAL_ROOT  0	   /* the node whose syslog is the step's */
 #define TEXTLINE_MAX (PMIXEV_LOGLINE_MAX + 512) /* with "step J.S rank R" */
-#define MAILS_MAX    16 /* mails of one step from one node */
+#define CALLS_MAX    256 /* requests in progress at once */
+#define MAILS_MAX    16	 /* mails of one step from one node */
 
 struct applog {
 	struct step *s;
 	uint64_t requests, lines, refused, over_rate;
-	unsigned mails; /* handed to the mail command */
-	time_t second;	/* the rate's current second ... */
-	unsigned used;	/* ... and its lines so far */
+	unsigned mails;	   /* handed to the mail command */
+	unsigned inflight; /* requests being carried out */
+	uint64_t busy;	   /* refused: CALLS_MAX in progress */
+	time_t second;	   /* the rate's current second ... */
+	unsigned used;	   /* ... and its lines so far */
 };
 
 /* --- the channels (agent thread) ----------------------------------------- */
@@ -358,6 +361,7 @@ static void run(struct log_call *c)
 	else
 		st = c->lib_done ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
 	c->cbfunc(st, c->cbdata);
+	al->inflight--;
 	call_free(c);
 }
 
@@ -381,8 +385,23 @@ static void on_mailed(void *arg, const struct pmixev_owner_resp *r)
 static void applog_agent(void *arg)
 {
 	struct log_call *c = arg;
+	struct applog *al = step_served()->applog;
 
-	step_served()->applog->requests++;
+	al->requests++;
+	/* Requests wait on a full task output or the mail command: a job
+	 * may not make the stepd hold more than CALLS_MAX of them. */
+	if (al->inflight == CALLS_MAX) {
+		if (!al->busy++)
+			PMIXEV_INFO("log: %d requests in progress: more are "
+				    "refused (PMIX_ERR_OUT_OF_RESOURCE) and "
+				    "counted",
+				    CALLS_MAX);
+		al->refused += c->n;
+		c->cbfunc(PMIX_ERR_OUT_OF_RESOURCE, c->cbdata);
+		call_free(c);
+		return;
+	}
+	al->inflight++;
 	run(c);
 }
 
@@ -477,5 +496,9 @@ void applog_destroy(struct applog *al)
 			    (unsigned long long)al->lines,
 			    (unsigned long long)al->refused,
 			    (unsigned long long)al->over_rate);
+	if (al->busy)
+		PMIXEV_INFO("log: %llu request(s) refused while %d were in "
+			    "progress",
+			    (unsigned long long)al->busy, CALLS_MAX);
 	free(al);
 }

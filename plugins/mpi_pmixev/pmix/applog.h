@@ -27,9 +27,12 @@
  * Syslog and job-record lines are escaped and cut to one line
  * (pmixev_logline.h) and limited to PMIxevLogRate per second and node;
  * lines over the rate are refused (PMIX_ERR_OUT_OF_RESOURCE), counted and
- * summed up at the step's end. The answer: PMIX_SUCCESS when every channel
- * took its message (with PMIX_LOG_ONCE: one did), PMIX_ERR_PARTIAL_SUCCESS
- * when some did, else the first channel's error.
+ * summed up at the step's end. At most 256 requests are in progress on a
+ * node (waiting on a full task output or the mail command); more are
+ * refused with PMIX_ERR_OUT_OF_RESOURCE and counted. The answer:
+ * PMIX_SUCCESS when every channel took its message (with PMIX_LOG_ONCE:
+ * one did), PMIX_ERR_PARTIAL_SUCCESS when some did, else the first
+ * channel's error.
  */
 #ifndef PMIXEV_PMIX_APPLOG_H_
 #define PMIXEV_PMIX_APPLOG_H_
