@@ -23,7 +23,13 @@ struct option_desc {
 	const char *unit;  /* for messages, or "" */
 	size_t path;	   /* 0: an unsigned member; else a char[path] path */
 	const char *def_path;
+	/* Non-NULL: the value is one of these words (its index), or with
+	 * `list` a comma list of them (a mask). */
+	const char *const *words;
+	bool list;
 };
+
+static const char *const policy_words[] = {"notify", "kill", "requeue", NULL};
 
 static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_DEBUG] = {"PMIxevDebug", "SLURM_PMIXEV_DEBUG",
@@ -86,6 +92,16 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				  0, "",
 				  sizeof(((struct pmixev_conf *)0)->log_mail),
 				  ""},
+	[PMIXEV_CONF_MONITOR_POLICY] =
+		{"PMIxevMonitorPolicy", "SLURM_PMIXEV_MONITOR_POLICY",
+		 offsetof(struct pmixev_conf, monitor_policy), 0, 0,
+		 PMIXEV_MONITOR_NOTIFY, "", 0, NULL, policy_words, false},
+	[PMIXEV_CONF_MONITOR_ALLOWED] = {"PMIxevMonitorAllowed", NULL,
+					 offsetof(struct pmixev_conf,
+						  monitor_allowed),
+					 0, 0,
+					 (1u << PMIXEV_MONITOR_NPOLICIES) - 1,
+					 "", 0, NULL, policy_words, true},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -146,6 +162,46 @@ static int set_path(struct pmixev_conf *conf, size_t idx, const char *value,
 	return 0;
 }
 
+/* The index of the `len` bytes at `w` among `words`, or -1. */
+static int word_index(const char *const *words, const char *w, size_t len)
+{
+	for (int i = 0; words[i]; i++)
+		if (strlen(words[i]) == len && !strncmp(words[i], w, len))
+			return i;
+	return -1;
+}
+
+/* One word, or a comma list of them without empty items. */
+static int set_words(struct pmixev_conf *conf, size_t idx, const char *value,
+		     char *err, size_t errlen)
+{
+	const struct option_desc *o = &options[idx];
+	const char *p = value ? value : "";
+	unsigned v = 0;
+	int i;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if ((i = word_index(o->words, p, len)) < 0 ||
+		    (!o->list && p[len]))
+			goto bad;
+		v = o->list ? v | 1u << i : (unsigned)i;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*member(conf, idx) = v;
+	return 0;
+bad:
+	i = snprintf(err, errlen, "expected %s",
+		     o->list ? "a comma list of" : "one of");
+	for (const char *const *w = o->words;
+	     *w && i >= 0 && (size_t)i < errlen; w++)
+		i += snprintf(err + i, errlen - (size_t)i, " %s", *w);
+	return -1;
+}
+
 /* Strict unsigned decimal: digits only, no sign, no spaces, no suffix. */
 static int parse_unsigned(const char *s, uintmax_t *out)
 {
@@ -173,6 +229,8 @@ int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
 	o = &options[idx];
 	if (o->path)
 		return set_path(conf, idx, value, err, errlen);
+	if (o->words)
+		return set_words(conf, idx, value, err, errlen);
 	if (parse_unsigned(value, &v) < 0 || v < o->min || v > o->max) {
 		snprintf(err, errlen, "expected an integer in %u..%u%s", o->min,
 			 o->max, o->unit);
@@ -203,6 +261,21 @@ int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
 	return 0;
 }
 
+/* A word option's value as written: a word, or a comma list. */
+static void format_words(const struct option_desc *o, unsigned v, char *buf,
+			 size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; o->words[i] && off < len; i++) {
+		if (o->list ? !(v & 1u << i) : v != i)
+			continue;
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					off ? "," : "", o->words[i]);
+	}
+}
+
 void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
 			size_t len)
 {
@@ -216,5 +289,34 @@ void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
 		snprintf(buf, len, "%s", p[0] ? p : "none");
 		return;
 	}
+	if (options[idx].words) {
+		format_words(&options[idx],
+			     *member((struct pmixev_conf *)conf, idx), buf,
+			     len);
+		return;
+	}
 	snprintf(buf, len, "%u", *member((struct pmixev_conf *)conf, idx));
+}
+
+const char *pmixev_monitor_policy_name(unsigned p)
+{
+	return p < PMIXEV_MONITOR_NPOLICIES ? policy_words[p] : "?";
+}
+
+int pmixev_conf_monitor_check(const struct pmixev_conf *conf, char *err,
+			      size_t errlen)
+{
+	char allowed[64];
+
+	if (conf->monitor_policy < PMIXEV_MONITOR_NPOLICIES &&
+	    conf->monitor_allowed & 1u << conf->monitor_policy)
+		return 0;
+	pmixev_conf_format(conf, PMIXEV_CONF_MONITOR_ALLOWED, allowed,
+			   sizeof(allowed));
+	snprintf(err, errlen,
+		 "PMIxevMonitorPolicy=%s is not among the site's "
+		 "PMIxevMonitorAllowed=%s",
+		 pmixev_monitor_policy_name(conf->monitor_policy),
+		 allowed[0] ? allowed : "(none)");
+	return -1;
 }

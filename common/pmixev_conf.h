@@ -5,9 +5,10 @@
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
  * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
  * environment name). Most are integers; PMIxevLogSyslog and PMIxevLogMail
- * are absolute paths or "none". Every value is validated here; an invalid one
- * is rejected with a message naming the key and the value. Pure code: no Slurm,
- * no PMIx, unit-tested in tests/unit/test_conf.c.
+ * are absolute paths or "none"; PMIxevMonitorPolicy is a word and
+ * PMIxevMonitorAllowed a comma list of words. Every value is validated here; an
+ * invalid one is rejected with a message naming the key and the value. Pure
+ * code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
  */
 #ifndef PMIXEV_CONF_H_
 #define PMIXEV_CONF_H_
@@ -35,6 +36,18 @@ struct pmixev_conf {
 				 per second and node */
 	char log_syslog[108]; /* PMIxevLogSyslog: the syslog socket, "" off */
 	char log_mail[256];   /* PMIxevLogMail: the mail command, "" none */
+	/* PMIx_Process_monitor alerts. */
+	unsigned monitor_policy;  /* PMIxevMonitorPolicy: a policy below */
+	unsigned monitor_allowed; /* PMIxevMonitorAllowed (site only): mask
+				     of the policies a job may choose */
+};
+
+/* What a monitor alert leads to (pmix/monitor.h). */
+enum pmixev_monitor_policy {
+	PMIXEV_MONITOR_NOTIFY,	/* the step's processes are told, no more */
+	PMIXEV_MONITOR_KILL,	/* and the step is ended */
+	PMIXEV_MONITOR_REQUEUE, /* and the job is requeued */
+	PMIXEV_MONITOR_NPOLICIES
 };
 
 /* Options are addressed by index. */
@@ -55,6 +68,8 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_LOG_RATE,
 	PMIXEV_CONF_LOG_SYSLOG,
 	PMIXEV_CONF_LOG_MAIL,
+	PMIXEV_CONF_MONITOR_POLICY,
+	PMIXEV_CONF_MONITOR_ALLOWED,
 	PMIXEV_CONF_NKEYS
 };
 
@@ -80,6 +95,16 @@ int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
  */
 int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
 			  size_t errlen);
+
+/* The name of monitor policy `p` ("notify", "kill", "requeue"; "?"). */
+const char *pmixev_monitor_policy_name(unsigned p);
+
+/*
+ * Whether `conf`'s monitor policy is one the site allows; if not, -1 with
+ * the reason in `err`.
+ */
+int pmixev_conf_monitor_check(const struct pmixev_conf *conf, char *err,
+			      size_t errlen);
 
 /* Text form of option `idx` in `conf` (as it would appear in mpi.conf). */
 void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,

@@ -27,6 +27,11 @@ static struct spank_option options[] = {
 	 "[pmixev] scheduler events to receive as PMIx events: all, none, or "
 	 "a comma list of preempt,time,suspend,requeue,cancel,end,node",
 	 1, PMIXEV_CONF_SCHED_EVENTS, on_option},
+	{"pmixev-monitor", "POLICY",
+	 "[pmixev] what a PMIx monitor alert (missed heartbeats, a stalled "
+	 "file) does besides telling every process: notify, kill (the step) "
+	 "or requeue (the job), among those the site allows",
+	 1, PMIXEV_CONF_MONITOR_POLICY, on_option},
 	SPANK_OPTIONS_TABLE_END};
 
 static const char *name_of(int val)

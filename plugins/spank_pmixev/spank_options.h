@@ -4,6 +4,7 @@
  *   --pmixev-time-warning=SECONDS   lead time of the time-limit warning
  *   --pmixev-watch-interval=SECONDS how often slurmctld is asked
  *   --pmixev-sched-events=LIST      which scheduler events to receive
+ *   --pmixev-monitor=POLICY         what a monitor alert does
  * Each is checked where it is given (an invalid value fails the command
  * with a message naming it) and handed on as the job's SLURM_PMIXEV_*
  * variable, which srun passes to the stepds (mpi.conf keys and ranges:

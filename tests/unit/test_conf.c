@@ -163,6 +163,48 @@ static void test_path_option(void **state)
 	assert_string_equal(c.log_syslog, "");
 }
 
+/* PMIxevMonitorPolicy: one word, the job's to choose among the site's
+ * PMIxevMonitorAllowed (a comma list, the site's alone). */
+static void test_monitor_policy(void **state)
+{
+	static const char *bad[] = {"",	     "Kill", "kill,notify",
+				    "kill ", "stop", NULL};
+	char *env[] = {"SLURM_PMIXEV_MONITOR_POLICY=requeue",
+		       "SLURM_PMIXEV_MONITOR_ALLOWED=notify", NULL};
+	struct pmixev_conf c;
+	char err[128] = "", buf[64];
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(c.monitor_policy, PMIXEV_MONITOR_NOTIFY);
+	assert_int_equal(pmixev_conf_monitor_check(&c, err, sizeof(err)), 0);
+	pmixev_conf_format(&c, PMIXEV_CONF_MONITOR_ALLOWED, buf, sizeof(buf));
+	assert_string_equal(buf, "notify,kill,requeue");
+	for (size_t i = 0; bad[i]; i++) {
+		assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_MONITOR_POLICY,
+						 bad[i], err, sizeof(err)),
+				 -1);
+		assert_string_equal(err, "expected one of notify kill requeue");
+	}
+	assert_int_equal(c.monitor_policy, PMIXEV_MONITOR_NOTIFY);
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_MONITOR_ALLOWED,
+					 "notify,,kill", err, sizeof(err)),
+			 -1);
+	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_MONITOR_ALLOWED,
+					 "kill,notify", err, sizeof(err)),
+			 0);
+	assert_int_equal(pmixev_conf_apply_env(&c, env, err, sizeof(err)), 0);
+	assert_int_equal(c.monitor_policy, PMIXEV_MONITOR_REQUEUE);
+	pmixev_conf_format(&c, PMIXEV_CONF_MONITOR_POLICY, buf, sizeof(buf));
+	assert_string_equal(buf, "requeue");
+	pmixev_conf_format(&c, PMIXEV_CONF_MONITOR_ALLOWED, buf, sizeof(buf));
+	assert_string_equal(buf, "notify,kill");
+	assert_int_equal(pmixev_conf_monitor_check(&c, err, sizeof(err)), -1);
+	assert_string_equal(err, "PMIxevMonitorPolicy=requeue is not among the "
+				 "site's PMIxevMonitorAllowed=notify,kill");
+	c.monitor_policy = PMIXEV_MONITOR_KILL;
+	assert_int_equal(pmixev_conf_monitor_check(&c, err, sizeof(err)), 0);
+}
+
 static void test_format(void **state)
 {
 	struct pmixev_conf c;
@@ -185,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_env_overrides),
 		cmocka_unit_test(test_env_invalid),
 		cmocka_unit_test(test_path_option),
+		cmocka_unit_test(test_monitor_policy),
 		cmocka_unit_test(test_format),
 	};
 

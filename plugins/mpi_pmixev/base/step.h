@@ -51,6 +51,7 @@ struct step {
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
 	struct applog *applog;	 /* PMIx_Log's channels */
 	struct tasksig *tasksig; /* signals to the tasks on every node */
+	struct monitor *monitor; /* monitor alerts, the step's policy */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

@@ -14,6 +14,7 @@
 #include "pmix/dmodex.h"
 #include "pmix/fence.h"
 #include "pmix/jobctl.h"
+#include "pmix/monitor.h"
 #include "pmix/notify.h"
 #include "pmix/pubsub.h"
 #include "pmix/query.h"
@@ -37,6 +38,7 @@ pmix_server_module_t module_upcalls = {
 	.query = query_upcall,
 	.job_control = jobctl_upcall,
 	.log = applog_upcall,
+	.monitor = monitor_upcall,
 	.tool_connected = tools_upcall_connected,
 };
 
@@ -92,6 +94,13 @@ static const struct {
 		 "PMIX_LOG_SYSLOG_PRI", "PMIX_LOG_JOB_RECORD", "PMIX_LOG_ONCE",
 		 "PMIX_LOG_TAG_OUTPUT", "PMIX_LOG_TIMESTAMP_OUTPUT",
 		 "PMIX_LOG_TIMESTAMP", "PMIX_LOG_GENERATE_TIMESTAMP", NULL}},
+	{"PMIx_Process_monitor",
+	 (const char *const[]){
+		 "PMIX_MONITOR_HEARTBEAT", "PMIX_MONITOR_HEARTBEAT_TIME",
+		 "PMIX_MONITOR_HEARTBEAT_DROPS", "PMIX_MONITOR_FILE",
+		 "PMIX_MONITOR_FILE_SIZE", "PMIX_MONITOR_FILE_ACCESS",
+		 "PMIX_MONITOR_FILE_MODIFY", "PMIX_MONITOR_FILE_DROPS",
+		 "PMIX_MONITOR_FILE_CHECK_TIME", NULL}},
 };
 
 void module_register_attributes(void)

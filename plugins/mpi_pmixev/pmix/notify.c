@@ -23,9 +23,6 @@
 /* Most infos an event may carry across nodes. */
 #define MAX_INFO 4096
 
-/* The PMIx server's own marker on events from clients (src/event/). */
-#define SERVER_INTERNAL_NOTIFY "pmix.srvr.internal.notify"
-
 struct notify {
 	struct overlay *ov;
 	struct agent *agent;
@@ -105,7 +102,7 @@ static pmix_status_t pack_info(const pmix_info_t info[], size_t ninfo,
 			return PMIX_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < ninfo; i++)
-		if (!PMIX_CHECK_KEY(&info[i], SERVER_INTERNAL_NOTIFY))
+		if (!PMIX_CHECK_KEY(&info[i], NOTIFY_SERVER_MARK))
 			PMIX_INFO_XFER(&keep[n++], &info[i]);
 	rc = wire_pack_infos(keep, n, bo);
 	if (keep)

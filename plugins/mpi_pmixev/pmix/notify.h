@@ -24,6 +24,9 @@
 
 struct notify;
 
+/* The PMIx server's own marker on events from clients (src/event/). */
+#define NOTIFY_SERVER_MARK "pmix.srvr.internal.notify"
+
 /*
  * Relayed events reach the local PMIx server through the step's inject,
  * counted under "rank@R". Events of more than PMIxevEventMax (packed

@@ -325,6 +325,14 @@ static int init_pmix(struct server *srv)
 		PMIXEV_ERROR("cannot hand PMIx_Log to pmixev: %m");
 		return -1;
 	}
+	/* The library's monitors sample on its progress thread, which works
+	 * with the owner's file identity (pmix/monitor.h), not on a thread
+	 * of their own. */
+	if (setenv("PMIX_MCA_psensor_base_use_separate_thread", "0", 1) < 0) {
+		PMIXEV_ERROR("cannot keep PMIx's monitors on its progress "
+			     "thread: %m");
+		return -1;
+	}
 	init.info = info;
 	init.rc = PMIX_ERROR;
 	/* -1 (logged): this thread could not get in, or back out. */

@@ -28,6 +28,7 @@
 #include "pmix/pubsub_dir.h"
 #include "pmix/applog.h"
 #include "pmix/jobctl.h"
+#include "pmix/monitor.h"
 #include "pmix/tasksig.h"
 #include "pmix/ptable.h"
 #include "pmix/server.h"
@@ -198,6 +199,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	s->site = site_create(s);
 	if (!(s->srv = server_create(s, bind->type, bind->list)))
 		return -1;
+	/* Without it alerts stay on their node and no policy applies. */
+	s->monitor = monitor_create(s);
 	if (agent_start(s->agent) < 0 ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
@@ -237,6 +240,10 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		refuse("invalid job environment ", err);
 		return SLURM_SUCCESS;
 	}
+	if (pmixev_conf_monitor_check(&st.step.conf, err, sizeof(err)) < 0) {
+		refuse("", err);
+		return SLURM_SUCCESS;
+	}
 	st.step.conf.watch_min = site.watch_min;
 	keep_budget(&st.step.conf.event_kib, site.event_kib, "PMIxevEventMax");
 	keep_budget(&st.step.conf.publish_mib, site.publish_mib,
@@ -263,11 +270,12 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
 		    "(slurmstepd pid %ld, PMIxevDebug=%u PMIxevTimeout=%u "
-		    "PMIxevEventCache=%u)",
+		    "PMIxevEventCache=%u PMIxevMonitorPolicy=%s)",
 		    layout_nlocal(&st.step.lay), step.ntasks,
 		    st.step.lay.nodeid, step.nnodes, st.step.lay.nspace,
 		    (long)getpid(), st.step.conf.debug,
-		    st.step.conf.timeout_sec, st.step.conf.event_cache);
+		    st.step.conf.timeout_sec, st.step.conf.event_cache,
+		    pmixev_monitor_policy_name(st.step.conf.monitor_policy));
 	return SLURM_SUCCESS;
 }
 
@@ -380,6 +388,7 @@ void stepd_fini(void)
 		agent_stop(s->agent);
 	}
 	server_destroy(s->srv);
+	monitor_destroy(s->monitor);
 	watcher_destroy(s->watcher);
 	helper_destroy(s->helper);
 	jobinfo_destroy(s->jobinfo);
