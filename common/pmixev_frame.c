@@ -37,6 +37,8 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_LOG_GLOBAL] = "LOG_GLOBAL",
 	[PMIXEV_MSG_TASKSIG_REQ] = "TASKSIG_REQ",
 	[PMIXEV_MSG_TASKSIG_RESP] = "TASKSIG_RESP",
+	[PMIXEV_MSG_CKPT_REQ] = "CKPT_REQ",
+	[PMIXEV_MSG_CKPT_DONE] = "CKPT_DONE",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

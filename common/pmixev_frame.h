@@ -56,7 +56,9 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_LOG_GLOBAL = 22,   /* a PMIx_Log line for syslog -> root */
 	PMIXEV_MSG_TASKSIG_REQ = 23,  /* signal a node's task(s) */
 	PMIXEV_MSG_TASKSIG_RESP = 24, /* ... and how it went */
-	PMIXEV_MSG_TYPE_MAX = 24
+	PMIXEV_MSG_CKPT_REQ = 25,     /* checkpoint a node's task(s) */
+	PMIXEV_MSG_CKPT_DONE = 26,    /* a rank completed one -> requester */
+	PMIXEV_MSG_TYPE_MAX = 26
 };
 
 struct pmixev_frame_hdr {

@@ -266,6 +266,7 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, j->restarts);
 	pmixev_buf_put_u32(b, j->time_limit);
 	pmixev_buf_put_u16(b, j->preempt_mode);
+	pmixev_buf_put_u8(b, j->preemptible);
 	pmixev_buf_put_u64(b, (uint64_t)j->end_time);
 	pmixev_buf_put_u64(b, (uint64_t)j->preempt_time);
 	pmixev_buf_put_u64(b, (uint64_t)j->suspend_time);
@@ -316,6 +317,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 	pmixev_buf_get_u32(b, &j->restarts);
 	pmixev_buf_get_u32(b, &j->time_limit);
 	pmixev_buf_get_u16(b, &j->preempt_mode);
+	pmixev_buf_get_u8(b, &j->preemptible);
 	pmixev_buf_get_u64(b, &end);
 	pmixev_buf_get_u64(b, &preempt);
 	pmixev_buf_get_u64(b, &suspend);

@@ -77,7 +77,9 @@ enum pmixev_control_action {
 	PMIXEV_CTL_SIGNAL_JOB,	/* signo to every step of the job */
 	PMIXEV_CTL_CANCEL_JOB,	/* end the job (scancel) */
 	PMIXEV_CTL_REQUEUE_JOB, /* requeue it (batch jobs, if Slurm allows) */
-	PMIXEV_CTL_ACTION_MAX = PMIXEV_CTL_REQUEUE_JOB,
+	PMIXEV_CTL_PREEMPTIBLE, /* mark the job (signo 1) or not (0) in its
+				   comment (pmixev_preempt.h) */
+	PMIXEV_CTL_ACTION_MAX = PMIXEV_CTL_PREEMPTIBLE,
 };
 
 struct pmixev_owner_req {
@@ -105,6 +107,7 @@ struct pmixev_job_state {
 	uint32_t restarts;     /* restart_cnt */
 	uint32_t time_limit;   /* minutes */
 	uint16_t preempt_mode; /* the cluster's PreemptMode */
+	uint8_t preemptible;   /* the comment carries pmixev's mark */
 	int64_t end_time;      /* seconds since the epoch, 0 if none */
 	int64_t preempt_time;  /* 0 unless preemption is under way */
 	int64_t suspend_time;  /* last suspend or resume, 0 if none */

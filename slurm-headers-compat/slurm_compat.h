@@ -287,6 +287,17 @@ static inline int pmixev_slurm_requeue(uint32_t job_id)
 #endif
 }
 
+/* Set a job's comment, as its owner may (slurm.h). */
+static inline int pmixev_slurm_set_comment(uint32_t job_id, const char *comment)
+{
+	job_desc_msg_t desc;
+
+	slurm_init_job_desc_msg(&desc);
+	desc.job_id = job_id;
+	desc.comment = (char *)comment;
+	return slurm_update_job(&desc);
+}
+
 /* One job's record from slurmctld (slurm.h; by slurm_step_id_t in 26.05). */
 static inline int pmixev_slurm_load_job(job_info_msg_t **resp, uint32_t job_id,
 					uint16_t show_flags)

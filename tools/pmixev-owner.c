@@ -43,6 +43,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "pmixev_helper_msg.h"
+#include "pmixev_preempt.h"
 #include "slurm_compat.h"
 
 #define PROG "pmixev-owner"
@@ -68,6 +69,7 @@ static void fill_state(struct pmixev_job_state *j, const job_info_t *job)
 	j->end_time = (int64_t)job->end_time;
 	j->preempt_time = (int64_t)job->preempt_time;
 	j->suspend_time = (int64_t)job->suspend_time;
+	j->preemptible = pmixev_preempt_marked(job->comment);
 	snprintf(j->reason, sizeof(j->reason), "%s",
 		 job->state_desc ? job->state_desc : "");
 	snprintf(j->nodes, sizeof(j->nodes), "%s",
@@ -217,6 +219,28 @@ static void partitions(struct pmixev_parts_state *s)
 	slurm_free_partition_info_msg(parts);
 }
 
+/* Mark job `job_id` preemptible in its comment, or take the mark off;
+ * the rest of the comment stays. SLURM_SUCCESS, or an error with errno. */
+static int set_preemptible(uint32_t job_id, bool on)
+{
+	char comment[PMIXEV_COMMENT_MAX];
+	job_info_msg_t *resp = NULL;
+	int rc;
+
+	if (pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS)
+		return SLURM_ERROR;
+	if (resp->record_count < 1) {
+		errno = ESLURM_INVALID_JOB_ID;
+		rc = -1;
+	} else if ((rc = pmixev_preempt_mark(resp->job_array[0].comment, on,
+					     comment, sizeof(comment))) < 0)
+		errno = E2BIG;
+	slurm_free_job_info_msg(resp);
+	if (rc < 0)
+		return SLURM_ERROR;
+	return pmixev_slurm_set_comment(job_id, comment);
+}
+
 /* A job-control request: one libslurm call, slurmctld decides. */
 static void control(const struct pmixev_owner_req *req,
 		    struct pmixev_control_result *r)
@@ -241,6 +265,9 @@ static void control(const struct pmixev_owner_req *req,
 		break;
 	case PMIXEV_CTL_REQUEUE_JOB:
 		rc = pmixev_slurm_requeue(req->job_id);
+		break;
+	case PMIXEV_CTL_PREEMPTIBLE:
+		rc = set_preemptible(req->job_id, req->signo != 0);
 		break;
 	}
 	r->rc = rc == SLURM_SUCCESS ? 0 : (errno ? errno : SLURM_ERROR);

@@ -5,7 +5,7 @@
  * usage: pmix_jobctl [--by RANK] [--nspace NS] [--rank R] [--timeout S]
  *                    [--linger SECS] [--repeat N] ACTION [ARG]
  *   ACTION  signal N | term | kill | restart | pause [SECS] | resume |
- *           none
+ *           preemptible yes|no | none
  *
  * Every rank catches SIGUSR1, SIGUSR2 and SIGTERM (printing "pmix_jobctl:
  * rank R got signal N", or with --repeat "... got N signals"), joins a
@@ -80,6 +80,10 @@ static size_t action(const char *what, const char *arg, pmix_info_t *info,
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_PAUSE, &yes, PMIX_BOOL);
 	} else if (!strcmp(what, "resume")) {
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_RESUME, &yes, PMIX_BOOL);
+	} else if (!strcmp(what, "preemptible") && arg) {
+		yes = !strcmp(arg, "yes");
+		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_PREEMPTIBLE, &yes,
+			       PMIX_BOOL);
 	} else {
 		return 0;
 	}

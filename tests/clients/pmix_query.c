@@ -8,8 +8,8 @@
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
  * OpenPMIx) with the KEYs; a KEY may be a short name: namespaces, nsinfo,
  * spawn, debug, uri, numpsets, psetnames, jobstatus, jobstate, remaining,
- * alloc, queues, qstatus, ptable, lptable, mem. --rank R qualifies it with
- * PMIX_PROCID (R of its own namespace), --avg and --minmax with
+ * alloc, queues, qstatus, ptable, lptable, mem, preemptible. --rank R qualifies
+ * it with PMIX_PROCID (R of its own namespace), --avg and --minmax with
  * PMIX_QUERY_REPORT_AVG / _MINMAX; --fence has all ranks meet before
  * the first query and after the answers are printed. --nspace, --jobid,
  * --alloc-id, --queue,
@@ -59,6 +59,7 @@ static const struct {
 	{"ptable", PMIX_QUERY_PROC_TABLE},
 	{"lptable", PMIX_QUERY_LOCAL_PROC_TABLE},
 	{"mem", PMIX_QUERY_MEMORY_USAGE},
+	{"preemptible", PMIX_JOB_CTRL_PREEMPTIBLE},
 };
 
 static const char *key_of(const char *word)
@@ -110,6 +111,9 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 		return;
 	case PMIX_SIZE:
 		snprintf(buf, len, "%zu", v->data.size);
+		return;
+	case PMIX_BOOL:
+		snprintf(buf, len, "%s", v->data.flag ? "true" : "false");
 		return;
 	case PMIX_UINT32:
 		snprintf(buf, len, "%" PRIu32, v->data.uint32);

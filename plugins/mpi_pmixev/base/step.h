@@ -52,6 +52,7 @@ struct step {
 	struct applog *applog;	 /* PMIx_Log's channels */
 	struct tasksig *tasksig; /* signals to the tasks on every node */
 	struct monitor *monitor; /* monitor alerts, the step's policy */
+	struct ckpt *ckpt;	 /* checkpoint requests to the ranks */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

@@ -19,6 +19,8 @@
 
 #include "base/agent.h"
 #include "base/step.h"
+#include "pmix/ckpt.h"
+#include "pmix/jobctl_call.h"
 #include "pmix/confine.h"
 #include "pmix/status.h"
 #include "pmix/tasksig.h"
@@ -28,177 +30,10 @@
 #include "slurmctld/helper.h"
 #include "slurmctld/jobinfo.h"
 
-#define TARGETS_MAX 16
-#define REASON_MAX  1024
-
-enum action {
-	A_NONE,
-	A_SIGNAL,
-	A_TERMINATE,
-	A_KILL,
-	A_RESTART,
-	A_PAUSE,
-	A_RESUME
-};
-
-static const char *const action_names[] = {
-	[A_SIGNAL] = "signal", [A_TERMINATE] = "terminate",
-	[A_KILL] = "kill",     [A_RESTART] = "restart (requeue)",
-	[A_PAUSE] = "pause",   [A_RESUME] = "resume",
-};
-
 struct jobctl {
 	struct step *s;
 	uint64_t requests, refused;
 };
-
-struct target {
-	uint32_t job, step; /* step PMIXEV_STEP_ANY: the whole job */
-	bool tasks;	    /* the own step's tasks, signalled by the stepds */
-	uint32_t rank;	    /* ... this one, or TASKSIG_ALL */
-	struct ctl_call *c;
-};
-
-struct ctl_call {
-	enum action action;
-	int signo;
-	uint32_t rank; /* the requester's, for the log */
-	struct target t[TARGETS_MAX];
-	size_t nt;
-	unsigned timeout_sec;
-	unsigned outstanding;
-	bool replied;
-	pmix_status_t st;
-	char reason[REASON_MAX];
-	struct event *deadline;
-	pmix_info_t *answer;
-	pmix_info_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-/* Directives the library handled itself, or added. */
-static bool library_key(const pmix_info_t *in)
-{
-	return PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP) ||
-	       PMIX_CHECK_KEY(in, PMIX_REGISTER_CLEANUP_DIR) ||
-	       PMIX_CHECK_KEY(in, PMIX_CLEANUP_RECURSIVE) ||
-	       PMIX_CHECK_KEY(in, PMIX_CLEANUP_IGNORE) ||
-	       PMIX_CHECK_KEY(in, PMIX_CLEANUP_LEAVE_TOPDIR) ||
-	       PMIX_CHECK_KEY(in, PMIX_USERID) ||
-	       PMIX_CHECK_KEY(in, PMIX_GRPID) ||
-	       PMIX_CHECK_KEY(in, PMIX_TIMEOUT);
-}
-
-/* The one action asked: PMIX_SUCCESS, or why it is refused. */
-static pmix_status_t read_action(struct ctl_call *c, const pmix_info_t *dirs,
-				 size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const pmix_info_t *in = &dirs[i];
-		enum action a = A_NONE;
-
-		if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT) &&
-		    in->value.type == PMIX_INT && in->value.data.integer > 0)
-			c->timeout_sec = (unsigned)in->value.data.integer;
-		if (library_key(in))
-			continue;
-		if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_SIGNAL)) {
-			if (in->value.type != PMIX_INT ||
-			    in->value.data.integer < 1 ||
-			    in->value.data.integer > 64)
-				return PMIX_ERR_BAD_PARAM;
-			a = A_SIGNAL;
-			c->signo = in->value.data.integer;
-		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_TERMINATE) &&
-			   PMIX_INFO_TRUE(in)) {
-			a = A_TERMINATE;
-		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_KILL) &&
-			   PMIX_INFO_TRUE(in)) {
-			a = A_KILL;
-		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_RESTART)) {
-			a = A_RESTART;
-		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_PAUSE) &&
-			   PMIX_INFO_TRUE(in)) {
-			a = A_PAUSE;
-		} else if (PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_RESUME) &&
-			   PMIX_INFO_TRUE(in)) {
-			a = A_RESUME;
-		} else if (!strncmp(in->key, "pmix.jctrl.", 11)) {
-			snprintf(c->reason, sizeof(c->reason),
-				 "%s is not supported", in->key);
-			return PMIX_ERR_NOT_SUPPORTED;
-		}
-		if (a != A_NONE && c->action != A_NONE) {
-			snprintf(c->reason, sizeof(c->reason),
-				 "more than one action");
-			return PMIX_ERR_BAD_PARAM;
-		}
-		if (a != A_NONE)
-			c->action = a;
-	}
-	if (c->action != A_NONE)
-		return PMIX_SUCCESS;
-	snprintf(c->reason, sizeof(c->reason), "no action (or a bad signal)");
-	return PMIX_ERR_BAD_PARAM;
-}
-
-/* Whether the signal goes to the own step's tasks by the stepds (single
- * ranks; pause and resume), not through Slurm. PMIX_SUCCESS, or why not. */
-static pmix_status_t task_route(struct ctl_call *c, struct target *t,
-				pmix_rank_t rank)
-{
-	const struct step *s = step_served();
-	bool own =
-		t->job == s->lay.step.job_id && t->step == s->lay.step.step_id;
-	bool stop = c->action == A_PAUSE || c->action == A_RESUME;
-
-	if (rank == PMIX_RANK_WILDCARD && !stop)
-		return PMIX_SUCCESS;
-	if (!own || c->action == A_RESTART) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "%s: the own step's processes only (a whole other "
-			 "step or job: signal, terminate, kill, restart)",
-			 rank == PMIX_RANK_WILDCARD ? action_names[c->action]
-						    : "single ranks");
-		return PMIX_ERR_NOT_SUPPORTED;
-	}
-	if (rank != PMIX_RANK_WILDCARD && rank >= s->lay.map.ntasks) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "no rank %u in this step", rank);
-		return PMIX_ERR_BAD_PARAM;
-	}
-	t->tasks = true;
-	t->rank = rank == PMIX_RANK_WILDCARD ? TASKSIG_ALL : rank;
-	return PMIX_SUCCESS;
-}
-
-/* One target: a whole step or job, or tasks of the own step.
- * PMIX_SUCCESS, or why not. */
-static pmix_status_t add_target(struct ctl_call *c, const pmix_proc_t *p)
-{
-	struct target t = {.c = c};
-	pmix_status_t rc;
-
-	if (pmixev_job_ref_parse(p->nspace, &t.job, &t.step) < 0) {
-		snprintf(c->reason, sizeof(c->reason),
-			 "%.*s names no Slurm job or step", PMIX_MAX_NSLEN,
-			 p->nspace);
-		return PMIX_ERR_NOT_FOUND;
-	}
-	if ((rc = task_route(c, &t, p->rank)) != PMIX_SUCCESS)
-		return rc;
-	for (size_t i = 0; i < c->nt; i++)
-		if (c->t[i].job == t.job && c->t[i].step == t.step &&
-		    c->t[i].tasks == t.tasks && c->t[i].rank == t.rank)
-			return PMIX_SUCCESS;
-	if (c->nt == TARGETS_MAX) {
-		snprintf(c->reason, sizeof(c->reason), "more than %d targets",
-			 TARGETS_MAX);
-		return PMIX_ERR_BAD_PARAM;
-	}
-	c->t[c->nt++] = t;
-	return PMIX_SUCCESS;
-}
 
 /* --- the agent thread ----------------------------------------------------- */
 
@@ -243,6 +78,9 @@ static void target_text(const struct ctl_call *c, const struct target *t,
 			 (unsigned)t->step);
 	else if (t->tasks)
 		snprintf(buf, len, "rank %u", (unsigned)t->rank);
+	else if (c->action == A_PREEMPTIBLE)
+		snprintf(buf, len, "%s job %u", c->preemptible ? "on" : "off",
+			 (unsigned)t->job);
 	else if (t->step == PMIXEV_STEP_ANY || c->action == A_RESTART)
 		snprintf(buf, len, "job %u", (unsigned)t->job);
 	else
@@ -273,10 +111,10 @@ static void verdict(struct target *t, pmix_status_t st, const char *why)
 	target_text(c, t, what, sizeof(what));
 	if (st == PMIX_SUCCESS) {
 		PMIXEV_INFO("job control: rank %u: %s %s: done", c->rank,
-			    action_names[c->action], what);
+			    jobctl_action_name(c->action), what);
 	} else {
 		PMIXEV_INFO("job control: rank %u: %s %s: refused: %s", c->rank,
-			    action_names[c->action], what, why);
+			    jobctl_action_name(c->action), what, why);
 		snprintf(c->reason + used, sizeof(c->reason) - used, "%s%s: %s",
 			 used ? "; " : "", what, why);
 		if (c->st == PMIX_SUCCESS)
@@ -313,6 +151,45 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 	reply(arg, PMIX_ERR_TIMEOUT);
 }
 
+/* How a checkpoint of target `arg` ended. */
+static void on_ckpt(void *arg, pmix_status_t st, unsigned done, unsigned total)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "%u of %u rank(s) completed", done, total);
+	verdict(arg, st, why);
+}
+
+/* PMIX_JOB_CTRL_CHECKPOINT of the own step's ranks (pmix/ckpt.h). */
+static void checkpoint(struct step *s, struct ctl_call *c, struct target *t)
+{
+	c->ckpt.rank = t->rank == TASKSIG_ALL ? CKPT_ALL : t->rank;
+	c->ckpt.timeout_sec = c->timeout_sec;
+	memcpy(c->ckpt.ctl_id, c->ctl_id, sizeof(c->ckpt.ctl_id));
+	if (s->ckpt)
+		ckpt_start(s->ckpt, &c->ckpt, on_ckpt, t);
+	else
+		verdict(t, PMIX_ERR_NOT_SUPPORTED,
+			"checkpoints are off in this step (see the slurmd "
+			"log)");
+}
+
+/* PMIX_JOB_CTRL_CANCEL: the checkpoints in progress with that id. */
+static void cancel(struct step *s, struct ctl_call *c)
+{
+	unsigned n = s->ckpt ? ckpt_cancel(s->ckpt, c->ckpt.ctl_id) : 0;
+
+	PMIXEV_INFO("job control: rank %u: cancel '%s': %u request(s) in "
+		    "progress on this node cancelled",
+		    c->rank, c->ckpt.ctl_id, n);
+	if (!n) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "no request '%s' in progress on this node",
+			 c->ckpt.ctl_id);
+		c->st = PMIX_ERR_NOT_FOUND;
+	}
+}
+
 /* What `c`'s action is for target `t`: the helper's action and signal. */
 static enum pmixev_control_action
 slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
@@ -329,6 +206,9 @@ slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
 	case A_KILL:
 		*signo = SIGKILL;
 		return job ? PMIXEV_CTL_CANCEL_JOB : PMIXEV_CTL_KILL_STEP;
+	case A_PREEMPTIBLE:
+		*signo = c->preemptible;
+		return PMIXEV_CTL_PREEMPTIBLE;
 	default:
 		*signo = 0;
 		return PMIXEV_CTL_REQUEUE_JOB;
@@ -362,12 +242,18 @@ static void jobctl_agent(void *arg)
 
 	jc->requests++;
 	c->outstanding = 1; /* until every target is asked */
+	if (c->action == A_CANCEL)
+		cancel(s, c);
 	for (size_t i = 0; i < c->nt; i++) {
 		struct target *t = &c->t[i];
 		uint32_t signo;
 		enum pmixev_control_action a = slurm_action(c, t, &signo);
 
 		c->outstanding++;
+		if (t->tasks && c->action == A_CHECKPOINT) {
+			checkpoint(s, c, t);
+			continue;
+		}
 		if (t->tasks) {
 			tasksig_send(s->tasksig, t->rank, task_signal(c),
 				     c->timeout_sec, on_tasks, t);
@@ -379,7 +265,8 @@ static void jobctl_agent(void *arg)
 				   signo, on_answer, t) < 0)
 			on_answer(t, NULL);
 	}
-	if (c->timeout_sec && c->outstanding > 1 &&
+	/* A checkpoint keeps its own time, and says how far it got. */
+	if (c->timeout_sec && c->action != A_CHECKPOINT && c->outstanding > 1 &&
 	    (c->deadline = evtimer_new(agent_base(s->agent), on_deadline, c)))
 		evtimer_add(c->deadline, &tv);
 	settle(c);
@@ -394,7 +281,6 @@ pmix_status_t jobctl_upcall(const pmix_proc_t *requestor,
 {
 	const struct step *s = step_served();
 	struct ctl_call *c;
-	pmix_proc_t own;
 	pmix_status_t rc;
 
 	/* The library may carry out cleanups on this thread later. */
@@ -404,13 +290,8 @@ pmix_status_t jobctl_upcall(const pmix_proc_t *requestor,
 		return PMIX_ERR_NOMEM;
 	c->rank = requestor ? requestor->rank : PMIX_RANK_UNDEF;
 	c->st = PMIX_SUCCESS;
-	rc = read_action(c, directives, ndirs);
-	if (rc == PMIX_SUCCESS && (!targets || !ntargets)) {
-		PMIX_LOAD_PROCID(&own, s->lay.nspace, PMIX_RANK_WILDCARD);
-		rc = add_target(c, &own);
-	}
-	for (size_t i = 0; rc == PMIX_SUCCESS && targets && i < ntargets; i++)
-		rc = add_target(c, &targets[i]);
+	rc = jobctl_read(c, s->lay.nspace, targets, ntargets, directives,
+			 ndirs);
 	if (rc != PMIX_SUCCESS) {
 		PMIXEV_INFO("job control: a request from rank %u refused (%s): "
 			    "%s",

@@ -12,14 +12,22 @@
  *   PMIX_JOB_CTRL_RESTART       the target's job is requeued (batch jobs,
  *                               where Slurm allows the owner)
  *   PMIX_JOB_CTRL_PAUSE/RESUME  SIGSTOP / SIGCONT to the own step's tasks
+ *   PMIX_JOB_CTRL_CHECKPOINT (string id)  the own step's target ranks are
+ *                               asked to checkpoint (by event, or by
+ *                               PMIX_JOB_CTRL_CHECKPOINT_SIGNAL; also read
+ *                               inside PMIX_JOB_CTRL_CHECKPOINT_METHOD) and
+ *                               answered when all completed (pmix/ckpt.h)
+ *   PMIX_JOB_CTRL_CANCEL (string)  the checkpoints in progress on this node
+ *                               whose PMIX_JOB_CTRL_ID it names end with
+ *                               PMIX_ERR_JOB_CANCELED
  * Targets (none: the requester's step): a whole step, as a namespace
  * ("slurm.pmixev.J.S", stock's "slurm.pmix.J.S") with PMIX_RANK_WILDCARD,
  * of this job or another, or a whole job, as the namespace "J": through
  * slurmctld. Single ranks of the own step, and the own step's tasks for
  * PAUSE/RESUME: signalled by the stepds where they run (pmix/tasksig.h;
  * SIGNAL, TERMINATE = SIGTERM, KILL = SIGKILL). Single ranks of other
- * steps, PAUSE/RESUME of other steps, CHECKPOINT, PREEMPTIBLE, PROVISION
- * and request ids are refused with PMIX_ERR_NOT_SUPPORTED. The library
+ * steps, PAUSE/RESUME and CHECKPOINT of other steps, PREEMPTIBLE and
+ * PROVISION are refused with PMIX_ERR_NOT_SUPPORTED. The library
  * handles the cleanup directives itself (pmix/confine.h).
  *
  * slurmctld decides, as for the owner: another user's job is refused

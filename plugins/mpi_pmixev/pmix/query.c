@@ -45,6 +45,7 @@ enum qkey {
 	Q_JOB_STATE,
 	Q_TIME_REMAINING,
 	Q_ALLOC_STATUS,
+	Q_PREEMPTIBLE,
 	/* About the partitions. */
 	Q_QUEUE_LIST,
 	Q_QUEUE_STATUS,
@@ -71,6 +72,7 @@ static const char *const qkey_names[] = {
 	[Q_JOB_STATE] = PMIXEV_QUERY_JOB_STATE,
 	[Q_TIME_REMAINING] = PMIX_TIME_REMAINING,
 	[Q_ALLOC_STATUS] = PMIX_QUERY_ALLOC_STATUS,
+	[Q_PREEMPTIBLE] = PMIX_JOB_CTRL_PREEMPTIBLE,
 	[Q_QUEUE_LIST] = PMIX_QUERY_QUEUE_LIST,
 	[Q_QUEUE_STATUS] = PMIX_QUERY_QUEUE_STATUS,
 };
@@ -277,6 +279,8 @@ static void on_slurm(void *arg, pmix_status_t st,
 		it->st = qslurm_time_remaining(&a->job, time(NULL), it->out);
 	else if (it->key == Q_ALLOC_STATUS)
 		it->st = qslurm_alloc_status(job, &a->job, it->out);
+	else if (it->key == Q_PREEMPTIBLE)
+		it->st = qslurm_preemptible(&a->job, it->out);
 	else if (it->key == Q_QUEUE_LIST)
 		it->st = qslurm_queue_list(&a->parts, it->out);
 	else

@@ -96,6 +96,15 @@ pmix_status_t qslurm_time_remaining(const struct pmixev_job_state *j,
 	return PMIX_SUCCESS;
 }
 
+pmix_status_t qslurm_preemptible(const struct pmixev_job_state *j,
+				 pmix_info_t *out)
+{
+	bool yes = j->preemptible != 0;
+
+	PMIX_INFO_LOAD(out, PMIX_JOB_CTRL_PREEMPTIBLE, &yes, PMIX_BOOL);
+	return PMIX_SUCCESS;
+}
+
 pmix_status_t qslurm_alloc_status(uint32_t job_id,
 				  const struct pmixev_job_state *j,
 				  pmix_info_t *out)

@@ -11,6 +11,8 @@
  *                           while the job does not run
  *   PMIX_QUERY_ALLOC_STATUS (string) "job J: STATE on NODES, time limit
  *                           M min" (the allocation is the Slurm job)
+ *   PMIX_JOB_CTRL_PREEMPTIBLE (bool) the job said it may be preempted
+ *                           (pmixev_preempt.h: its comment is marked)
  *   PMIX_QUERY_QUEUE_LIST   (string) the partitions, comma-separated
  *   PMIX_QUERY_QUEUE_STATUS (data array of PMIX_INFO) per partition, or
  *                           the one named: key its name, value (string)
@@ -36,6 +38,8 @@ pmix_status_t qslurm_time_remaining(const struct pmixev_job_state *j,
 pmix_status_t qslurm_alloc_status(uint32_t job_id,
 				  const struct pmixev_job_state *j,
 				  pmix_info_t *out);
+pmix_status_t qslurm_preemptible(const struct pmixev_job_state *j,
+				 pmix_info_t *out);
 pmix_status_t qslurm_queue_list(const struct pmixev_parts_state *p,
 				pmix_info_t *out);
 /* `name` NULL: every partition. */

@@ -27,6 +27,7 @@
 #include "pmix/notify.h"
 #include "pmix/pubsub_dir.h"
 #include "pmix/applog.h"
+#include "pmix/ckpt.h"
 #include "pmix/jobctl.h"
 #include "pmix/monitor.h"
 #include "pmix/tasksig.h"
@@ -201,6 +202,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 		return -1;
 	/* Without it alerts stay on their node and no policy applies. */
 	s->monitor = monitor_create(s);
+	/* Without it checkpoint requests are refused. */
+	s->ckpt = ckpt_create(s);
 	if (agent_start(s->agent) < 0 ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
@@ -389,6 +392,7 @@ void stepd_fini(void)
 	}
 	server_destroy(s->srv);
 	monitor_destroy(s->monitor);
+	ckpt_destroy(s->ckpt);
 	watcher_destroy(s->watcher);
 	helper_destroy(s->helper);
 	jobinfo_destroy(s->jobinfo);
