@@ -41,7 +41,8 @@
  * PMIXEV_SLURM_KILL_STEP_FLAGS  slurm_kill_job_step() takes flags (23.11+)
  * PMIXEV_SLURM_KILL_STEP_ID     ... and a slurm_step_id_t * (26.05+);
  *                               in 26.05 also slurm_load_job() takes a
- *                               slurm_step_id_t, slurm_free_ctl_conf() is
+ *                               slurm_step_id_t, job_desc_msg_t names the
+ *                               job by one, slurm_free_ctl_conf() is
  *                               slurm_free_conf()
  * PMIXEV_SLURM_LIST_T           lists are list_t * (24.11+; `List` before)
  */
@@ -287,13 +288,18 @@ static inline int pmixev_slurm_requeue(uint32_t job_id)
 #endif
 }
 
-/* Set a job's comment, as its owner may (slurm.h). */
+/* Set a job's comment, as its owner may (slurm.h; the job named by a
+ * slurm_step_id_t in 26.05). */
 static inline int pmixev_slurm_set_comment(uint32_t job_id, const char *comment)
 {
 	job_desc_msg_t desc;
 
 	slurm_init_job_desc_msg(&desc);
+#if PMIXEV_SLURM_KILL_STEP_ID
+	desc.step_id.job_id = job_id;
+#else
 	desc.job_id = job_id;
+#endif
 	desc.comment = (char *)comment;
 	return slurm_update_job(&desc);
 }

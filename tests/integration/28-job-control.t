@@ -3,13 +3,14 @@
 # (pmix/jobctl.h): a signal to every rank of the own step on three nodes,
 # to one rank, pause and resume of one rank, the kill of one rank (by the
 # stepds: pmix/tasksig.h),
-# the kill of another step of the same job, the cancel of another job of
+# the kill of another step of the same job, its pause and resume (SIGSTOP,
+# SIGCONT through Slurm), the cancel of another job of
 # the owner, the requeue of a batch job (and Slurm's refusal for a job
 # that is not one); another user's step is refused
 # everything against the owner's job, which runs on untouched; with
 # slurmctld down a request with PMIX_TIMEOUT fails cleanly in time.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 11
 
 jc=$(client pmix_jobctl)
 q="^pmix_jobctl: rank [0-9]+"
@@ -61,6 +62,23 @@ out=$(as_user salloc -N3 -t 2 bash -c '
 	[ "$(lines "^ranks done: 0$")" -eq 1 ]
 ok $? "a step kills another step of its job: it ends at once, none of its ranks finishes" || show
 
+# Another step of the same job paused (through Slurm: SIGSTOP) and resumed.
+out=$(as_user salloc -N3 -t 2 bash -c '
+	srun --overlap --mpi=pmixev -N3 -n3 "$1" --linger 8 none >step0.out 2>&1 &
+	s0=$!
+	for t in $(seq 60); do
+		[ "$(grep -c ": up$" step0.out)" -eq 3 ] && break
+		sleep 0.5
+	done
+	srun --overlap --mpi=pmixev -N1 -n1 "$1" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" pause 2
+	wait "$s0"
+	sed "s/^/step 0: /" step0.out' _ "$jc" 2>&1)
+stalls=$(printf '%s\n' "$out" | sed -n 's/^step 0: pmix_jobctl: rank [0-9]: longest stall \([0-9.]*\) s$/\1/p' | tr '\n' ' ' | sed 's/ $//')
+[ "$(lines "^pmix_jobctl: rank 0: pause: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^pmix_jobctl: rank 0: resume: (SUCCESS|PMIX_SUCCESS)$")" -eq 1 ] &&
+	[ "$(for s in $stalls; do echo "$s >= 1.5" | bc; done | grep -c 1)" -eq 3 ]
+ok $? "a step pauses another step of its job (SIGSTOP through Slurm) and resumes it 2 s later: its 3 ranks stalled ($stalls s)" || show
+
 # Another job of the owner, cancelled; a batch job requeued.
 other=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "sleep 300")
 batch=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --requeue --wrap "sleep 300")
@@ -104,17 +122,18 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 refused=0
-for a in kill term "signal 10" restart pause; do
+for a in kill term "signal 10" restart pause "preemptible yes"; do
 	# shellcheck disable=SC2086
 	other_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$victim" $a
 	[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: (SUCCESS|PMIX_SUCCESS) ")" -eq 0 ] &&
 		[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: ")" -eq 1 ] &&
 		refused=$((refused + 1))
 done
-[ "$refused" -eq 5 ] &&
+[ "$refused" -eq 6 ] &&
 	[ "$(scontrol show job "$victim" | grep -o 'JobState=[A-Z]*')" = JobState=RUNNING ] &&
-	[ "$(scontrol show job "$victim" | grep -o 'Restarts=[0-9]*')" = Restarts=0 ]
-ok $? "another user's step: kill, terminate, signal, requeue and pause of the owner's job all refused ($refused of 5); it runs on, never requeued" ||
+	[ "$(scontrol show job "$victim" | grep -o 'Restarts=[0-9]*')" = Restarts=0 ] &&
+	! scontrol show job "$victim" | grep -q 'pmixev:preemptible'
+ok $? "another user's step: kill, terminate, signal, requeue, pause and preemptible of the owner's job all refused ($refused of 6); it runs on, untouched" ||
 	show
 scancel "$other" "$batch" "$victim"
 

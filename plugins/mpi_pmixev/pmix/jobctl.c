@@ -206,6 +206,10 @@ slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
 	case A_KILL:
 		*signo = SIGKILL;
 		return job ? PMIXEV_CTL_CANCEL_JOB : PMIXEV_CTL_KILL_STEP;
+	case A_PAUSE:
+	case A_RESUME:
+		*signo = c->action == A_PAUSE ? SIGSTOP : SIGCONT;
+		return job ? PMIXEV_CTL_SIGNAL_JOB : PMIXEV_CTL_SIGNAL_STEP;
 	case A_PREEMPTIBLE:
 		*signo = c->preemptible;
 		return PMIXEV_CTL_PREEMPTIBLE;

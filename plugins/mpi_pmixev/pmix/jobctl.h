@@ -12,6 +12,10 @@
  *   PMIX_JOB_CTRL_RESTART       the target's job is requeued (batch jobs,
  *                               where Slurm allows the owner)
  *   PMIX_JOB_CTRL_PAUSE/RESUME  SIGSTOP / SIGCONT to the own step's tasks
+ *                               (by the stepds), to another step or job
+ *                               (through Slurm)
+ *   PMIX_JOB_CTRL_PREEMPTIBLE (bool)  the target's job is marked (or not)
+ *                               in its comment (pmixev_preempt.h)
  *   PMIX_JOB_CTRL_CHECKPOINT (string id)  the own step's target ranks are
  *                               asked to checkpoint (by event, or by
  *                               PMIX_JOB_CTRL_CHECKPOINT_SIGNAL; also read
@@ -25,9 +29,9 @@
  * of this job or another, or a whole job, as the namespace "J": through
  * slurmctld. Single ranks of the own step, and the own step's tasks for
  * PAUSE/RESUME: signalled by the stepds where they run (pmix/tasksig.h;
- * SIGNAL, TERMINATE = SIGTERM, KILL = SIGKILL). Single ranks of other
- * steps, PAUSE/RESUME and CHECKPOINT of other steps, PREEMPTIBLE and
- * PROVISION are refused with PMIX_ERR_NOT_SUPPORTED. The library
+ * SIGNAL, TERMINATE = SIGTERM, KILL = SIGKILL). Single ranks and
+ * CHECKPOINT of other steps, and PROVISION are refused with
+ * PMIX_ERR_NOT_SUPPORTED. The library
  * handles the cleanup directives itself (pmix/confine.h).
  *
  * slurmctld decides, as for the owner: another user's job is refused

@@ -180,10 +180,12 @@ static pmix_status_t task_route(struct ctl_call *c, struct target *t,
 	const struct step *s = step_served();
 	bool own =
 		t->job == s->lay.step.job_id && t->step == s->lay.step.step_id;
-	bool stop = c->action == A_PAUSE || c->action == A_RESUME ||
-		    c->action == A_CHECKPOINT;
+	/* The own step's tasks are paused by the stepds; another step or job
+	 * is stopped and continued through Slurm, as signals. */
+	bool stepds = c->action == A_CHECKPOINT ||
+		      (own && (c->action == A_PAUSE || c->action == A_RESUME));
 
-	if (rank == PMIX_RANK_WILDCARD && !stop)
+	if (rank == PMIX_RANK_WILDCARD && !stepds)
 		return PMIX_SUCCESS;
 	if (c->action == A_PREEMPTIBLE) {
 		snprintf(c->reason, sizeof(c->reason),
@@ -194,7 +196,8 @@ static pmix_status_t task_route(struct ctl_call *c, struct target *t,
 	if (!own || c->action == A_RESTART) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "%s: the own step's processes only (a whole other "
-			 "step or job: signal, terminate, kill, restart)",
+			 "step or job: signal, terminate, kill, restart, "
+			 "pause, resume)",
 			 rank == PMIX_RANK_WILDCARD
 				 ? jobctl_action_name(c->action)
 				 : "single ranks");
