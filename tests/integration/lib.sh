@@ -237,8 +237,26 @@ slurm_lost_srun() {
 # PMIxevDebug=1) in the background as the test user, output in LOG; wait
 # (up to 30 s once the job has its nodes) until NODE's slurmd log has a
 # line "step JOB.0 on NODE: " followed by the extended REGEX. Sets $job
-# and $srun_pid.
+# and $srun_pid. An srun whose step Slurm never created is cancelled and
+# run once more (said).
 start_step() {
+	local log=$1 node=$2 re=$3 try
+	shift 3
+	for try in 1 2; do
+		_start_step_once "$log" "$node" "$re" "$@" && return 0
+		# Slurm 24.11 drops a step creation now and then ("Connection
+		# is stale"): srun waits forever. Such an srun is run once more.
+		[ "$try" = 1 ] &&
+			! grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' "$log" || break
+		diag "slurmctld never created the step of job ${job:-?}; once more"
+		kill "$srun_pid" 2>/dev/null
+		[ -n "$job" ] && scancel "$job" 2>/dev/null
+		wait "$srun_pid" 2>/dev/null
+	done
+	diag "step of job ${job:-?} did not reach /$re/ on $node"
+	return 1
+}
+_start_step_once() {
 	local log=$1 node=$2 re=$3
 	shift 3
 	with_env "${step_env[@]}" SLURM_PMIXEV_DEBUG=1 -- srun -v "$@" >"$log" 2>&1 &
@@ -255,7 +273,6 @@ start_step() {
 		[ "$waited" -ge 300 ] && break
 		sleep 0.1
 	done
-	diag "step of job ${job:-?} did not reach /$re/ on $node"
 	return 1
 }
 
