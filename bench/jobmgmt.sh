@@ -90,6 +90,8 @@ kill_times=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 -t 30 bash -c '
 	running() { squeue -h -s -j "$SLURM_JOB_ID" -o %i -t R | grep -v "\.\(extern\|interactive\|batch\)$" | sort -t. -k2 -n | tail -n1; }
 	for how in pmix scancel; do
 		for _ in $(seq "$n"); do
+			# Within the 30 min the allocation and the timeout give.
+			[ "$SECONDS" -lt 1750 ] || break
 			srun --overlap --mpi=none -N3 -n3 sleep 60 >/dev/null 2>&1 &
 			s=$!
 			step=
