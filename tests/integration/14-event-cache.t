@@ -21,7 +21,7 @@ start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n6 -t 2 \
 	"$cache" -232 n2 "$flag"
 step_env=()
 wait_ready pmix_cache 6
-grep -q "PMIxevEventCache=8)" "$(slurmd_log n1)"
+grep -Eq "PMIxevEventCache=8[ )]" "$(slurmd_log n1)"
 ok $? "the job's SLURM_PMIXEV_EVENT_CACHE=8 reached the stepds"
 
 sent=0
