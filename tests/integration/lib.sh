@@ -179,7 +179,9 @@ pmix_site_defaults() {
 # run_step SRUN-ARGS...: `srun -v SRUN-ARGS` as the test user, with the
 # extra environment in the array step_env; sets $out, $rc and $job.
 # A step that Slurm never launched because slurmctld did not answer srun
-# in time is run once more (see slurm_lost_srun).
+# in time is run once more (see slurm_lost_srun), and so is one that timed
+# out waiting for nodes Slurm had drained with "Kill task failed"
+# (undrain_kill_failed).
 step_env=()
 run_step() {
 	local try
@@ -187,9 +189,16 @@ run_step() {
 		out=$(with_env "${step_env[@]}" -- srun -v "$@" 2>&1)
 		rc=$?
 		job=$(echo "$out" | sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' | head -n1)
-		[ "$try" = 1 ] && slurm_lost_srun || break
-		diag "slurmctld never answered srun for job ${job:-?} (srun exit $rc: $(printf '%s\n' "$out" |
-			grep -m1 -E "$_lost_srun_re")); once more"
+		[ "$try" = 1 ] || break
+		if slurm_lost_srun; then
+			diag "slurmctld never answered srun for job ${job:-?} (srun exit $rc: $(printf '%s\n' "$out" |
+				grep -m1 -E "$_lost_srun_re")); once more"
+		elif [ "$rc" = 124 ] && printf '%s\n' "$out" | grep -q 'queued and waiting for resources' &&
+			undrain_kill_failed; then
+			diag "job ${job:-?} waited for nodes Slurm had drained; once more"
+		else
+			break
+		fi
 	done
 }
 
@@ -404,14 +413,26 @@ reconfigure() { bash "$CLUSTER" reconfigure >/dev/null; }
 # completing across the restart can leave its nodes drained with "Kill
 # task failed" some seconds later, though its processes are gone. Watch
 # for 10 s, resume such nodes (said), then wait until all are idle.
+# undrain_kill_failed: resume the nodes Slurm drained with "Kill task
+# failed" (said); false if there were none. Slurm 24.11 does so when
+# slurmctld was too slow to take a step's end, though the step's processes
+# are gone (the stepd logs "STEPD TERMINATED ... DUE TO JOB NOT ENDING WITH
+# SIGNALS" once UnkillableStepTimeout has passed).
+undrain_kill_failed() {
+	local n found=1
+	for n in $(sinfo -h -N -t drain,draining -o '%N %E' 2>/dev/null |
+		awk '/Kill task failed/ { print $1 }' | sort -u); do
+		diag "node $n drained by Slurm with 'Kill task failed': resumed"
+		scontrol update nodename="$n" state=resume 2>/dev/null
+		found=0
+	done
+	return $found
+}
+
 nodes_back() {
-	local n waited=0
+	local waited=0
 	for _ in $(seq 60); do
-		for n in $(sinfo -h -N -t drain,draining -o '%N %E' 2>/dev/null |
-			awk '/Kill task failed/ { print $1 }'); do
-			diag "node $n drained by Slurm with 'Kill task failed' after slurmctld restarted: resumed"
-			scontrol update nodename="$n" state=resume 2>/dev/null
-		done
+		undrain_kill_failed
 		waited=$((waited + 1))
 		[ "$waited" -ge 20 ] && [ -z "$(sinfo -h -N -t drain,draining,down,completing -o %N 2>/dev/null)" ] &&
 			return 0
