@@ -61,7 +61,11 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 comment() { scontrol show job "$batch" | sed -n 's/^ *Comment=\(.*[^ ]\) *$/\1/p'; }
-in_job() { as_user srun --jobid="$batch" --overlap --mpi=pmixev -N1 -n1 "$@" 2>&1; }
+# A step in the batch job; a step slurmctld lost is run once more.
+in_job() {
+	run_step --jobid="$batch" --overlap --mpi=pmixev -N1 -n1 "$@"
+	printf '%s\n' "$out"
+}
 out=$(in_job "$jc" preemptible yes)
 yes_comment=$(comment)
 out+=$'\n'$(in_job "$qy" preemptible)

@@ -236,7 +236,7 @@ other_step() {
 # timed out, or a step creation slurmctld dropped as "stale" while srun
 # waited on until the test's timeout. Seen with Slurm 24.11's slurmctld on
 # the loaded 2-core machine, before pmixev plays any part.
-_lost_srun_re='Socket timed out on send/recv|Unable to create step for job|Cancelled pending job step'
+_lost_srun_re='Socket timed out on send/recv|Unable to create step for job|Cancelled pending job step|Unable to confirm allocation'
 slurm_lost_srun() {
 	! printf '%s\n' "$out" | grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' &&
 		printf '%s\n' "$out" | grep -Eq "$_lost_srun_re"
