@@ -8,6 +8,7 @@
 #ifndef PMIXEV_BASE_LAYOUT_H_
 #define PMIXEV_BASE_LAYOUT_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,6 +56,12 @@ int layout_from_env(struct layout *lay, char **env,
 static inline uint32_t layout_nlocal(const struct layout *lay)
 {
 	return lay->map.count[lay->nodeid];
+}
+
+/* Whether `rank` is a rank of the step that runs on this node. */
+static inline bool layout_is_local(const struct layout *lay, uint32_t rank)
+{
+	return rank < lay->map.ntasks && lay->map.node_of[rank] == lay->nodeid;
 }
 
 void layout_free(struct layout *lay);

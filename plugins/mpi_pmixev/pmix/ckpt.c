@@ -224,8 +224,7 @@ static void on_complete_pmix(size_t id, pmix_status_t code,
 
 	if (s && s->ckpt && source &&
 	    PMIX_CHECK_NSPACE(source->nspace, s->lay.nspace) &&
-	    source->rank < s->lay.map.ntasks &&
-	    s->lay.map.node_of[source->rank] == s->lay.nodeid &&
+	    layout_is_local(&s->lay, source->rank) &&
 	    (c = calloc(1, sizeof(*c)))) {
 		c->k = s->ckpt;
 		c->rank = source->rank;
@@ -263,8 +262,7 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	pmixev_buf_get_str(&b, id, sizeof(id));
 	if (src >= lay->step.nnodes || !pmixev_buf_ok(&b) ||
 	    pmixev_buf_remaining(&b) || signo > 64 || timeout > 86400 ||
-	    (rank != CKPT_ALL && (rank >= lay->map.ntasks ||
-				  lay->map.node_of[rank] != lay->nodeid))) {
+	    (rank != CKPT_ALL && !layout_is_local(lay, rank))) {
 		PMIXEV_ERROR("job control: malformed checkpoint request from "
 			     "node %u",
 			     src);

@@ -99,15 +99,6 @@ static void alert_agent(void *arg)
 	free(a);
 }
 
-/* Whether `rank` runs on this node. */
-static bool local_rank(const struct layout *lay, pmix_rank_t rank)
-{
-	for (uint32_t i = 0; i < layout_nlocal(lay); i++)
-		if (lay->map.ranks[lay->nodeid][i] == rank)
-			return true;
-	return false;
-}
-
 /* The library's own alerts carry no info; a client's event carries the
  * server's marker; a relayed one comes from a rank of another node. */
 static bool raised_by_library(const struct layout *lay,
@@ -115,7 +106,7 @@ static bool raised_by_library(const struct layout *lay,
 			      const pmix_info_t info[], size_t ninfo)
 {
 	if (!source || !PMIX_CHECK_NSPACE(source->nspace, lay->nspace) ||
-	    !local_rank(lay, source->rank))
+	    !layout_is_local(lay, source->rank))
 		return false;
 	for (size_t i = 0; i < ninfo; i++)
 		if (PMIX_CHECK_KEY(&info[i], NOTIFY_SERVER_MARK))
