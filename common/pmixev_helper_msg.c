@@ -229,6 +229,7 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 	}
 	pmixev_buf_put_u8(b, m->op);
 	pmixev_buf_put_u32(b, m->id);
+	pmixev_buf_put_u8(b, m->asked_again);
 	if (m->op == PMIXEV_OWNER_SIGNAL) {
 		pmixev_buf_put_u32(b, m->signo);
 		return done_packing(b);
@@ -284,6 +285,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 
 	pmixev_buf_get_u8(b, &t.op);
 	pmixev_buf_get_u32(b, &t.id);
+	pmixev_buf_get_u8(b, &t.asked_again);
 	if (pmixev_buf_ok(b) && t.op == PMIXEV_OWNER_SIGNAL) {
 		pmixev_buf_get_u32(b, &t.signo);
 		if (done_unpacking(b) < 0 || !known_resp(t.op, t.id))

@@ -169,6 +169,7 @@ struct pmixev_parts_state {
 struct pmixev_owner_resp {
 	uint8_t op;
 	uint32_t id;
+	uint8_t asked_again;		  /* slurmctld calls made twice */
 	uint32_t signo;			  /* PMIXEV_OWNER_SIGNAL */
 	struct pmixev_job_state job;	  /* _JOB_STATE, _OTHER_JOB */
 	struct pmixev_nodes_state nodes;  /* PMIXEV_OWNER_NODE_STATE */

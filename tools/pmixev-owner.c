@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,14 +33,13 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "owner_mail.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_preempt.h"
 #include "slurm_compat.h"
@@ -53,6 +51,23 @@ static uint16_t part_preempt_mode; /* the job's partition's, once known */
 static int part_known;
 static char *job_nodes;		    /* from the last job look */
 static node_info_msg_t *node_table; /* the last one slurmctld sent */
+static uint8_t asked_again;	    /* this request's second tries */
+
+/*
+ * Whether a call that failed with `rc` is made once more: Slurm 24.11.5's
+ * slurmctld at times leaves a new connection unaccepted until its
+ * MessageTimeout has passed (its connection manager misses the event,
+ * SchedMD ticket 22643, fixed in 24.11.6), the caller's timeout too. Only
+ * calls that change nothing when repeated (reads, setting the comment)
+ * ask again; the stepd logs it.
+ */
+static int ask_again(int rc)
+{
+	if (rc == SLURM_SUCCESS || errno != SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT)
+		return 0;
+	asked_again++;
+	return 1;
+}
 
 static int usage(void)
 {
@@ -81,9 +96,15 @@ static void learn_partition(const char *name)
 {
 	partition_info_msg_t *parts = NULL;
 
+	int rc;
+
 	part_known = 1;
-	if (!name ||
-	    slurm_load_partitions((time_t)0, &parts, SHOW_ALL) != SLURM_SUCCESS)
+	if (!name)
+		return;
+	rc = slurm_load_partitions((time_t)0, &parts, SHOW_ALL);
+	if (ask_again(rc))
+		rc = slurm_load_partitions((time_t)0, &parts, SHOW_ALL);
+	if (rc != SLURM_SUCCESS)
 		return;
 	for (uint32_t i = 0; i < parts->record_count; i++) {
 		const partition_info_t *p = &parts->partition_array[i];
@@ -100,11 +121,15 @@ static void learn_partition(const char *name)
 static void job_state(uint32_t job_id, int own, struct pmixev_job_state *j)
 {
 	job_info_msg_t *resp = NULL;
+	int rc;
 
 	j->now = (int64_t)time(NULL);
 	j->preempt_mode = preempt_mode;
 	/* SHOW_LOCAL: one RPC, no federation lookup first. */
-	if (pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS) {
+	rc = pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL);
+	if (ask_again(rc))
+		rc = pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL);
+	if (rc != SLURM_SUCCESS) {
 		j->rc = errno;
 		return;
 	}
@@ -140,11 +165,14 @@ static uint8_t avail(uint32_t state)
 /* The job's nodes (as of the last job look) that are not up. */
 static void node_state(struct pmixev_nodes_state *s)
 {
+	time_t since = node_table ? node_table->last_update : (time_t)0;
 	node_info_msg_t *fresh = NULL;
 	void *mine; /* hostlist_t: a pointer type, or one pointed to */
+	int rc = slurm_load_node(since, &fresh, SHOW_ALL);
 
-	if (slurm_load_node(node_table ? node_table->last_update : (time_t)0,
-			    &fresh, SHOW_ALL) == SLURM_SUCCESS) {
+	if (ask_again(rc))
+		rc = slurm_load_node(since, &fresh, SHOW_ALL);
+	if (rc == SLURM_SUCCESS) {
 		if (node_table)
 			slurm_free_node_info_msg(node_table);
 		node_table = fresh;
@@ -193,9 +221,11 @@ static uint8_t part_avail(uint16_t state_up)
 static void partitions(struct pmixev_parts_state *s)
 {
 	partition_info_msg_t *parts = NULL;
+	int rc = slurm_load_partitions((time_t)0, &parts, SHOW_LOCAL);
 
-	if (slurm_load_partitions((time_t)0, &parts, SHOW_LOCAL) !=
-	    SLURM_SUCCESS) {
+	if (ask_again(rc))
+		rc = slurm_load_partitions((time_t)0, &parts, SHOW_LOCAL);
+	if (rc != SLURM_SUCCESS) {
 		s->rc = errno;
 		return;
 	}
@@ -227,7 +257,10 @@ static int set_preemptible(uint32_t job_id, bool on)
 	job_info_msg_t *resp = NULL;
 	int rc;
 
-	if (pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL) != SLURM_SUCCESS)
+	rc = pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL);
+	if (ask_again(rc))
+		rc = pmixev_slurm_load_job(&resp, job_id, SHOW_LOCAL);
+	if (rc != SLURM_SUCCESS)
 		return SLURM_ERROR;
 	if (resp->record_count < 1) {
 		errno = ESLURM_INVALID_JOB_ID;
@@ -238,7 +271,10 @@ static int set_preemptible(uint32_t job_id, bool on)
 	slurm_free_job_info_msg(resp);
 	if (rc < 0)
 		return SLURM_ERROR;
-	return pmixev_slurm_set_comment(job_id, comment);
+	rc = pmixev_slurm_set_comment(job_id, comment);
+	if (ask_again(rc))
+		rc = pmixev_slurm_set_comment(job_id, comment);
+	return rc;
 }
 
 /* A job-control request: one libslurm call, slurmctld decides. */
@@ -273,88 +309,6 @@ static void control(const struct pmixev_owner_req *req,
 	r->rc = rc == SLURM_SUCCESS ? 0 : (errno ? errno : SLURM_ERROR);
 	snprintf(r->reason, sizeof(r->reason), "%s",
 		 r->rc ? slurm_strerror(r->rc) : "");
-}
-
-#define MAIL_WAIT_MS 10000
-
-/* "CMD -s SUBJECT ADDRESS..." (the owner's name without addresses) into
- * argv; `to` is cut into its addresses. */
-static void mail_argv(struct pmixev_owner_mail *m, char **argv)
-{
-	static char self[64];
-	struct passwd *pw = getpwuid(getuid());
-	size_t n = 0;
-
-	argv[n++] = m->cmd;
-	argv[n++] = "-s";
-	argv[n++] = m->subject;
-	for (char *save = NULL, *a = strtok_r(m->to, ",", &save); a;
-	     a = strtok_r(NULL, ",", &save))
-		argv[n++] = a;
-	if (n == 3) {
-		snprintf(self, sizeof(self), "%s", pw ? pw->pw_name : "root");
-		argv[n++] = self;
-	}
-	argv[n] = NULL;
-}
-
-/* Run the site's mail command as this process (the owner), the text on
- * its stdin; it has MAIL_WAIT_MS to finish. */
-static void mail(struct pmixev_owner_req *req, struct pmixev_control_result *r)
-{
-	char *argv[3 + PMIXEV_OWNER_MAIL_TO + 2];
-	size_t len = strlen(req->mail.text);
-	int in[2], status = 0, waited;
-	pid_t pid, done = 0;
-	bool sent;
-
-	mail_argv(&req->mail, argv);
-	if (pipe2(in, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		r->rc = SLURM_ERROR;
-		snprintf(r->reason, sizeof(r->reason),
-			 "cannot start %.128s: %s", req->mail.cmd,
-			 strerror(errno));
-		return;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(in[0], 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		/* Not the stepd's socket: nothing but stdio goes along. */
-		syscall(SYS_close_range, 3U, ~0U, 0U);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(in[0]);
-	/* At most 1 KiB: the pipe takes it without a reader. */
-	sent = write(in[1], req->mail.text, len) == (ssize_t)len;
-	close(in[1]);
-	for (waited = 0; waited < MAIL_WAIT_MS && !done; waited += 10) {
-		done = waitpid(pid, &status, WNOHANG);
-		if (!done)
-			usleep(10000);
-	}
-	if (!done) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
-	}
-	r->rc = sent && done && WIFEXITED(status) && !WEXITSTATUS(status)
-			? 0
-			: SLURM_ERROR;
-	if (!done)
-		snprintf(r->reason, sizeof(r->reason),
-			 "%.128s did not finish in %d s", req->mail.cmd,
-			 MAIL_WAIT_MS / 1000);
-	else if (!sent)
-		snprintf(r->reason, sizeof(r->reason),
-			 "%.128s did not take the text", req->mail.cmd);
-	else if (r->rc)
-		snprintf(r->reason, sizeof(r->reason), "%.128s exited with %d",
-			 req->mail.cmd,
-			 WIFEXITED(status) ? WEXITSTATUS(status)
-					   : 128 + WTERMSIG(status));
 }
 
 /* The signals Slurm sends a step when it acts on the job (preemption,
@@ -434,6 +388,7 @@ static int answer(int fd, const uint8_t *in, size_t len)
 		return -1;
 	}
 	memset(&resp, 0, sizeof(resp));
+	asked_again = 0;
 	resp.op = req.op;
 	resp.id = req.id;
 	switch (req.op) {
@@ -447,12 +402,13 @@ static int answer(int fd, const uint8_t *in, size_t len)
 		control(&req, &resp.ctl);
 		break;
 	case PMIXEV_OWNER_MAIL:
-		mail(&req, &resp.ctl);
+		owner_mail(&req.mail, &resp.ctl);
 		break;
 	default:
 		job_state(req.job_id, req.op == PMIXEV_OWNER_JOB_STATE,
 			  &resp.job);
 	}
+	resp.asked_again = asked_again;
 	return send_resp(fd, &resp);
 }
 

@@ -153,6 +153,7 @@ static void test_owner(void **state)
 	assert_int_equal(rq.id, 7);
 	assert_strict(&w, unpack_owner_req);
 
+	in.asked_again = 2;
 	in.job.state = 1;
 	in.job.end_time = 1800000600;
 	in.job.preempt_time = 1800000000;
@@ -165,6 +166,7 @@ static void test_owner(void **state)
 	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
 	pmixev_buf_reader(&r, w.data, w.len);
 	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.asked_again, 2);
 	assert_int_equal(out.job.end_time, 1800000600);
 	assert_int_equal(out.job.preempt_time, 1800000000);
 	assert_int_equal(out.job.suspend_time, 1799999000);

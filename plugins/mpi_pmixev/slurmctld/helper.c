@@ -192,6 +192,22 @@ static void gone(struct helper *o, const char *doing, int err)
 			     why, doing, err ? strerror(err) : "saw EOF");
 }
 
+static const char *op_name(uint8_t op)
+{
+	switch (op) {
+	case PMIXEV_OWNER_JOB_STATE:
+		return "the job's state";
+	case PMIXEV_OWNER_NODE_STATE:
+		return "the nodes' state";
+	case PMIXEV_OWNER_OTHER_JOB:
+		return "another job's state";
+	case PMIXEV_OWNER_PARTITIONS:
+		return "the partitions";
+	default:
+		return "a job-control request";
+	}
+}
+
 static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
 	struct helper *o = arg;
@@ -229,6 +245,11 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 			o->sig_fn(o->sig_arg, resp->signo);
 		return;
 	}
+	if (resp->asked_again)
+		PMIXEV_INFO("owner helper: slurmctld let %u call(s) for %s "
+			    "time out (a slurmctld stall, e.g. Slurm 24.11.5's "
+			    "missed connections); asked again",
+			    resp->asked_again, op_name(resp->op));
 	answer(o, resp);
 }
 
