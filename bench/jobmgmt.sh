@@ -7,8 +7,9 @@
 #    the job's status and time remaining N times each (default 100, with
 #    PMIX_QUERY_REFRESH_CACHE): the median of the ranks' median time per
 #    query, and the job user's slurmctld RPCs (sdiag) during the step;
-#    then the same 24 ranks (--mpi=none) run `squeue -j JOB -o "%T %L"`
-#    N times each: time per call, failed calls and RPCs.
+#    at the end of the run (it can overrun slurmctld) the same 24 ranks
+#    (--mpi=none) run `squeue -j JOB -o "%T %L"` N times each: time per
+#    call, failed calls and RPCs.
 #  - job control: rank 0 of a -N3 -n3 step signals (SIGUSR1) all ranks of
 #    its step N times through PMIx_Job_control: median and p99 time per
 #    request; against `scancel --signal=USR1 JOB.0` run N times by the
@@ -42,23 +43,6 @@ r1=$(user_rpcs)
 pmix_us=$(printf '%s\n' "$out" | sed -n 's/.*queries, median \([0-9]*\) us.*/\1/p' | median)
 pmix_ranks=$(printf '%s\n' "$out" | grep -c 'queries, median' || true)
 pmix_rpcs=$((${r1:-0} - ${r0:-0}))
-
-# The same ranks asking squeue.
-r0=$(user_rpcs)
-run_step --mpi=none -N3 -n24 -t 10 bash -c '
-	t0=$(date +%s%N) failed=0
-	for _ in $(seq "$1"); do
-		squeue -h -j "$SLURM_JOB_ID" -o "%T %L" >/dev/null 2>&1 || failed=$((failed + 1))
-	done
-	echo "squeue: $(( ($(date +%s%N) - t0) / 1000 / $1 )) us, $failed failed"' _ "$n" || true
-r1=$(user_rpcs)
-sq_us=$(printf '%s\n' "$out" | sed -n 's/^squeue: \([0-9]*\) us, .*/\1/p' | median)
-sq_ranks=$(printf '%s\n' "$out" | grep -c '^squeue: ' || true)
-sq_failed=$(printf '%s\n' "$out" | sed -n 's/^squeue: .* us, \([0-9]*\) failed$/\1/p' |
-	awk '{ s += $1 } END { print s + 0 }')
-# 24 ranks of squeue can leave slurmctld busy for a while (Slurm 24.11).
-for _ in $(seq 120); do squeue -h >/dev/null 2>&1 && break; sleep 0.5; done
-sq_rpcs=$((${r1:-0} - ${r0:-0}))
 
 # Job control: rank 0 signals its 3-node step n times.
 run_step --mpi=pmixev -N3 -n3 -t 5 "$jc" --repeat "$n" --linger 60 signal 10 || true
@@ -118,6 +102,23 @@ kill_times=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 -t 30 bash -c '
 			wait "$s" 2>/dev/null
 		done
 	done' _ "$jc" "$n" 2>/dev/null || true)
+
+# The same ranks asking squeue: last, since 24 ranks of squeue overrun
+# Slurm 24.11's slurmctld on 2 cores and what ran after them inherited it.
+r0=$(user_rpcs)
+run_step --mpi=none -N3 -n24 -t 10 bash -c '
+	t0=$(date +%s%N) failed=0
+	for _ in $(seq "$1"); do
+		squeue -h -j "$SLURM_JOB_ID" -o "%T %L" >/dev/null 2>&1 || failed=$((failed + 1))
+	done
+	echo "squeue: $(( ($(date +%s%N) - t0) / 1000 / $1 )) us, $failed failed"' _ "$n" || true
+r1=$(user_rpcs)
+sq_us=$(printf '%s\n' "$out" | sed -n 's/^squeue: \([0-9]*\) us, .*/\1/p' | median)
+sq_ranks=$(printf '%s\n' "$out" | grep -c '^squeue: ' || true)
+sq_failed=$(printf '%s\n' "$out" | sed -n 's/^squeue: .* us, \([0-9]*\) failed$/\1/p' |
+	awk '{ s += $1 } END { print s + 0 }')
+sq_rpcs=$((${r1:-0} - ${r0:-0}))
+
 pct() { awk -v p="$1" '{ v[NR] = $1 } END { if (NR) print v[int((NR * p + 99) / 100)] }'; }
 kp=$(printf '%s\n' "$kill_times" | sed -n 's/^pmix //p' | sort -n)
 ks=$(printf '%s\n' "$kill_times" | sed -n 's/^scancel //p' | sort -n)
