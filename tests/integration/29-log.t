@@ -80,9 +80,10 @@ ok $? "PMIX_LOG_JOB_RECORD: in n2's slurmd log with the step id; a newline is es
 
 # PMIX_LOG_ONCE: the first channel that takes it; a malformed email is refused.
 run_step --mpi=pmixev -N1 -n1 "$lg" --once "email=x" "stdout=once only" "jrec=never written"
+nd=$(first_node)
 [ "$(lines '^pmix_log: rank 0: log: (PMIX_)?SUCCESS$')" -eq 1 ] && [ "$(lines '^once only$')" -eq 1 ] &&
-	! grep -q "step $job\.0 on n1: job record: rank 0: never written" "$(slurmd_log n1)" &&
-	grep -q "step $job\.0 on n1: log: rank 0: email refused (.*BAD.PARAM): not an array of PMIX_LOG_EMAIL_ADDR" "$(slurmd_log n1)"
+	! grep -q "step $job\.0 on $nd: job record: rank 0: never written" "$(slurmd_log "$nd")" &&
+	grep -q "step $job\.0 on $nd: log: rank 0: email refused (.*BAD.PARAM): not an array of PMIX_LOG_EMAIL_ADDR" "$(slurmd_log "$nd")"
 ok $? "PMIX_LOG_ONCE: a malformed email refused (logged), stdout takes it, the job record is not written" || show
 
 # Email: the site's command (PMIxevLogMail, here tests/cluster's mail.sh,
@@ -102,17 +103,21 @@ ok $? "PMIX_LOG_EMAIL: the site's mail command runs as the owner with subject an
 	{ show; diag "mail.txt:"; sed 's/^/#   /' "$mail" >&2; }
 
 run_step --mpi=pmixev -N1 -n1 "$lg" "number=7" "email=x"
+nd=$(first_node)
 [ "$(lines '^pmix_log: rank 0: log: (BAD-PARAM|PMIX_ERR_BAD_PARAM)$')" -eq 1 ] &&
-	grep -q "step $job\.0 on n1: log: rank 0: stdout refused (.*BAD.PARAM): not a string" "$(slurmd_log n1)"
+	grep -q "step $job\.0 on $nd: log: rank 0: stdout refused (.*BAD.PARAM): not a string" "$(slurmd_log "$nd")"
 ok $? "a message that is not a string: PMIX_ERR_BAD_PARAM, said in the log; nothing written" || show
 
 # PMIxevLogRate (100 lines a second and node): the excess refused, counted.
 run_step --mpi=pmixev -N1 -n1 "$lg" --repeat 400 "jrec=spam"
+nd=$(first_node)
 took=$(printf '%s\n' "$out" | sed -n 's/^pmix_log: rank 0: 400 requests: \([0-9]*\) succeeded, \([0-9]*\) refused.*/\1 \2/p')
-wait_log "$(slurmd_log n1)" "step $job\.0 on n1: log: 400 request\(s\), ${took% *} message\(s\) written, ${took#* } refused \(${took#* } over PMIxevLogRate\)"
+wait_log "$(slurmd_log "$nd")" "step $job\.0 on $nd: log: 400 request\(s\), ${took% *} message\(s\) written, ${took#* } refused \(${took#* } over PMIxevLogRate\)"
 # (the step's end summed up: its lines are all in the log now)
-written=$(grep -c "step $job\.0 on n1: job record: rank 0: spam$" "$(slurmd_log n1)")
+written=$(grep -c "step $job\.0 on $nd: job record: rank 0: spam$" "$(slurmd_log "$nd")")
 [ -n "$took" ] && [ "${took#* }" -gt 0 ] && [ "${took% *}" -eq "$written" ] &&
-	grep -q "step $job\.0 on n1: log: 400 request(s), ${took% *} message(s) written, ${took#* } refused (${took#* } over PMIxevLogRate)" "$(slurmd_log n1)"
+	grep -q "step $job\.0 on $nd: log: 400 request(s), ${took% *} message(s) written, ${took#* } refused (${took#* } over PMIxevLogRate)" "$(slurmd_log "$nd")"
 ok $? "400 job-record lines at once: over PMIxevLogRate refused, the rest written ($took, $written in the log); the stepd sums it up" ||
 	show
+
+done_testing

@@ -77,8 +77,9 @@ ok $? "a root-only file (in a 0700 root directory) never alerts: the library's m
 # The library never hands such a request to the host (lib.sh: monitor-other).
 defect=$(pmix_defect monitor-other)
 run_step --mpi=pmixev -N1 -n1 -t 1 "$mon" other
+nd=$(first_node)
 [ "$rc" -eq 0 ] && [ "$(lines "^pmix_monitor: rank 0: other monitor: PMIX_ERR_NOT_SUPPORTED$")" -eq 1 ] &&
-	grep -q "step $job\.0 on n1: monitor: rank 0 asked for slurm.pmixev.test.monitor: refused, Slurm offers no such monitor" "$(slurmd_log n1)"
+	grep -q "step $job\.0 on $nd: monitor: rank 0 asked for slurm.pmixev.test.monitor: refused, Slurm offers no such monitor" "$(slurmd_log "$nd")"
 todo "$defect" $? "a monitor Slurm does not offer is refused with PMIX_ERR_NOT_SUPPORTED and logged" || show
 
 out=$(as_user srun --mpi=pmixev --pmixev-monitor=stop -N1 -n1 true 2>&1)

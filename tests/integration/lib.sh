@@ -331,6 +331,16 @@ crash_node() {
 # lines REGEX: how many lines of $out match the extended REGEX.
 lines() { printf '%s\n' "$out" | grep -Ec -- "$1"; }
 
+# first_node: the first node of the job of the last run_step (from srun
+# -v's "jobid J: nodes(N):`n2'"), n1 when srun did not say. A -N1 step
+# goes wherever Slurm finds a free node: a test that reads a node's log
+# reads this one's.
+first_node() {
+	local n
+	n=$(printf '%s\n' "$out" | sed -n "s/^srun: jobid [0-9]*: nodes([0-9]*):.\(n[0-9][0-9]*\)'.*/\1/p" | head -n1)
+	echo "${n:-n1}"
+}
+
 # nodes_of REGEX: the distinct nodes named by "on NODE" in the lines of $out
 # matching REGEX, sorted, space-separated.
 nodes_of() {
