@@ -21,6 +21,7 @@
 
 #include "slurm_compat.h"
 
+#include "pmix/guard.h"
 #include "pmix/module.h"
 #include "pmix/nspace.h"
 #include "pmix/confine.h"
@@ -333,6 +334,8 @@ static int init_pmix(struct server *srv)
 			     "thread: %m");
 		return -1;
 	}
+	/* Logged if it cannot be: the step runs without it. */
+	guard_load();
 	init.info = info;
 	init.rc = PMIX_ERROR;
 	/* -1 (logged): this thread could not get in, or back out. */
@@ -535,6 +538,7 @@ void server_destroy(struct server *srv)
 			PMIXEV_ERROR("PMIx_server_finalize: %s",
 				     PMIx_Error_string(rc));
 	}
+	guard_report();
 	step_serve(NULL);
 	for (uint32_t i = 0; srv->task_env && i < layout_nlocal(srv->lay);
 	     i++) {
