@@ -39,6 +39,8 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_TASKSIG_RESP] = "TASKSIG_RESP",
 	[PMIXEV_MSG_CKPT_REQ] = "CKPT_REQ",
 	[PMIXEV_MSG_CKPT_DONE] = "CKPT_DONE",
+	[PMIXEV_MSG_CANCEL_REQ] = "CANCEL_REQ",
+	[PMIXEV_MSG_CANCEL_RESP] = "CANCEL_RESP",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

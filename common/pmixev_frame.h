@@ -58,7 +58,9 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_TASKSIG_RESP = 24, /* ... and how it went */
 	PMIXEV_MSG_CKPT_REQ = 25,     /* checkpoint a node's task(s) */
 	PMIXEV_MSG_CKPT_DONE = 26,    /* a rank completed one -> requester */
-	PMIXEV_MSG_TYPE_MAX = 26
+	PMIXEV_MSG_CANCEL_REQ = 27,   /* end the requests with this id */
+	PMIXEV_MSG_CANCEL_RESP = 28,  /* ... how many there were */
+	PMIXEV_MSG_TYPE_MAX = 28
 };
 
 struct pmixev_frame_hdr {

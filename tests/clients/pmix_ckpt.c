@@ -3,7 +3,8 @@
  * checkpoint when asked.
  *
  * usage: pmix_ckpt [--by R] [--nspace NS] [--rank R] [--signal N]
- *                  [--timeout S] [--silent R] [--cancel-after S] ID
+ *                  [--timeout S] [--silent R] [--cancel-after S]
+ *                  [--cancel-by R] [--method] ID
  *
  * Every rank registers a handler for PMIX_JCTRL_CHECKPOINT and catches
  * SIGUSR2; when asked (by the event, whose PMIX_JOB_CTRL_CHECKPOINT names
@@ -14,10 +15,13 @@
  * rank --by (default 0) asks for checkpoint ID of rank --rank (default all
  * ranks) of namespace --nspace (default its own), by event or --signal N, with
  * PMIX_JOB_CTRL_ID "req-ID" and PMIX_TIMEOUT --timeout, and prints "pmix_ckpt:
- * rank R: checkpoint: STATUS (T s)" and the answer's reason, if any. With
- * --cancel-after S it asks without waiting, cancels "req-ID" S seconds later
- * ("pmix_ckpt: rank R: cancel: STATUS") and then prints the checkpoint's
- * answer. All ranks then fence again and print "pmix_ckpt: rank R: done".
+ * rank R: checkpoint: STATUS (T s)" and the answer's reason, if any;
+ * --method puts the event or signal into a PMIX_JOB_CTRL_CHECKPOINT_METHOD
+ * array. With --cancel-after S it asks without waiting, cancels "req-ID" S
+ * seconds later ("pmix_ckpt: rank R: cancel: STATUS") and then prints the
+ * checkpoint's answer; --cancel-by R has rank R (on another node, say)
+ * cancel instead. All ranks then fence again and print "pmix_ckpt: rank R:
+ * done".
  */
 #include <pthread.h>
 #include <signal.h>
@@ -38,6 +42,7 @@ static volatile sig_atomic_t by_signal;
 static volatile int by_event;
 static pmix_rank_t silent = PMIX_RANK_UNDEF;
 static const char *nspace;
+static bool method;
 
 static void on_usr2(int sig)
 {
@@ -104,25 +109,54 @@ static void on_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo,
 		release(release_cbdata);
 }
 
-static pmix_status_t ask(pmix_rank_t rank, int signo, int timeout,
-			 int cancel_after)
+/* Cancel request "req-ID" after `secs` seconds. */
+static void cancel_after(int secs)
 {
 	char req[128];
-	pmix_info_t dirs[4], cancel;
+	pmix_info_t cancel, *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc;
+
+	snprintf(req, sizeof(req), "req-%s", ckpt_id);
+	sleep((unsigned)secs);
+	PMIX_INFO_LOAD(&cancel, PMIX_JOB_CTRL_CANCEL, req, PMIX_STRING);
+	rc = PMIx_Job_control(NULL, 0, &cancel, 1, &res, &nres);
+	printf(PROG ": rank %u: cancel: %s\n", me.rank, PMIx_Error_string(rc));
+	PMIX_INFO_FREE(res, nres);
+}
+
+/* The event or the signal, into `dirs` (or an array there). */
+static size_t load_method(pmix_info_t *dirs, int *signo, pmix_info_t *arr)
+{
+	pmix_data_array_t da = {.type = PMIX_INFO, .size = 1, .array = arr};
+	bool yes = true;
+
+	if (*signo)
+		PMIX_INFO_LOAD(method ? arr : dirs,
+			       PMIX_JOB_CTRL_CHECKPOINT_SIGNAL, signo,
+			       PMIX_INT);
+	else
+		PMIX_INFO_LOAD(method ? arr : dirs,
+			       PMIX_JOB_CTRL_CHECKPOINT_EVENT, &yes, PMIX_BOOL);
+	if (method)
+		PMIX_INFO_LOAD(dirs, PMIX_JOB_CTRL_CHECKPOINT_METHOD, &da,
+			       PMIX_DATA_ARRAY);
+	return 1;
+}
+
+static pmix_status_t ask(pmix_rank_t rank, int signo, int timeout,
+			 int cancel_secs)
+{
+	char req[128];
+	pmix_info_t dirs[4], arr;
 	pmix_proc_t target;
 	size_t n = 0;
 	pmix_status_t rc;
-	bool yes = true;
 
 	snprintf(req, sizeof(req), "req-%s", ckpt_id);
 	PMIX_INFO_LOAD(&dirs[n++], PMIX_JOB_CTRL_CHECKPOINT, ckpt_id,
 		       PMIX_STRING);
-	if (signo)
-		PMIX_INFO_LOAD(&dirs[n++], PMIX_JOB_CTRL_CHECKPOINT_SIGNAL,
-			       &signo, PMIX_INT);
-	else
-		PMIX_INFO_LOAD(&dirs[n++], PMIX_JOB_CTRL_CHECKPOINT_EVENT, &yes,
-			       PMIX_BOOL);
+	n += load_method(&dirs[n], &signo, &arr);
 	PMIX_INFO_LOAD(&dirs[n++], PMIX_JOB_CTRL_ID, req, PMIX_STRING);
 	if (timeout)
 		PMIX_INFO_LOAD(&dirs[n++], PMIX_TIMEOUT, &timeout, PMIX_INT);
@@ -130,17 +164,8 @@ static pmix_status_t ask(pmix_rank_t rank, int signo, int timeout,
 	rc = PMIx_Job_control_nb(&target, 1, dirs, n, on_answer, NULL);
 	if (rc != PMIX_SUCCESS)
 		return rc;
-	if (cancel_after) {
-		pmix_info_t *res = NULL;
-		size_t nres = 0;
-
-		sleep((unsigned)cancel_after);
-		PMIX_INFO_LOAD(&cancel, PMIX_JOB_CTRL_CANCEL, req, PMIX_STRING);
-		rc = PMIx_Job_control(NULL, 0, &cancel, 1, &res, &nres);
-		printf(PROG ": rank %u: cancel: %s\n", me.rank,
-		       PMIx_Error_string(rc));
-		PMIX_INFO_FREE(res, nres);
-	}
+	if (cancel_secs)
+		cancel_after(cancel_secs);
 	while (!answered)
 		usleep(10000);
 	return answer;
@@ -149,37 +174,48 @@ static pmix_status_t ask(pmix_rank_t rank, int signo, int timeout,
 int main(int argc, char **argv)
 {
 	pmix_status_t code = PMIX_JCTRL_CHECKPOINT, rc;
-	pmix_rank_t by = 0, rank = PMIX_RANK_WILDCARD;
-	int i = 1, signo = 0, timeout = 0, cancel_after = 0;
+	pmix_rank_t by = 0, rank = PMIX_RANK_WILDCARD,
+		    cancel_by = PMIX_RANK_UNDEF;
+	int i = 1, signo = 0, timeout = 0, cancel_secs = 0;
 	pthread_t tid;
 	double t0;
 
-	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
-		if (!strcmp(argv[i], "--by"))
-			by = (pmix_rank_t)atoi(argv[i + 1]);
+	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i++) {
+		const char *v = argv[i + 1];
+
+		if (!strcmp(argv[i], "--method")) {
+			method = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--cancel-by"))
+			cancel_by = (pmix_rank_t)atoi(v);
+		else if (!strcmp(argv[i], "--by"))
+			by = (pmix_rank_t)atoi(v);
 		else if (!strcmp(argv[i], "--nspace"))
-			nspace = argv[i + 1];
+			nspace = v;
 		else if (!strcmp(argv[i], "--rank"))
-			rank = (pmix_rank_t)atoi(argv[i + 1]);
+			rank = (pmix_rank_t)atoi(v);
 		else if (!strcmp(argv[i], "--signal"))
-			signo = atoi(argv[i + 1]);
+			signo = atoi(v);
 		else if (!strcmp(argv[i], "--timeout"))
-			timeout = atoi(argv[i + 1]);
+			timeout = atoi(v);
 		else if (!strcmp(argv[i], "--silent"))
-			silent = (pmix_rank_t)atoi(argv[i + 1]);
+			silent = (pmix_rank_t)atoi(v);
 		else if (!strcmp(argv[i], "--cancel-after"))
-			cancel_after = atoi(argv[i + 1]);
+			cancel_secs = atoi(v);
 		else
 			break;
+		i++; /* the value */
 	}
 	if (i + 1 != argc) {
 		fprintf(stderr, "usage: " PROG " [--by R] [--nspace NS] "
 				"[--rank R] [--signal N] [--timeout S] "
-				"[--silent R] [--cancel-after S] ID\n");
+				"[--silent R] [--cancel-after S] "
+				"[--cancel-by R] [--method] ID\n");
 		return 2;
 	}
 	ckpt_id = argv[i];
-	client_watchdog(PROG, (unsigned)(timeout + cancel_after));
+	client_watchdog(PROG, (unsigned)(timeout + cancel_secs));
 	signal(SIGUSR2, on_usr2);
 	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
 		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
@@ -192,9 +228,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf(PROG ": rank %u: up\n", me.rank);
+	if (cancel_by == PMIX_RANK_UNDEF)
+		cancel_by = by;
+	if (me.rank == cancel_by && me.rank != by)
+		cancel_after(cancel_secs);
 	if (me.rank == by) {
 		t0 = client_now();
-		rc = ask(rank, signo, timeout, cancel_after);
+		rc = ask(rank, signo, timeout,
+			 cancel_by == by ? cancel_secs : 0);
 		printf(PROG ": rank %u: checkpoint: %s (%.1f s)\n", me.rank,
 		       PMIx_Error_string(rc), client_now() - t0);
 	}

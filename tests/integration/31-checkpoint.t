@@ -7,7 +7,7 @@
 # PREEMPTIBLE marks the job in its Slurm comment (the user's words kept),
 # as the owner, and queries answer it.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 8
 
 ck=$(client pmix_ckpt)
 done_re="^pmix_ckpt: rank 0: checkpoint: (PMIX_)?SUCCESS"
@@ -20,12 +20,12 @@ run_step --mpi=pmixev -N3 --ntasks-per-node=2 -t 1 "$ck" c1
 	grep -Eq "step $job\.0 on n1: job control: checkpoint 'c1': 6 of 6 rank\(s\) completed: (PMIX_)?SUCCESS" "$(slurmd_log n1)"
 ok $? "checkpoint by event: the 6 ranks on n1-n3 get PMIX_JCTRL_CHECKPOINT, and rank 0 hears SUCCESS once all completed" || show
 
-run_step --mpi=pmixev -N3 --ntasks-per-node=2 -t 1 "$ck" --rank 4 --signal 12 c2
+run_step --mpi=pmixev -N3 --ntasks-per-node=2 -t 1 "$ck" --rank 4 --method --signal 12 c2
 [ "$rc" -eq 0 ] && [ "$(lines "$done_re")" -eq 1 ] &&
 	[ "$(lines "^pmix_ckpt: rank 4: checkpoint c2 by signal$")" -eq 1 ] &&
 	[ "$(lines "^pmix_ckpt: rank [0-9]: checkpoint c2 by")" -eq 1 ] &&
 	grep -Eq "step $job\.0 on n1: job control: checkpoint 'c2': 1 of 1 rank\(s\) completed: (PMIX_)?SUCCESS" "$(slurmd_log n1)"
-ok $? "checkpoint by SIGUSR2 of rank 4 (on n3) only: it alone is signalled, and completes" || show
+ok $? "checkpoint by SIGUSR2 (in a PMIX_JOB_CTRL_CHECKPOINT_METHOD array) of rank 4 (on n3) only: it alone is signalled, and completes" || show
 
 run_step --mpi=pmixev -N3 -n3 -t 1 "$ck" --silent 2 --timeout 3 c3
 took=$(printf '%s\n' "$out" | sed -n 's/^pmix_ckpt: rank 0: checkpoint: .* (\([0-9.]*\) s)$/\1/p')
@@ -39,8 +39,22 @@ took=$(printf '%s\n' "$out" | sed -n 's/^pmix_ckpt: rank 0: checkpoint: .* (\([0
 [ "$rc" -eq 0 ] && [ "$(lines "^pmix_ckpt: rank 0: cancel: (PMIX_)?SUCCESS$")" -eq 1 ] &&
 	[ "$(lines "^pmix_ckpt: rank 0: checkpoint: (PMIX_ERR_JOB_CANCELED|JOB-CANCELED|.*CANCEL)")" -eq 1 ] &&
 	[ "$(echo "${took:-99} < 10" | bc)" = 1 ] &&
-	grep -q "step $job\.0 on n1: job control: rank 0: cancel 'req-c4': 1 request(s) in progress on this node cancelled" "$(slurmd_log n1)"
+	grep -q "step $job\.0 on n1: job control: rank 0: cancel 'req-c4': 1 request(s) in progress in the step cancelled (0 node(s) did not answer)" "$(slurmd_log n1)"
 ok $? "PMIX_JOB_CTRL_CANCEL of request req-c4 ends the waiting checkpoint at once (${took:-?} s, not 30)" || show
+
+# The cancel from rank 2 on n3, of rank 0's request on n1; then once more:
+# nothing left to cancel.
+run_step --mpi=pmixev -N3 -n3 -t 1 "$ck" --silent 1 --timeout 30 --cancel-after 2 --cancel-by 2 c6
+took=$(printf '%s\n' "$out" | sed -n 's/^pmix_ckpt: rank 0: checkpoint: .* (\([0-9.]*\) s)$/\1/p')
+[ "$rc" -eq 0 ] && [ "$(lines "^pmix_ckpt: rank 2: cancel: (PMIX_)?SUCCESS$")" -eq 1 ] &&
+	[ "$(lines "^pmix_ckpt: rank 0: checkpoint: (PMIX_ERR_JOB_CANCELED|JOB-CANCELED|.*CANCEL)")" -eq 1 ] &&
+	[ "$(echo "${took:-99} < 10" | bc)" = 1 ] &&
+	grep -q "step $job\.0 on n3: job control: rank 2: cancel 'req-c6': 1 request(s) in progress in the step cancelled (0 node(s) did not answer)" "$(slurmd_log n3)"
+a=$?
+run_step --mpi=pmixev -N3 -n3 -t 1 "$ck" --rank 0 --timeout 30 --cancel-after 2 --cancel-by 2 c7
+[ "$a" -eq 0 ] && [ "$(lines "^pmix_ckpt: rank 2: cancel: (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 1 ] &&
+	[ "$(lines "^pmix_ckpt: rank 0: checkpoint: (PMIX_)?SUCCESS")" -eq 1 ]
+ok $? "a cancel from another node (rank 2 on n3) ends rank 0's checkpoint on n1 at once (${took:-?} s); one with nothing in progress: not found" || show
 
 # Another step's processes: not through Slurm, refused.
 out=$(as_user salloc -N1 -t 1 bash -c '

@@ -53,6 +53,7 @@ struct step {
 	struct tasksig *tasksig; /* signals to the tasks on every node */
 	struct monitor *monitor; /* monitor alerts, the step's policy */
 	struct ckpt *ckpt;	 /* checkpoint requests to the ranks */
+	struct ckpt_cancel *ckpt_cancel; /* ... cancelled on every node */
 	struct server *srv;
 	/* This node's PMIx server as its clients reach it
 	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until

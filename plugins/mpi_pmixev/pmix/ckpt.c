@@ -357,7 +357,7 @@ void ckpt_start(struct ckpt *k, const struct ckpt_req *req, ckpt_fn fn,
 	}
 }
 
-unsigned ckpt_cancel(struct ckpt *k, const char *ctl_id)
+unsigned ckpt_cancel_local(struct ckpt *k, const char *ctl_id)
 {
 	unsigned n = 0;
 

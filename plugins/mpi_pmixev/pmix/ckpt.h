@@ -12,9 +12,9 @@
  * name the same id). Each rank's completion goes to the requester's node
  * (CKPT_DONE), which answers once: PMIX_SUCCESS when every target rank
  * completed, PMIX_ERR_TIMEOUT when the time ran out first, PMIX_ERR_JOB_
- * CANCELED when a later request with PMIX_JOB_CTRL_CANCEL named its
- * PMIX_JOB_CTRL_ID first (requests made from the same node). Agent thread,
- * but for the handler.
+ * CANCELED when a later request with PMIX_JOB_CTRL_CANCEL, made on any
+ * node, named its PMIX_JOB_CTRL_ID first. Agent thread, but for the
+ * handler.
  */
 #ifndef PMIXEV_PMIX_CKPT_H_
 #define PMIXEV_PMIX_CKPT_H_
@@ -51,7 +51,8 @@ void ckpt_start(struct ckpt *k, const struct ckpt_req *req, ckpt_fn fn,
 		void *arg);
 
 /* End the requests of this node whose PMIX_JOB_CTRL_ID is `ctl_id` with
- * PMIX_ERR_JOB_CANCELED. How many there were. */
-unsigned ckpt_cancel(struct ckpt *k, const char *ctl_id);
+ * PMIX_ERR_JOB_CANCELED (pmix/ckpt_cancel.h asks every node). How many
+ * there were. */
+unsigned ckpt_cancel_local(struct ckpt *k, const char *ctl_id);
 
 #endif /* PMIXEV_PMIX_CKPT_H_ */

@@ -20,6 +20,7 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "pmix/ckpt.h"
+#include "pmix/ckpt_cancel.h"
 #include "pmix/jobctl_call.h"
 #include "pmix/confine.h"
 #include "pmix/status.h"
@@ -174,20 +175,32 @@ static void checkpoint(struct step *s, struct ctl_call *c, struct target *t)
 			"log)");
 }
 
-/* PMIX_JOB_CTRL_CANCEL: the checkpoints in progress with that id. */
-static void cancel(struct step *s, struct ctl_call *c)
+/* How the cancel of `arg` went on every node. */
+static void on_cancelled(void *arg, unsigned n, unsigned unanswered)
 {
-	unsigned n = s->ckpt ? ckpt_cancel(s->ckpt, c->ckpt.ctl_id) : 0;
+	struct ctl_call *c = arg;
 
 	PMIXEV_INFO("job control: rank %u: cancel '%s': %u request(s) in "
-		    "progress on this node cancelled",
-		    c->rank, c->ckpt.ctl_id, n);
+		    "progress in the step cancelled (%u node(s) did not "
+		    "answer)",
+		    c->rank, c->ckpt.ctl_id, n, unanswered);
 	if (!n) {
 		snprintf(c->reason, sizeof(c->reason),
-			 "no request '%s' in progress on this node",
-			 c->ckpt.ctl_id);
-		c->st = PMIX_ERR_NOT_FOUND;
+			 "no request '%s' in progress in the step%s",
+			 c->ckpt.ctl_id,
+			 unanswered ? " (some nodes did not answer)" : "");
+		c->st = unanswered ? PMIX_ERR_TIMEOUT : PMIX_ERR_NOT_FOUND;
 	}
+	settle(c);
+}
+
+/* PMIX_JOB_CTRL_CANCEL: the checkpoints in progress with that id, on
+ * every node. */
+static void cancel(struct step *s, struct ctl_call *c)
+{
+	c->outstanding++;
+	ckpt_cancel_send(s->ckpt_cancel, c->ckpt.ctl_id, c->timeout_sec,
+			 on_cancelled, c);
 }
 
 /* What `c`'s action is for target `t`: the helper's action and signal. */

@@ -56,10 +56,10 @@ static int read_id(const pmix_info_t *in, char *buf, size_t len)
 }
 
 /* How a checkpoint reaches the ranks (a request's directives, or the
- * array of PMIX_JOB_CTRL_CHECKPOINT_METHOD): an event (a bool, or the
- * code as a status) unless a signal is given. 1 if `in` said, 0 if it is
- * not about it, -1 if it is bad. */
-static int read_method(struct ctl_call *c, const pmix_info_t *in)
+ * array of PMIX_JOB_CTRL_CHECKPOINT_METHOD, which holds no other): an
+ * event (a bool, or the code as a status) unless a signal is given. 1 if
+ * `in` said, 0 if it is not about it, -1 if it is bad. */
+static int read_method(struct ctl_call *c, const pmix_info_t *in, bool inner)
 {
 	if (PMIX_CHECK_KEY(in, CKPT_SIGNAL_KEY)) {
 		if (in->value.type != PMIX_INT || in->value.data.integer < 1 ||
@@ -72,12 +72,13 @@ static int read_method(struct ctl_call *c, const pmix_info_t *in)
 		return 1;
 	if (!PMIX_CHECK_KEY(in, PMIX_JOB_CTRL_CHECKPOINT_METHOD))
 		return 0;
-	if (in->value.type != PMIX_DATA_ARRAY || !in->value.data.darray ||
-	    in->value.data.darray->type != PMIX_INFO)
+	if (inner || in->value.type != PMIX_DATA_ARRAY ||
+	    !in->value.data.darray || in->value.data.darray->type != PMIX_INFO)
 		return -1;
 	for (size_t i = 0; i < in->value.data.darray->size; i++)
-		if (read_method(c, (pmix_info_t *)in->value.data.darray->array +
-					   i) < 0)
+		if (read_method(c,
+				(pmix_info_t *)in->value.data.darray->array + i,
+				true) < 0)
 			return -1;
 	return 1;
 }
@@ -86,7 +87,7 @@ static int read_method(struct ctl_call *c, const pmix_info_t *in)
 static pmix_status_t read_ids(struct ctl_call *c, const pmix_info_t *in,
 			      enum action *a)
 {
-	int m = read_method(c, in);
+	int m = read_method(c, in, false);
 
 	if (m)
 		return m > 0 ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;

@@ -28,6 +28,7 @@
 #include "pmix/pubsub_dir.h"
 #include "pmix/applog.h"
 #include "pmix/ckpt.h"
+#include "pmix/ckpt_cancel.h"
 #include "pmix/jobctl.h"
 #include "pmix/monitor.h"
 #include "pmix/tasksig.h"
@@ -187,6 +188,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->ptable = ptable_create(s)) ||
 	    !(s->applog = applog_create(s)) ||
 	    !(s->tasksig = tasksig_create(s)) ||
+	    !(s->ckpt_cancel = ckpt_cancel_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
@@ -399,6 +401,7 @@ void stepd_fini(void)
 	jobctl_destroy(s->jobctl);
 	applog_destroy(s->applog);
 	tasksig_destroy(s->tasksig);
+	ckpt_cancel_destroy(s->ckpt_cancel);
 	ptable_destroy(s->ptable);
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
