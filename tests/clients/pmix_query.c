@@ -3,24 +3,28 @@
  *
  * usage: pmix_query [--nspace NS] [--jobid J] [--alloc-id J] [--queue Q]
  *                   [--timeout S] [--repeat N] [--rank R] [--avg] [--minmax]
- *                   [--fence] [--bad-qualifiers] KEY...
+ *                   [--fence] [--bad-qualifiers] [--bad-nspace] [--cached]
+ *                   [--gap MS] KEY...
  *
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
- * OpenPMIx) with the KEYs; a KEY may be a short name: namespaces, nsinfo,
- * spawn, debug, uri, numpsets, psetnames, jobstatus, jobstate, remaining,
- * alloc, queues, qstatus, ptable, lptable, mem, preemptible. --rank R qualifies
- * it with PMIX_PROCID (R of its own namespace), --avg and --minmax with
- * PMIX_QUERY_REPORT_AVG / _MINMAX; --fence has all ranks meet before
- * the first query and after the answers are printed. --nspace, --jobid,
+ * OpenPMIx; --cached leaves it out) with the KEYs; a KEY may be a short name:
+ * namespaces, nsinfo, spawn, debug, uri, numpsets, psetnames, jobstatus,
+ * jobstate, remaining, alloc, queues, qstatus, ptable, lptable, mem,
+ * preemptible. --rank R qualifies it with PMIX_PROCID (R of its own namespace),
+ * --avg and --minmax with PMIX_QUERY_REPORT_AVG / _MINMAX; --fence has all
+ * ranks meet before the first query and after the answers are printed.
+ * --nspace, --jobid,
  * --alloc-id, --queue,
  * --timeout
  * qualify it with PMIX_NSPACE, PMIX_JOBID, PMIX_ALLOC_ID, PMIX_ALLOC_QUEUE,
- * PMIX_TIMEOUT; --bad-qualifiers with PMIX_PROCID and PMIX_RANK together
- * (which the standard makes PMIX_ERR_BAD_PARAM). --repeat N asks N times
- * and adds "pmix_query: rank R on HOST: N queries, median U us, max U us"
- * (the answers printed are the last one's). --attrs FUNCTIONS asks instead
- * which functions the host serves (PMIX_HOST_FUNCTIONS) and the attributes
- * it supports for FUNCTIONS (PMIX_HOST_ATTRIBUTES, comma-separated).
+ * PMIX_TIMEOUT; --bad-qualifiers with PMIX_PROCID and PMIX_RANK together,
+ * --bad-nspace with PMIX_PROCID and PMIX_NSPACE together (both of which
+ * the standard makes PMIX_ERR_BAD_PARAM). --repeat N asks N times (--gap:
+ * MS milliseconds apart) and adds "pmix_query: rank R on HOST: N queries,
+ * median U us, max U us" (the answers printed are the last one's). --attrs
+ * FUNCTIONS asks instead which functions the host serves (PMIX_HOST_FUNCTIONS)
+ * and the attributes it supports for FUNCTIONS (PMIX_HOST_ATTRIBUTES,
+ * comma-separated).
  *
  * Prints "pmix_query: rank R on HOST: status STATUS", "... took S s" (the
  * last query) and one line per answer, "pmix_query: rank R on HOST: KEY =
@@ -34,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pmix.h>
 
@@ -193,8 +198,9 @@ int main(int argc, char **argv)
 	size_t nres = 0, nq = 0;
 	pmix_proc_t me;
 	pmix_status_t rc;
-	int i = 1, timeout = 0, rank = -1;
-	bool avg = false, minmax = false, fence = false;
+	int i = 1, timeout = 0, rank = -1, gap_ms = 0;
+	bool avg = false, minmax = false, fence = false, cached = false;
+	bool bad_ns = false;
 	long repeat = 1;
 	bool yes = true;
 	double t0, *took;
@@ -224,13 +230,20 @@ int main(int argc, char **argv)
 			minmax = true;
 		else if (!strcmp(argv[i], "--bad-qualifiers"))
 			bad = true;
+		else if (!strcmp(argv[i], "--bad-nspace"))
+			bad_ns = true;
+		else if (!strcmp(argv[i], "--cached"))
+			cached = true;
+		else if (!strcmp(argv[i], "--gap") && i + 1 < argc)
+			gap_ms = atoi(argv[++i]);
 		else
 			break;
 	}
 	if ((i >= argc && !attrs) || repeat < 1) {
 		fprintf(stderr, "usage: " PROG " [--nspace NS] [--jobid J] "
 				"[--alloc-id J] [--queue Q] [--timeout S] "
-				"[--repeat N] [--bad-qualifiers] KEY... | "
+				"[--repeat N] [--gap MS] [--cached] "
+				"[--bad-qualifiers] [--bad-nspace] KEY... | "
 				"--attrs FUNCTIONS\n");
 		return 2;
 	}
@@ -242,12 +255,12 @@ int main(int argc, char **argv)
 	PMIX_QUERY_CREATE(q, 1);
 	for (; i < argc; i++)
 		PMIX_ARGV_APPEND(rc, q[0].keys, key_of(argv[i]));
-	PMIX_INFO_CREATE(q[0].qualifiers, 12);
+	PMIX_INFO_CREATE(q[0].qualifiers, 16);
 	if (attrs) {
 		PMIX_ARGV_APPEND(rc, q[0].keys, PMIX_QUERY_ATTRIBUTE_SUPPORT);
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_HOST_ATTRIBUTES,
 			       attrs, PMIX_STRING);
-	} else {
+	} else if (!cached) {
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_QUERY_REFRESH_CACHE,
 			       &yes, PMIX_BOOL);
 	}
@@ -285,6 +298,12 @@ int main(int argc, char **argv)
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_RANK, &me.rank,
 			       PMIX_PROC_RANK);
 	}
+	if (bad_ns) {
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_PROCID, &me,
+			       PMIX_PROC);
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_NSPACE, me.nspace,
+			       PMIX_STRING);
+	}
 	q[0].nqual = nq;
 	if (!(took = calloc((size_t)repeat, sizeof(*took))))
 		return 1;
@@ -295,6 +314,8 @@ int main(int argc, char **argv)
 			PMIX_INFO_FREE(res, nres);
 		res = NULL;
 		nres = 0;
+		if (r && gap_ms)
+			usleep((useconds_t)gap_ms * 1000);
 		t0 = now_us();
 		rc = PMIx_Query_info(q, 1, &res, &nres);
 		took[r] = now_us() - t0;

@@ -46,8 +46,10 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$query" pmixev.no.such.key
 ok $? "only unknown keys: not found" || show
 
 run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --bad-qualifiers namespaces
-[ "$(lines "$q: status (BAD-PARAM|PMIX_ERR_BAD_PARAM)$")" -eq 3 ]
-ok $? "PMIX_PROCID together with PMIX_RANK: bad parameter" || show
+a=$(lines "$q: status (BAD-PARAM|PMIX_ERR_BAD_PARAM)$")
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --bad-nspace namespaces
+[ "$a" -eq 3 ] && [ "$(lines "$q: status (BAD-PARAM|PMIX_ERR_BAD_PARAM)$")" -eq 3 ]
+ok $? "PMIX_PROCID together with PMIX_RANK, or with PMIX_NSPACE: bad parameter ($a of 3, then $(lines "$q: status (BAD-PARAM|PMIX_ERR_BAD_PARAM)$") of 3)" || show
 
 run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --nspace slurm.pmixev.999999.0 nsinfo uri
 [ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ] &&

@@ -9,7 +9,7 @@
 # PMIX_TIMEOUT fails cleanly in time; PMIX_QUERY_ATTRIBUTE_SUPPORT lists
 # what pmixev serves. Each query carries PMIX_QUERY_REFRESH_CACHE.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 
 query=$(client pmix_query)
 q="^pmix_query: rank [0-9]+ on n[1-3]"
@@ -101,6 +101,28 @@ restore_conf "$SLURM_CONF"
 private 1
 scancel "$other" "$held"
 nodes_back
+
+# PMIX_QUERY_REFRESH_CACHE: three queries 1.5 s apart from the tree's root,
+# with it (an answer older than PMIxevWatchIntervalMin is asked anew: a
+# request to slurmctld for each but maybe the first, which the watcher's
+# look at the step's start may serve) and without (the watcher's answer,
+# younger than PMIxevWatchInterval, is used again).
+asked() {
+	wait_log "$(slurmd_log n1)" "step $job\.0 on n1: query: [0-9]+ answer" >/dev/null 2>&1
+	grep "step $job\.0 on n1: query: " "$(slurmd_log n1)" |
+		sed -n 's/.*: \([0-9]*\) answer(s) from Slurm given here; for them \([0-9]*\) request(s) to slurmctld.*/\1 \2/p'
+}
+run_step --mpi=pmixev -N1 -n1 -w n1 -t 1 "$query" --repeat 3 --gap 1500 jobstatus
+refreshed=$(asked)
+# (--rank 0: OpenPMIx 5.0.7's client crashes on a query it may answer
+# from its own store when it has no process qualifier)
+run_step --mpi=pmixev -N1 -n1 -w n1 -t 1 "$query" --cached --rank 0 --repeat 3 --gap 1500 jobstatus
+cached=$(asked)
+[ "${refreshed% *}" = 3 ] && [ "${refreshed#* }" -ge 2 ] &&
+	[ "${cached% *}" = 3 ] && [ "${cached#* }" -le 1 ] &&
+	[ "$(lines "$q: pmix.qry.jst = (PMIX_)?SUCCESS \(0\)$")" -eq 1 ]
+ok $? "PMIX_QUERY_REFRESH_CACHE asks slurmctld anew (answers, requests: $refreshed); without it the step's cached answer is used ($cached)" ||
+	show
 
 # A burst: 24 ranks, 50 queries each of two Slurm answers.
 start=$(date +%s)
