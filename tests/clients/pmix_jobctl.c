@@ -3,7 +3,7 @@
  * does to them.
  *
  * usage: pmix_jobctl [--by RANK] [--nspace NS] [--rank R] [--timeout S]
- *                    [--linger SECS] [--repeat N] ACTION [ARG]
+ *                    [--linger SECS] [--repeat N] ACTION [ARG] [ACTION...]
  *   ACTION  signal N | term | kill | restart | pause [SECS] | resume |
  *           preemptible yes|no | none
  *
@@ -21,9 +21,11 @@
  * rank R: done" (with --linger, first "pmix_jobctl: rank R: longest stall
  * S s": the longest 100 ms tick since the fence, stopped time included).
  * "pause SECS" pauses after 1 s and resumes the target SECS seconds later
- * ("pmix_jobctl: rank R: resume: STATUS"). Exit status 0 unless PMIx_Init or
+ * ("pmix_jobctl: rank R: resume: STATUS"). Several ACTIONs are asked for
+ * one after the other, each printed so. Exit status 0 unless PMIx_Init or
  * the fence failed.
  */
+#include <ctype.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,27 +109,83 @@ static void resume_after(const pmix_proc_t *me, const pmix_proc_t *target,
 	PMIX_INFO_DESTRUCT(&dir);
 }
 
-int main(int argc, char **argv)
+/* The request of one ACTION [ARG]; -1 if out of memory. */
+struct request {
+	const char *nspace;
+	pmix_rank_t rank;
+	int timeout;
+};
+
+static int ask(const pmix_proc_t *me, const struct request *req,
+	       const char *what, const char *arg, int repeat, bool stats)
 {
-	const char *nspace = NULL, *what;
-	pmix_rank_t by = 0, rank = PMIX_RANK_WILDCARD;
-	int i = 1, timeout = 0, linger = 0, signo = 0, repeat = 1;
-	bool stats = false;
 	pmix_info_t dirs[2], *res = NULL;
 	size_t ndirs, nres = 0;
-	pmix_proc_t me, target;
+	pmix_proc_t target;
+	pmix_status_t rc = PMIX_ERR_BAD_PARAM;
+	double *took;
+	int signo = 0;
+
+	if (!strcmp(what, "pause")) /* the others are in their ticks */
+		sleep(1);
+	ndirs = action(what, arg, dirs, &signo);
+	if (req->timeout)
+		PMIX_INFO_LOAD(&dirs[ndirs++], PMIX_TIMEOUT, &req->timeout,
+			       PMIX_INT);
+	PMIX_LOAD_PROCID(&target, req->nspace ? req->nspace : me->nspace,
+			 req->rank);
+	if (!(took = calloc((size_t)repeat, sizeof(*took))))
+		return -1;
+	for (int r = 0; r < repeat; r++) {
+		PMIX_INFO_FREE(res, nres);
+		res = NULL;
+		nres = 0;
+		double t1 = now_s();
+
+		rc = PMIx_Job_control(&target, 1, dirs, ndirs, &res, &nres);
+		took[r] = now_s() - t1;
+	}
+	printf(PROG ": rank %u: %s: %s (%.1f s)\n", me->rank, what,
+	       PMIx_Error_string(rc), took[repeat - 1]);
+	if (stats) {
+		qsort(took, (size_t)repeat, sizeof(*took), by_value);
+		printf(PROG ": rank %u: %d requests, median %.0f us, p99 %.0f "
+			    "us\n",
+		       me->rank, repeat, took[repeat / 2] * 1e6,
+		       took[(repeat * 99 + 99) / 100 - 1] * 1e6);
+	}
+	free(took);
+	for (size_t r = 0; r < nres; r++)
+		if (res[r].value.type == PMIX_STRING)
+			printf(PROG ": rank %u: reason: %s\n", me->rank,
+			       res[r].value.data.string);
+	PMIX_INFO_FREE(res, nres);
+	if (!strcmp(what, "pause") && arg)
+		resume_after(me, &target, atoi(arg));
+	fflush(stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct request req = {NULL, PMIX_RANK_WILDCARD, 0};
+	const char *what;
+	pmix_rank_t by = 0;
+	int i = 1, linger = 0, repeat = 1;
+	bool stats = false;
+	pmix_proc_t me;
 	pmix_status_t rc;
-	double t0, *took, stall = 0;
+	double t0, stall = 0;
 
 	for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
 		if (!strcmp(argv[i], "--by"))
 			by = (pmix_rank_t)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--nspace"))
-			nspace = argv[i + 1];
+			req.nspace = argv[i + 1];
 		else if (!strcmp(argv[i], "--rank"))
-			rank = (pmix_rank_t)atoi(argv[i + 1]);
+			req.rank = (pmix_rank_t)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--timeout"))
-			timeout = atoi(argv[i + 1]);
+			req.timeout = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--linger"))
 			linger = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--repeat"))
@@ -138,10 +196,9 @@ int main(int argc, char **argv)
 	if (i >= argc || repeat < 1) {
 		fprintf(stderr, "usage: " PROG " [--by RANK] [--nspace NS] "
 				"[--rank R] [--timeout S] [--linger SECS] "
-				"[--repeat N] ACTION [ARG]\n");
+				"[--repeat N] ACTION [ARG] [ACTION...]\n");
 		return 2;
 	}
-	what = argv[i];
 	client_watchdog(PROG, (unsigned)linger);
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
@@ -158,44 +215,18 @@ int main(int argc, char **argv)
 	printf(PROG ": rank %u: up\n", me.rank);
 	fflush(stdout);
 	t0 = now_s();
-	if (me.rank == by && strcmp(what, "none")) {
-		if (!strcmp(what, "pause")) /* the others are in their ticks */
-			sleep(1);
-		ndirs = action(what, i + 1 < argc ? argv[i + 1] : NULL, dirs,
-			       &signo);
-		if (timeout)
-			PMIX_INFO_LOAD(&dirs[ndirs++], PMIX_TIMEOUT, &timeout,
-				       PMIX_INT);
-		PMIX_LOAD_PROCID(&target, nspace ? nspace : me.nspace, rank);
-		if (!(took = calloc((size_t)repeat, sizeof(*took))))
-			return 1;
-		for (int r = 0; r < repeat; r++) {
-			PMIX_INFO_FREE(res, nres);
-			res = NULL;
-			nres = 0;
-			double t1 = now_s();
+	while (me.rank == by && i < argc) {
+		const char *arg = NULL;
 
-			rc = PMIx_Job_control(&target, 1, dirs, ndirs, &res,
-					      &nres);
-			took[r] = now_s() - t1;
-		}
-		printf(PROG ": rank %u: %s: %s (%.1f s)\n", me.rank, what,
-		       PMIx_Error_string(rc), took[repeat - 1]);
-		if (stats) {
-			qsort(took, (size_t)repeat, sizeof(*took), by_value);
-			printf(PROG ": rank %u: %d requests, median %.0f us, "
-				    "p99 %.0f us\n",
-			       me.rank, repeat, took[repeat / 2] * 1e6,
-			       took[(repeat * 99 + 99) / 100 - 1] * 1e6);
-		}
-		free(took);
-		for (size_t r = 0; r < nres; r++)
-			if (res[r].value.type == PMIX_STRING)
-				printf(PROG ": rank %u: reason: %s\n", me.rank,
-				       res[r].value.data.string);
-		PMIX_INFO_FREE(res, nres);
-		if (!strcmp(what, "pause") && i + 1 < argc)
-			resume_after(&me, &target, atoi(argv[i + 1]));
+		what = argv[i++];
+		if (i < argc &&
+		    (!strcmp(what, "signal") || !strcmp(what, "preemptible") ||
+		     (!strcmp(what, "pause") &&
+		      isdigit((unsigned char)*argv[i]))))
+			arg = argv[i++];
+		if (strcmp(what, "none") &&
+		    ask(&me, &req, what, arg, repeat, stats) < 0)
+			return 1;
 	}
 	for (int t = 0; t < linger * 10 && count < repeat; t++) {
 		double t1;

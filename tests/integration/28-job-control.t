@@ -10,7 +10,7 @@
 # everything against the owner's job, which runs on untouched; with
 # slurmctld down a request with PMIX_TIMEOUT fails cleanly in time.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 13
 
 jc=$(client pmix_jobctl)
 q="^pmix_jobctl: rank [0-9]+"
@@ -21,6 +21,13 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --linger 20 signal 10
 	grep -q "step $job\.0 on n1: job control: rank 0: signal step $job\.0: done" "$(slurmd_log n1)" &&
 	grep -q "step $job\.0 on n1: job control: 1 request(s) carried out through slurmctld, 0 of them refused or failed" "$(slurmd_log n1)"
 ok $? "rank 0 signals its step: SIGUSR1 reaches every rank on n1-n3 through Slurm; the stepd logs it and sums it up" || show
+
+# Asked from n3 (its stepd's helper asks slurmctld): TERMINATE, SIGTERM.
+run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --by 2 --linger 20 term
+[ "$(lines "^pmix_jobctl: rank 2: term: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "$q got signal 15$")" -eq 3 ] && [ "$(lines "$q: done$")" -eq 3 ] &&
+	grep -q "step $job\.0 on n3: job control: rank 2: terminate step $job\.0: done" "$(slurmd_log n3)"
+ok $? "rank 2 on n3 terminates its step: SIGTERM reaches every rank on n1-n3 through Slurm, asked and logged by n3's stepd" || show
 
 run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 1 --linger 3 signal 10
 [ "$(lines "^pmix_jobctl: rank 0: signal: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
@@ -43,41 +50,49 @@ run_step --mpi=pmixev -N3 -n3 -t 1 "$jc" --rank 2 --linger 3 kill
 	[ "$(lines "^pmix_jobctl: rank [01]: done$")" -eq 2 ] && [ "$(lines "^pmix_jobctl: rank 2: done$")" -eq 0 ]
 ok $? "PMIX_JOB_CTRL_KILL of rank 2 (on n3): it ends at once, ranks 0 and 1 finish" || show
 
-# Another step of the same job: step 1 kills step 0.
-out=$(as_user salloc -N3 -t 2 bash -c '
-	srun --overlap --mpi=pmixev -N3 -n3 "$1" --linger 60 none >step0.out 2>&1 &
+# two_steps LINGER NODE ACTION...: in an allocation of n1-n3, step 0 (3
+# ranks, lingering LINGER s) and, once its ranks are up, step 1 on NODE
+# asking ACTION of step 0; $out: step 1's output, "step 0 ended N s
+# later", "ranks done: N" and step 0's output prefixed "step 0: ".
+two_steps() {
+	out=$(as_user salloc -N3 -t 2 bash -c '
+	linger=$1 node=$2 jc=$3
+	shift 3
+	srun --overlap --mpi=pmixev -N3 -n3 "$jc" --linger "$linger" none >step0.out 2>&1 &
 	s0=$!
 	for t in $(seq 60); do
 		[ "$(grep -c ": up$" step0.out)" -eq 3 ] && break
 		sleep 0.5
 	done
-	srun --overlap --mpi=pmixev -N1 -n1 "$1" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" kill
+	srun --overlap --mpi=pmixev -N1 -n1 -w "$node" "$jc" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" "$@"
 	start=$(date +%s)
 	wait "$s0"
 	echo "step 0 ended $(($(date +%s) - start)) s later"
 	echo "ranks done: $(grep -c ": done$" step0.out)"
-	sed "s/^/step 0: /" step0.out' _ "$jc" 2>&1)
+	sed "s/^/step 0: /" step0.out' _ "$1" "$2" "$jc" "${@:3}" 2>&1)
+}
+
+# Another step of the same job: step 1 kills step 0.
+two_steps 60 n1 kill
 [ "$(lines "^pmix_jobctl: rank 0: kill: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
 	[ "$(lines "^step 0 ended [0-9] s later$")" -eq 1 ] &&
 	[ "$(lines "^ranks done: 0$")" -eq 1 ]
 ok $? "a step kills another step of its job: it ends at once, none of its ranks finishes" || show
 
 # Another step of the same job paused (through Slurm: SIGSTOP) and resumed.
-out=$(as_user salloc -N3 -t 2 bash -c '
-	srun --overlap --mpi=pmixev -N3 -n3 "$1" --linger 8 none >step0.out 2>&1 &
-	s0=$!
-	for t in $(seq 60); do
-		[ "$(grep -c ": up$" step0.out)" -eq 3 ] && break
-		sleep 0.5
-	done
-	srun --overlap --mpi=pmixev -N1 -n1 "$1" --nspace "slurm.pmixev.$SLURM_JOB_ID.0" pause 2
-	wait "$s0"
-	sed "s/^/step 0: /" step0.out' _ "$jc" 2>&1)
+two_steps 8 n1 pause 2
 stalls=$(printf '%s\n' "$out" | sed -n 's/^step 0: pmix_jobctl: rank [0-9]: longest stall \([0-9.]*\) s$/\1/p' | tr '\n' ' ' | sed 's/ $//')
 [ "$(lines "^pmix_jobctl: rank 0: pause: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
 	[ "$(lines "^pmix_jobctl: rank 0: resume: (SUCCESS|PMIX_SUCCESS)$")" -eq 1 ] &&
 	[ "$(for s in $stalls; do echo "$s >= 1.5" | bc; done | grep -c 1)" -eq 3 ]
 ok $? "a step pauses another step of its job (SIGSTOP through Slurm) and resumes it 2 s later: its 3 ranks stalled ($stalls s)" || show
+
+# Another step of the same job signalled (through Slurm: SIGUSR2).
+two_steps 30 n2 signal 12
+[ "$(lines "^pmix_jobctl: rank 0: signal: (SUCCESS|PMIX_SUCCESS) ")" -eq 1 ] &&
+	[ "$(lines "^step 0: pmix_jobctl: rank [0-2] got signal 12$")" -eq 3 ] &&
+	[ "$(lines "^ranks done: 3$")" -eq 1 ]
+ok $? "a step on n2 signals another step of its job: SIGUSR2 reaches its 3 ranks, which go on and finish" || show
 
 # Another job of the owner, cancelled; a batch job requeued.
 other=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "sleep 300")
@@ -115,25 +130,25 @@ run_step --mpi=pmixev -N1 -n1 -w n1 -t 1 "$jc" restart
 	grep -q "step $job\.0 on n1: job control: rank 0: restart (requeue) job $job: refused: Only batch jobs" "$(slurmd_log n1)"
 ok $? "... but Slurm refuses to requeue an srun job: not supported, with Slurm's reason in the log" || show
 
-# Another user against the owner's running job.
-victim=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "sleep 300")
+# Another user against the owner's running job (a step: sleep 299).
+victim=$(as_user sbatch --parsable -N1 -t 3 -o /dev/null --wrap "srun sleep 299")
 for _ in $(seq 100); do
-	[ "$(squeue -h -j "$victim" -t R -o %i | wc -l)" -eq 1 ] && break
+	[ "$(squeue -h -s -j "$victim" -o %i | grep -c "^$victim\.0$")" -eq 1 ] && break
 	sleep 0.2
 done
-refused=0
-for a in kill term "signal 10" restart pause "preemptible yes"; do
-	# shellcheck disable=SC2086
-	other_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$victim" $a
-	[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: (SUCCESS|PMIX_SUCCESS) ")" -eq 0 ] &&
-		[ "$(lines "^pmix_jobctl: rank 0: ${a%% *}: ")" -eq 1 ] &&
-		refused=$((refused + 1))
-done
+other_step --mpi=pmixev -N1 -n1 -t 1 "$jc" --nspace "$victim" \
+	kill term signal 10 restart pause preemptible yes
+refused=$(lines "^pmix_jobctl: rank 0: [a-z]+: (NO-PERMISSIONS|PMIX_ERR_NO_PERMISSIONS) ")
+stopped=$(ps -eo stat=,args= | grep -c '^T.* sleep 299$')
+# (Slurm 24.11 refuses the comment update for preemptible with "Invalid
+# user id")
 [ "$refused" -eq 6 ] &&
+	[ "$(cat "$PMIXEV_CLUSTER_DIR/log/slurmd-"*.log | grep -Ec "job control: rank 0: .* job $victim: refused: (Access/permission denied|Invalid user id)")" -ge 6 ] &&
 	[ "$(scontrol show job "$victim" | grep -o 'JobState=[A-Z]*')" = JobState=RUNNING ] &&
 	[ "$(scontrol show job "$victim" | grep -o 'Restarts=[0-9]*')" = Restarts=0 ] &&
-	! scontrol show job "$victim" | grep -q 'pmixev:preemptible'
-ok $? "another user's step: kill, terminate, signal, requeue, pause and preemptible of the owner's job all refused ($refused of 6); it runs on, untouched" ||
+	! scontrol show job "$victim" | grep -q 'pmixev:preemptible' &&
+	[ "$(squeue -h -s -j "$victim" -o %i | grep -c "^$victim\.0$")" -eq 1 ] && [ "$stopped" -eq 0 ]
+ok $? "another user's step: kill, terminate, signal, requeue, pause and preemptible of the owner's job refused by Slurm (PMIX_ERR_NO_PERMISSIONS: $refused of 6, logged with Slurm's reason); it runs on, its step neither ended nor stopped ($stopped stopped)" ||
 	show
 scancel "$other" "$batch" "$victim"
 
@@ -143,13 +158,13 @@ log=$PMIXEV_CLUSTER_WORKDIR/28-ctld-down.out
 rm -f "$flag"
 start_step "$log" n1 "serving" --mpi=pmixev -N1 -n1 -w n1 -t 2 \
 	bash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; shift; exec "$@"' \
-	_ "$flag" "$jc" --timeout 4 --nspace "$victim" kill
+	_ "$flag" "$jc" --timeout 4 --nspace "$victim" kill restart preemptible yes signal 10
 bash "$CLUSTER" ctld stop >/dev/null
 touch "$flag"
 wait "$srun_pid"
 ctld_back "$job"
 out=$(cat "$log")
-[ "$(lines "^pmix_jobctl: rank 0: kill: (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH|ERROR|PMIX_ERROR) \([0-4]\.[0-9] s\)$")" -eq 1 ]
-ok $? "slurmctld down: the kill fails cleanly within its PMIX_TIMEOUT of 4 s" || show
+[ "$(lines "^pmix_jobctl: rank 0: (kill|restart|preemptible|signal): (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH|ERROR|PMIX_ERROR) \([0-4]\.[0-9] s\)$")" -eq 4 ]
+ok $? "slurmctld down: kill, restart, preemptible and signal each fail cleanly (timeout or unreachable) within their PMIX_TIMEOUT of 4 s" || show
 
 done_testing
