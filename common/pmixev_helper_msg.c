@@ -96,6 +96,7 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		pmixev_buf_put_u8(b, m->action);
 		pmixev_buf_put_u32(b, m->step_id);
 		pmixev_buf_put_u32(b, m->signo);
+		pmixev_buf_put_u64(b, m->not_after_ms);
 	}
 	if (m->op == PMIXEV_OWNER_MAIL) {
 		pmixev_buf_put_str(b, m->mail.cmd);
@@ -117,6 +118,7 @@ int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m)
 		pmixev_buf_get_u8(b, &t.action);
 		pmixev_buf_get_u32(b, &t.step_id);
 		pmixev_buf_get_u32(b, &t.signo);
+		pmixev_buf_get_u64(b, &t.not_after_ms);
 		if (!pmixev_buf_ok(b) || !control_ok(&t))
 			return -1;
 	}

@@ -89,7 +89,10 @@ struct pmixev_owner_req {
 	/* PMIXEV_OWNER_CONTROL only: */
 	uint8_t action; /* enum pmixev_control_action */
 	uint32_t step_id;
-	uint32_t signo; /* 1..64 */
+	uint32_t signo;	       /* 1..64 */
+	uint64_t not_after_ms; /* CLOCK_MONOTONIC; later: not carried out
+				  (its caller was told PMIX_ERR_TIMEOUT);
+				  0: no limit */
 	/* PMIXEV_OWNER_MAIL only: */
 	struct pmixev_owner_mail mail;
 };

@@ -306,7 +306,8 @@ static void test_owner_control(void **state)
 				       .job_id = 12,
 				       .action = PMIXEV_CTL_SIGNAL_STEP,
 				       .step_id = 1,
-				       .signo = 10},
+				       .signo = 10,
+				       .not_after_ms = 0x123456789aULL},
 				rq;
 	static struct pmixev_owner_resp in, out;
 	struct pmixev_buf w, r;
@@ -319,6 +320,7 @@ static void test_owner_control(void **state)
 	assert_int_equal(rq.action, PMIXEV_CTL_SIGNAL_STEP);
 	assert_int_equal(rq.step_id, 1);
 	assert_int_equal(rq.signo, 10);
+	assert_true(rq.not_after_ms == 0x123456789aULL);
 	assert_strict(&w, unpack_owner_req);
 
 	/* A signal is needed to signal, none beyond 64, no unknown action. */
@@ -342,6 +344,7 @@ static void test_owner_control(void **state)
 	pmixev_buf_put_u8(&w, PMIXEV_CTL_ACTION_MAX + 1);
 	pmixev_buf_put_u32(&w, 0);
 	pmixev_buf_put_u32(&w, 9);
+	pmixev_buf_put_u64(&w, 0);
 	assert_int_equal(unpack_owner_req(w.data, w.len), -1);
 	pmixev_buf_release(&w);
 

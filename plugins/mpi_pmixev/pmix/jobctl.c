@@ -198,6 +198,12 @@ static void on_cancelled(void *arg, unsigned n, unsigned unanswered)
  * every node. */
 static void cancel(struct step *s, struct ctl_call *c)
 {
+	if (!c->ckpt.ctl_id[0]) {
+		snprintf(c->reason, sizeof(c->reason),
+			 "an empty request id names no request");
+		c->st = PMIX_ERR_BAD_PARAM;
+		return;
+	}
 	c->outstanding++;
 	ckpt_cancel_send(s->ckpt_cancel, c->ckpt.ctl_id, c->timeout_sec,
 			 on_cancelled, c);
@@ -279,7 +285,7 @@ static void jobctl_agent(void *arg)
 		if (!h ||
 		    helper_control(h, a, t->job,
 				   t->step == PMIXEV_STEP_ANY ? 0 : t->step,
-				   signo, on_answer, t) < 0)
+				   signo, c->timeout_sec, on_answer, t) < 0)
 			on_answer(t, NULL);
 	}
 	/* A checkpoint keeps its own time, and says how far it got. */

@@ -73,12 +73,12 @@ static void apply_policy(struct monitor *m)
 	h = jobinfo_node_helper(m->s->jobinfo);
 	if (policy == PMIXEV_MONITOR_KILL)
 		rc = h ? helper_control(h, PMIXEV_CTL_KILL_STEP, st->job_id,
-					st->step_id, SIGKILL, on_policy_answer,
-					m)
+					st->step_id, SIGKILL, 0,
+					on_policy_answer, m)
 		       : -1;
 	else
 		rc = h ? helper_control(h, PMIXEV_CTL_REQUEUE_JOB, st->job_id,
-					0, 0, on_policy_answer, m)
+					0, 0, 0, on_policy_answer, m)
 		       : -1;
 	if (rc < 0)
 		on_policy_answer(m, NULL);

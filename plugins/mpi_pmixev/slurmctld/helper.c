@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -329,7 +330,7 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
 
 int helper_control(struct helper *o, enum pmixev_control_action action,
 		   uint32_t job_id, uint32_t step_id, uint32_t signo,
-		   helper_fn fn, void *arg)
+		   unsigned timeout_sec, helper_fn fn, void *arg)
 {
 	struct helper_req r = {.m = {.op = PMIXEV_OWNER_CONTROL,
 				     .job_id = job_id,
@@ -338,7 +339,12 @@ int helper_control(struct helper *o, enum pmixev_control_action action,
 				     .signo = signo},
 			       .fn = fn,
 			       .arg = arg};
+	struct timespec now;
 
+	if (timeout_sec && clock_gettime(CLOCK_MONOTONIC, &now) == 0)
+		r.m.not_after_ms = (uint64_t)now.tv_sec * 1000 +
+				   (uint64_t)now.tv_nsec / 1000000 +
+				   (uint64_t)timeout_sec * 1000;
 	return submit(o, &r);
 }
 
@@ -385,6 +391,8 @@ pmix_status_t helper_pmix_status(int32_t slurm_rc)
 	case SLURMCTLD_COMMUNICATIONS_SHUTDOWN_ERROR:
 	case SLURM_PROTOCOL_SOCKET_IMPL_TIMEOUT:
 		return PMIX_ERR_UNREACH;
+	case ETIMEDOUT:
+		return PMIX_ERR_TIMEOUT;
 	default:
 		return PMIX_ERROR;
 	}

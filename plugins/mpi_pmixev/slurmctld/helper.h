@@ -44,11 +44,14 @@ int helper_request(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
 /*
  * Ask slurmctld, as the owner, to act on job `job_id` (and step `step_id`):
  * `action` with `signo` (common/pmixev_helper_msg.h). The answer's ctl
- * holds Slurm's verdict. 0, or -1 as for helper_request.
+ * holds Slurm's verdict. Not carried out at all (ETIMEDOUT) if the helper
+ * gets to it more than `timeout_sec` seconds from now (0: any time): a
+ * caller told PMIX_ERR_TIMEOUT never sees it happen later. 0, or -1 as
+ * for helper_request.
  */
 int helper_control(struct helper *o, enum pmixev_control_action action,
 		   uint32_t job_id, uint32_t step_id, uint32_t signo,
-		   helper_fn fn, void *arg);
+		   unsigned timeout_sec, helper_fn fn, void *arg);
 
 /*
  * Send `mail` as the owner: the helper runs the site's mail command
