@@ -21,7 +21,7 @@ if ! "$PMIXEV_TEST_CLIENTS/mpi_ulfm" --have-ulfm; then
 	echo "1..0 # SKIP this Open MPI ($(mpirun --version 2>/dev/null | head -n1)) is built without ULFM (MPIX_Comm_shrink): Debian 12's 4.1 has none"
 	exit 0
 fi
-plan 7
+plan 8
 
 ulfm=$(client mpi_ulfm)
 ulfm_step_env
@@ -38,10 +38,21 @@ for nodes in 2 3; do
 	ok $? "-N$nodes -n$n: rank $victim SIGKILLs itself; the $victim survivors revoke, shrink and allreduce ($( [ -n "$t0" ] && ulfm_recovery_ms "$t0") ms), srun reports task $victim killed" ||
 		show
 	if [ "$nodes" = 2 ]; then
-		grep -q "step $job\.0 on n1: Open MPI fault tolerance is on (OMPI_MCA_mpi_ft_enable): the tasks get OMPI_MCA_coll=^han,hcoll,portals4 OMPI_MCA_mpi_add_procs_cutoff=2147483647, which the job did not set" "$(slurmd_log n1)"
+		grep -q "step $job\.0 on n1: Open MPI fault tolerance is on (OMPI_MCA_mpi_ft_enable): the tasks ignore SIGPIPE and get OMPI_MCA_coll=^han,hcoll,portals4 OMPI_MCA_mpi_add_procs_cutoff=2147483647, which the job did not set" "$(slurmd_log n1)"
 		ok $? "n1's slurmd log says which Open MPI settings pmixev added for fault tolerance"
 	fi
 done
+
+# A survivor's write to a crashed node's peer must fail with EPIPE, not
+# kill it: the tasks of a fault-tolerant step ignore SIGPIPE, others not.
+sigpipe=
+for ft in 1 0; do
+	mask=$(with_env OMPI_MCA_mpi_ft_enable=$ft -- srun --mpi=pmixev -N1 -n1 \
+		grep '^SigIgn:' /proc/self/status 2>&1 | sed -n 's/^SigIgn:[[:space:]]*\([0-9a-f]*\)$/\1/p')
+	[ -n "$mask" ] && sigpipe="$sigpipe $ft:$(((0x$mask >> 12) & 1))"
+done
+[ "$sigpipe" = " 1:1 0:0" ]
+ok $? "tasks ignore SIGPIPE with fault tolerance on, not without (ft:ignored$sigpipe)"
 
 # lose_node NODES HOW: a step on NODES nodes (2 ranks each) loses its last
 # node, crashed (HOW=crash) or cut off (HOW=cut); the survivors recover.

@@ -6,6 +6,7 @@
 #include "stepd/stepd.h"
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -286,17 +287,24 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 
 /*
  * A job that turned Open MPI's fault tolerance on gets the settings it
- * needs under srun (pmixev_ompi_ft.h) where it did not choose its own.
- * Said by the node's first task (each task runs this in its own child).
+ * needs under srun (pmixev_ompi_ft.h) where it did not choose its own, and
+ * its tasks start with SIGPIPE ignored: Open MPI's TCP transport writes to
+ * a crashed node's peers without MSG_NOSIGNAL (Linux has no SO_NOSIGPIPE),
+ * so a survivor could die of SIGPIPE instead of seeing EPIPE, a failure
+ * ULFM handles. Said by the node's first task (each task runs this in its
+ * own child, before exec: an ignored signal stays ignored).
  */
-static void ompi_ft_defaults(const mpi_plugin_task_info_t *task, char ***env)
+static void ompi_ft_task(const mpi_plugin_task_info_t *task, char ***env)
 {
 	struct pmixev_setting set[4];
-	size_t n = pmixev_ompi_ft_defaults(*env, set,
-					   sizeof(set) / sizeof(set[0]));
+	size_t n;
 	char said[256] = "";
 	size_t off = 0;
 
+	if (!pmixev_ompi_ft_on(*env))
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	n = pmixev_ompi_ft_defaults(*env, set, sizeof(set) / sizeof(set[0]));
 	for (size_t i = 0; i < n; i++) {
 		slurm_env_array_overwrite(env, set[i].name, set[i].value);
 		if (off < sizeof(said))
@@ -304,11 +312,12 @@ static void ompi_ft_defaults(const mpi_plugin_task_info_t *task, char ***env)
 						"%s%s=%s", i ? " " : "",
 						set[i].name, set[i].value);
 	}
-	if (n && task->ltaskid == 0)
+	if (task->ltaskid == 0)
 		PMIXEV_INFO("Open MPI fault tolerance is on "
-			    "(OMPI_MCA_mpi_ft_enable): the tasks get %s, "
-			    "which the job did not set",
-			    said);
+			    "(OMPI_MCA_mpi_ft_enable): the tasks ignore "
+			    "SIGPIPE%s%s%s",
+			    n ? " and get " : "", said,
+			    n ? ", which the job did not set" : "");
 }
 
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
@@ -328,7 +337,7 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 			task->gtaskid);
 		return SLURM_ERROR;
 	}
-	ompi_ft_defaults(task, env);
+	ompi_ft_task(task, env);
 	return SLURM_SUCCESS;
 }
 
