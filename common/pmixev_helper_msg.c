@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 static int done_packing(const struct pmixev_buf *b)
 {
@@ -405,4 +406,25 @@ int pmixev_jobinfo_resp_unpack(struct pmixev_buf *b,
 		return -1;
 	*m = t;
 	return 0;
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &now) != 0)
+		return 0;
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+uint64_t pmixev_owner_deadline(unsigned timeout_sec)
+{
+	uint64_t now = monotonic_ms();
+
+	return timeout_sec && now ? now + (uint64_t)timeout_sec * 1000 : 0;
+}
+
+bool pmixev_owner_expired(uint64_t not_after_ms)
+{
+	return not_after_ms && monotonic_ms() > not_after_ms;
 }

@@ -31,6 +31,7 @@
 #ifndef PMIXEV_HELPER_MSG_H_
 #define PMIXEV_HELPER_MSG_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pmixev_buf.h"
@@ -212,6 +213,14 @@ int pmixev_jobinfo_resp_unpack(struct pmixev_buf *b,
 int pmixev_owner_req_pack(struct pmixev_buf *b,
 			  const struct pmixev_owner_req *m);
 int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m);
+
+/*
+ * A control request's not_after_ms for a caller that waits `timeout_sec`
+ * seconds (0: none), and whether such a deadline has passed: milliseconds
+ * of CLOCK_MONOTONIC, the one clock the stepd and its helper share.
+ */
+uint64_t pmixev_owner_deadline(unsigned timeout_sec);
+bool pmixev_owner_expired(uint64_t not_after_ms);
 int pmixev_owner_resp_pack(struct pmixev_buf *b,
 			   const struct pmixev_owner_resp *m);
 int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m);

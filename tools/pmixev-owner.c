@@ -277,23 +277,13 @@ static int set_preemptible(uint32_t job_id, bool on)
 	return rc;
 }
 
-/* Whether `req` came too late: its caller was told PMIX_ERR_TIMEOUT. */
-static bool expired(const struct pmixev_owner_req *req)
-{
-	struct timespec now;
-
-	return req->not_after_ms && clock_gettime(CLOCK_MONOTONIC, &now) == 0 &&
-	       (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000 >
-		       req->not_after_ms;
-}
-
 /* A job-control request: one libslurm call, slurmctld decides. */
 static void control(const struct pmixev_owner_req *req,
 		    struct pmixev_control_result *r)
 {
 	int rc = SLURM_ERROR;
 
-	if (expired(req)) {
+	if (pmixev_owner_expired(req->not_after_ms)) {
 		r->rc = ETIMEDOUT;
 		snprintf(r->reason, sizeof(r->reason),
 			 "not sent: its PMIX_TIMEOUT passed while the owner "

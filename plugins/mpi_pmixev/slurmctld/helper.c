@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -332,19 +331,16 @@ int helper_control(struct helper *o, enum pmixev_control_action action,
 		   uint32_t job_id, uint32_t step_id, uint32_t signo,
 		   unsigned timeout_sec, helper_fn fn, void *arg)
 {
-	struct helper_req r = {.m = {.op = PMIXEV_OWNER_CONTROL,
-				     .job_id = job_id,
-				     .action = (uint8_t)action,
-				     .step_id = step_id,
-				     .signo = signo},
-			       .fn = fn,
-			       .arg = arg};
-	struct timespec now;
+	struct helper_req r = {
+		.m = {.op = PMIXEV_OWNER_CONTROL,
+		      .job_id = job_id,
+		      .action = (uint8_t)action,
+		      .step_id = step_id,
+		      .signo = signo,
+		      .not_after_ms = pmixev_owner_deadline(timeout_sec)},
+		.fn = fn,
+		.arg = arg};
 
-	if (timeout_sec && clock_gettime(CLOCK_MONOTONIC, &now) == 0)
-		r.m.not_after_ms = (uint64_t)now.tv_sec * 1000 +
-				   (uint64_t)now.tv_nsec / 1000000 +
-				   (uint64_t)timeout_sec * 1000;
 	return submit(o, &r);
 }
 
