@@ -51,7 +51,7 @@ rm -rf /tmp/pmixev.*.0.n1
 
 # 2. The owner's directory at the step's end.
 log=$PMIXEV_CLUSTER_WORKDIR/21-job.out
-start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 sleep 4
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 sleep 6
 own=/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1
 cat >"$PMIXEV_CLUSTER_WORKDIR/21-swap.sh" <<EOS
 cd "$own" || exit 1
@@ -70,11 +70,12 @@ EOS
 out=$(on_n1 runuser -u "$PMIXEV_TEST_USER" -- bash -c "ls -ld '$own' && ls '$own'" 2>&1)
 echo "$out" | grep -q "^drwx------ .* $PMIXEV_TEST_USER "
 ok $? "the owner's directory $own is the owner's, mode 0700 ($(echo "$out" | tr '\n' ' '))"
-on_n1 runuser -u "$PMIXEV_TEST_USER" -- bash "$PMIXEV_CLUSTER_WORKDIR/21-swap.sh" &
-swapper=$!
 out=$(on_n1 runuser -u "$PMIXEV_OTHER_USER" -- bash -c "ls /run/pmixev; ls '$own'" 2>&1)
 [ "$(echo "$out" | grep -c 'Permission denied')" -eq 2 ]
-ok $? "another user can list neither /run/pmixev nor the owner's directory" || diag "$out"
+ok $? "another user can list neither /run/pmixev nor the owner's directory" ||
+	diag "$out; $own: $(on_n1 stat -c '%U %a' "$own" 2>&1)"
+on_n1 runuser -u "$PMIXEV_TEST_USER" -- bash "$PMIXEV_CLUSTER_WORKDIR/21-swap.sh" &
+swapper=$!
 wait "$srun_pid"
 wait "$swapper"
 victims_intact
