@@ -12,6 +12,11 @@
  *           pmix_info_t, wraps around 2^64 to a few bytes, followed by 40
  *           qualifiers with 500-byte keys: OpenPMIx 4.2 and 5.0 allocate
  *           the few bytes and unpack the qualifiers into them
+ *   union   a query with one qualifier whose value is typed PMIX_INFO,
+ *           holding an info whose value is typed PMIX_INFO, 40 deep, each
+ *           with a 500-byte key: OpenPMIx 4.2 to 6.1 unpack a value of a
+ *           struct type into the value's 24-byte union, so each level
+ *           lands about 520 bytes further past the qualifier's block
  *
  * The message is encoded as OpenPMIx 4.2 and 5.0 clients encode theirs
  * by default ("v41" buffers, not self-describing; integers in flex128: 7
@@ -122,14 +127,30 @@ static int make_body(struct msg *m, const char *kind)
 		put_unsigned(m, 0); /* qualifiers */
 		return 0;
 	}
+	memset(key, 'A', sizeof(key) - 1);
+	key[sizeof(key) - 1] = '\0';
+	put_signed(m, 1);
+	put_string(m, PMIX_QUERY_JOB_STATUS);
+	if (!strcmp(kind, "union")) {
+		put_unsigned(m, 1); /* qualifiers */
+		for (int i = 0; i < NQUALIFIERS_SENT; i++) {
+			put_string(m, key);
+			put_unsigned(m, 0);	    /* directives */
+			put_unsigned(m, PMIX_INFO); /* value type */
+		}
+		put_string(m, key);
+		put_unsigned(m, 0);
+		put_unsigned(m, PMIX_UINT32);
+		put_unsigned(m, 0x41414141);
+		printf(PROG ": %s: a qualifier whose value is an info, %d "
+			    "deep\n",
+		       kind, NQUALIFIERS_SENT);
+		return 0;
+	}
 	if (strcmp(kind, "counts") ||
 	    !(n = wrapping_count(sizeof(pmix_info_t), &bytes)))
 		return -1;
-	put_signed(m, 1);
-	put_string(m, PMIX_QUERY_JOB_STATUS);
 	put_unsigned(m, n);
-	memset(key, 'A', sizeof(key) - 1);
-	key[sizeof(key) - 1] = '\0';
 	for (int i = 0; i < NQUALIFIERS_SENT; i++) {
 		put_string(m, key);
 		put_unsigned(m, 0);	      /* directives */
@@ -192,7 +213,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: " PROG " nokeys|counts\n");
+		fprintf(stderr, "usage: " PROG " nokeys|counts|union\n");
 		return 2;
 	}
 	client_watchdog(PROG, 0);

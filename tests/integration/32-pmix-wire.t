@@ -4,7 +4,7 @@
 # after it, a client's messages go to the OpenPMIx server inside slurmstepd
 # (root) as they are, as under Slurm's stock mpi/pmix. Here a task writes
 # a hand-made query message on its own connection (pmix_wire), then fences
-# through the library: the step must end well, its stepd ending it. Two
+# through the library: the step must end well, its stepd ending it. Three
 # defects of the library make that fail today (TAP TODOs; README,
 # "Limitations"):
 #   counts: OpenPMIx 4.2 and 5.0 size an array from a count in the message
@@ -12,10 +12,13 @@
 #   count into it: a count whose product wraps makes slurmstepd write the
 #   message's own bytes past a block of a few bytes (glibc then aborts it
 #   with "malloc(): invalid size").
+#   union: OpenPMIx 4.2 to 6.1 unpack a value whose type is a struct (an
+#   info, here, nested 40 deep) into the value's 24-byte union: each level
+#   writes about 520 bytes further past the qualifier's block.
 #   nokeys: OpenPMIx 5.0's server reads the first key of a query that has
 #   none (4.2's goes through pmixev's query guard, which refuses it).
 . "$(dirname "$0")/lib.sh"
-plan 4
+plan 6
 
 wire=$(client pmix_wire)
 
@@ -29,7 +32,7 @@ gone() {
 	diag "job $1 still holds nodes"
 }
 
-for kind in nokeys counts; do
+for kind in nokeys counts union; do
 	defect=$(pmix_defect "wire-$kind")
 	PMIXEV_TEST_TIMEOUT=20 run_step --mpi=pmixev -N1 -n1 -w n1 "$wire" "$kind"
 	[ "$rc" -eq 0 ] && [ "$(lines "^pmix_wire: rank 0: $kind: the server answers a fence after it$")" -eq 1 ]

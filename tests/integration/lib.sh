@@ -62,6 +62,10 @@ todo() {
 #   wraps and the server unpacks into a block of a few bytes, which
 #   corrupts slurmstepd's heap (OpenPMIx 4.2 and 5.0: PMIX_INFO_CREATE and
 #   the unpack functions check neither).
+#   wire-union: a value typed as a struct (an info, a value, an app...)
+#   is unpacked into the value's 24-byte union, so nested infos in a
+#   client's message write past the block (OpenPMIx 4.2 to 6.1; fixed
+#   after 6.1 by refusing those types).
 #   wire-nokeys: the server reads the first key of a client's query that
 #   has none (OpenPMIx 5.0 pmix_parse_localquery; 4.2 passes the query
 #   through PMIx_Query_info_nb, which pmixev's guard covers).
@@ -81,6 +85,9 @@ pmix_defect() {
 		;;
 	wire-counts:4.* | wire-counts:5.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server trusts the counts in a client's message: a count that wraps makes slurmstepd write past a block"
+		;;
+	wire-union:4.* | wire-union:5.* | wire-union:6.0.* | wire-union:6.1.*)
+		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server unpacks a value of a struct type into the value's 24 bytes: a client's nested info writes past a block in slurmstepd"
 		;;
 	wire-nokeys:5.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server reads the first key of a client's query that has none"
