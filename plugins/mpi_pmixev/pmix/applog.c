@@ -43,6 +43,7 @@
 
 struct applog {
 	struct step *s;
+	struct logsink *sink; /* NULL: PMIxevLogSyslog=none */
 	uint64_t requests, lines, refused, over_rate;
 	unsigned mails;	   /* handed to the mail command */
 	unsigned inflight; /* requests being carried out */
@@ -80,7 +81,7 @@ static pmix_status_t to_syslog(struct applog *al, int level, const char *text,
 	const char *path = al->s->conf.log_syslog;
 	int err;
 
-	if (!path[0]) {
+	if (!al->sink) {
 		snprintf(why, WHY_MAX, "syslog is off (PMIxevLogSyslog=none)");
 		return PMIX_ERR_NOT_AVAILABLE;
 	}
@@ -88,7 +89,7 @@ static pmix_status_t to_syslog(struct applog *al, int level, const char *text,
 		snprintf(why, WHY_MAX, "over PMIxevLogRate");
 		return PMIX_ERR_OUT_OF_RESOURCE;
 	}
-	if (!(err = logsink_syslog(path, level, text)))
+	if (!(err = logsink_syslog(al->sink, level, text)))
 		return PMIX_SUCCESS;
 	snprintf(why, WHY_MAX, "no syslog at %s: %s", path, strerror(err));
 	return status_from_errno(err);
@@ -481,6 +482,11 @@ struct applog *applog_create(struct step *s)
 	if (!al)
 		return NULL;
 	al->s = s;
+	if (s->conf.log_syslog[0] &&
+	    !(al->sink = logsink_create(s->conf.log_syslog))) {
+		free(al);
+		return NULL;
+	}
 	overlay_on(s->ov, PMIXEV_MSG_LOG_GLOBAL, on_global, al);
 	return al;
 }
@@ -500,5 +506,6 @@ void applog_destroy(struct applog *al)
 		PMIXEV_INFO("log: %llu request(s) refused while %d were in "
 			    "progress",
 			    (unsigned long long)al->busy, CALLS_MAX);
+	logsink_destroy(al->sink);
 	free(al);
 }

@@ -1,12 +1,14 @@
 /*
- * pmix/logsink.c - lines for the node's syslog daemon.
+ * pmix/logsink.c - lines for the node's syslog daemon (see the header).
  */
 #include "config.h"
 
 #include "pmix/logsink.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <syslog.h>
@@ -15,23 +17,78 @@
 
 #include "pmixev_logline.h"
 
-static int send_line(const char *path, const char *line, size_t n, int type)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd, err = 0;
+struct logsink {
+	struct sockaddr_un sa;
+	int fd;
+	int type; /* SOCK_DGRAM or SOCK_STREAM, once connected */
+};
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if ((fd = socket(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) <
-		    0 ||
-	    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(fd, line, n, MSG_NOSIGNAL) < 0)
+static void hang_up(struct logsink *ls)
+{
+	if (ls->fd >= 0)
+		close(ls->fd);
+	ls->fd = -1;
+}
+
+/* Connect as a datagram socket, or as a stream one if the daemon's is. */
+static int dial(struct logsink *ls)
+{
+	static const int types[] = {SOCK_DGRAM, SOCK_STREAM};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		int fd = socket(AF_UNIX,
+				types[i] | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+		if (fd < 0)
+			return errno;
+		if (connect(fd, (struct sockaddr *)&ls->sa, sizeof(ls->sa)) ==
+		    0) {
+			ls->fd = fd;
+			ls->type = types[i];
+			return 0;
+		}
 		err = errno;
-	if (fd >= 0)
 		close(fd);
+		if (err != EPROTOTYPE)
+			break;
+	}
 	return err;
 }
 
-int logsink_syslog(const char *path, int level, const char *text)
+/* One line; on a stream it ends in NUL, and a line cut short ends the
+ * connection (the next line would run into it). */
+static int put(struct logsink *ls, const char *line, size_t n)
+{
+	size_t len = ls->type == SOCK_STREAM ? n + 1 : n;
+	ssize_t w = send(ls->fd, line, len, MSG_NOSIGNAL);
+	int err = w < 0 ? errno : (size_t)w < len ? EAGAIN : 0;
+
+	if (err && ls->type == SOCK_STREAM)
+		hang_up(ls);
+	return err;
+}
+
+static bool dropped(int err)
+{
+	return err == ECONNREFUSED || err == ENOTCONN || err == EPIPE ||
+	       err == ECONNRESET || err == EDESTADDRREQ;
+}
+
+struct logsink *logsink_create(const char *path)
+{
+	struct logsink *ls = calloc(1, sizeof(*ls));
+
+	if (!ls)
+		return NULL;
+	ls->sa.sun_family = AF_UNIX;
+	snprintf(ls->sa.sun_path, sizeof(ls->sa.sun_path), "%s", path);
+	ls->fd = -1;
+	dial(ls);
+	return ls;
+}
+
+int logsink_syslog(struct logsink *ls, int level, const char *text)
 {
 	char line[PMIXEV_LOGLINE_MAX + 1024];
 	size_t n;
@@ -41,8 +98,20 @@ int logsink_syslog(const char *path, int level, const char *text)
 				 time(NULL), "pmixev", (long)getpid(), text);
 	if (!n)
 		return EMSGSIZE;
-	err = send_line(path, line, n, SOCK_DGRAM);
-	if (err == EPROTOTYPE) /* a stream socket: lines end in NUL */
-		err = send_line(path, line, n + 1, SOCK_STREAM);
+	if (ls->fd < 0 && (err = dial(ls)))
+		return err;
+	if (dropped(err = put(ls, line, n))) {
+		hang_up(ls);
+		if (!(err = dial(ls)))
+			err = put(ls, line, n);
+	}
 	return err;
+}
+
+void logsink_destroy(struct logsink *ls)
+{
+	if (!ls)
+		return;
+	hang_up(ls);
+	free(ls);
 }
