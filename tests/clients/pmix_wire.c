@@ -31,6 +31,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,17 @@ static uint64_t wrapping_count(uint64_t size, uint64_t *bytes)
 	return 0;
 }
 
+/* One pmix_info_t keyed `key`, no directives; its value an info that
+ * the caller puts next if `nested`, else a uint32. */
+static void put_info(struct msg *m, const char *key, bool nested)
+{
+	put_string(m, key);
+	put_unsigned(m, 0);				   /* directives */
+	put_unsigned(m, nested ? PMIX_INFO : PMIX_UINT32); /* value type */
+	if (!nested)
+		put_unsigned(m, 0x41414141);
+}
+
 /* The body of a query message of `kind`; -1 for an unknown kind. */
 static int make_body(struct msg *m, const char *kind)
 {
@@ -133,15 +145,9 @@ static int make_body(struct msg *m, const char *kind)
 	put_string(m, PMIX_QUERY_JOB_STATUS);
 	if (!strcmp(kind, "union")) {
 		put_unsigned(m, 1); /* qualifiers */
-		for (int i = 0; i < NQUALIFIERS_SENT; i++) {
-			put_string(m, key);
-			put_unsigned(m, 0);	    /* directives */
-			put_unsigned(m, PMIX_INFO); /* value type */
-		}
-		put_string(m, key);
-		put_unsigned(m, 0);
-		put_unsigned(m, PMIX_UINT32);
-		put_unsigned(m, 0x41414141);
+		for (int i = 0; i < NQUALIFIERS_SENT; i++)
+			put_info(m, key, true);
+		put_info(m, key, false);
 		printf(PROG ": %s: a qualifier whose value is an info, %d "
 			    "deep\n",
 		       kind, NQUALIFIERS_SENT);
@@ -151,12 +157,8 @@ static int make_body(struct msg *m, const char *kind)
 	    !(n = wrapping_count(sizeof(pmix_info_t), &bytes)))
 		return -1;
 	put_unsigned(m, n);
-	for (int i = 0; i < NQUALIFIERS_SENT; i++) {
-		put_string(m, key);
-		put_unsigned(m, 0);	      /* directives */
-		put_unsigned(m, PMIX_UINT32); /* value type */
-		put_unsigned(m, 0x41414141);
-	}
+	for (int i = 0; i < NQUALIFIERS_SENT; i++)
+		put_info(m, key, false);
 	printf(PROG ": %s: %llu qualifiers of %zu bytes: the server allocates "
 		    "%llu bytes and unpacks %d\n",
 	       kind, (unsigned long long)n, sizeof(pmix_info_t),
