@@ -223,6 +223,15 @@ extern pmixev_slurm_list_t mpi_p_conf_get_printable(void);
  */
 extern slurm_conf_t slurm_conf;
 
+/*
+ * src/common/read_config.h: the address Slurm (slurmd, srun) uses for
+ * NodeName `node_name` (NodeAddr, resolved and cached); SLURM_SUCCESS or
+ * SLURM_ERROR (not a node of slurm.conf). `flags` 0: no BcastAddr. Same
+ * shape in 22.05 and 24.11.
+ */
+extern int slurm_conf_get_addr(const char *node_name, slurm_addr_t *address,
+			       uint16_t flags);
+
 /* src/common/env.h: set NAME=VALUE in a Slurm (xmalloc'd) env array. */
 extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
 				     const char *value);

@@ -14,12 +14,17 @@
  *                                            caller for step J.S, node TO
  *   overlay_forge HOST PORT idle N           N connections that send
  *                                            nothing
+ *   overlay_forge HOST PORT hold N SECS      keep N idle connections open
+ *                                            for SECS seconds, dialling
+ *                                            again (after 50 ms) whenever
+ *                                            one is closed
  *
  * The munge socket is taken from $MUNGE_SOCKET (else munge's default).
  * Exit 0: the stepd closed the connection within 5 s; 1: it did not;
  * 2: usage or local error. `idle` prints how many connections were
  * refused at once and how many were dropped within 8 s, and exits 0 when
- * all were gone by then.
+ * all were gone by then. `hold` prints how many connections it made and
+ * how many the peer closed, and exits 0.
  */
 #include "config.h"
 
@@ -27,6 +32,7 @@
 #include <munge.h>
 #include <netdb.h>
 #include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,20 +160,68 @@ static int idle(const char *host, const char *port, int n)
 	return refused + dropped == n ? 0 : 1;
 }
 
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int hold(const char *host, const char *port, int n, int secs)
+{
+	struct pollfd p[256];
+	double end = now_sec() + secs;
+	int made = 0, closed = 0;
+	char buf[512];
+
+	if (n < 1 || n > 256)
+		return 2;
+	for (int i = 0; i < n; i++)
+		p[i] = (struct pollfd){.fd = -1, .events = POLLIN};
+	while (now_sec() < end) {
+		for (int i = 0; i < n; i++)
+			if (p[i].fd < 0 && (p[i].fd = dial(host, port)) >= 0)
+				made++;
+		if (poll(p, (nfds_t)n, 100) <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (recv(p[i].fd, buf, sizeof(buf), 0) > 0)
+				continue;
+			close(p[i].fd);
+			p[i].fd = -1;
+			closed++;
+		}
+		usleep(50000);
+	}
+	for (int i = 0; i < n; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+	printf("overlay_forge: hold: %d connections made, %d closed by the "
+	       "peer\n",
+	       made, closed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t junk[4096];
 	int fd, rc = -1;
 
 	if (argc < 4 || (!strcmp(argv[3], "hello") && argc != 7) ||
-	    (!strcmp(argv[3], "idle") && argc != 5)) {
+	    (!strcmp(argv[3], "idle") && argc != 5) ||
+	    (!strcmp(argv[3], "hold") && argc != 6)) {
 		fprintf(stderr, "usage: overlay_forge HOST PORT "
 				"random|oversize|preauth|nocred|hello J S TO|"
-				"idle N\n");
+				"idle N|hold N SECS\n");
 		return 2;
 	}
 	if (!strcmp(argv[3], "idle"))
 		return idle(argv[1], argv[2], atoi(argv[4]));
+	if (!strcmp(argv[3], "hold"))
+		return hold(argv[1], argv[2], atoi(argv[4]), atoi(argv[5]));
 	if ((fd = dial(argv[1], argv[2])) < 0) {
 		perror("overlay_forge: connect");
 		return 2;

@@ -336,6 +336,17 @@ on_node() {
 	nsenter -t "$(cat "$PMIXEV_CLUSTER_DIR/pids/slurmd-$node.pid")" -n -u -m -r -w -- "$@"
 }
 
+# node_as USER NODE CMD...: run CMD as USER where NODE's daemons run (its
+# network namespace: connections come from NODE's address), in the job
+# work dir; killed after PMIXEV_TEST_TIMEOUT seconds (default 120).
+node_as() {
+	local user=$1 node=$2
+	shift 2
+	on_node "$node" timeout -k 5 "${PMIXEV_TEST_TIMEOUT:-120}" \
+		runuser -u "$user" -- env -i PATH=/usr/bin:/bin \
+		bash -c 'cd "$0" && exec "$@"' "$PMIXEV_CLUSTER_WORKDIR" "$@"
+}
+
 # crash_node NODE: SIGKILL every process of NODE at once (slurmd,
 # slurmstepd, tasks), as a node crash would end them.
 crash_node() {

@@ -4,10 +4,14 @@
  * srun's rendezvous port alike. On the agent thread (in srun, the one the
  * rendezvous starts).
  *
- * Before its owner takes it (admit_take), a connection may send frames of
- * at most ADMIT_FRAME_MAX bytes and must be taken within
- * ADMIT_DEADLINE_SEC, else it is dropped and logged; a connection beyond
- * the door's bounds (per source address, in all) is refused at once.
+ * A connection from an address that is not one of the step's nodes
+ * (addrs.h) is closed at once, before any read. Before its owner takes it
+ * (admit_take), a connection may send frames of at most ADMIT_FRAME_MAX
+ * bytes and must be taken within ADMIT_DEADLINE_SEC, else it is dropped;
+ * a new connection beyond the door's bounds (per source address, in all)
+ * closes the oldest one waiting (waitq.h). Those drops are counted, not
+ * logged one by one: a summary line (counts, last source) at most every
+ * ADMIT_SUMMARY_SEC, and one when the door closes.
  */
 #ifndef PMIXEV_OVERLAY_ADMIT_H_
 #define PMIXEV_OVERLAY_ADMIT_H_
@@ -16,11 +20,13 @@
 
 #include <event2/event.h>
 
+#include "overlay/addrs.h"
 #include "overlay/conn.h"
 
 /* A credential-carrying hello or welcome takes a few hundred bytes. */
 #define ADMIT_FRAME_MAX	   (8u << 10)
 #define ADMIT_DEADLINE_SEC 5
+#define ADMIT_SUMMARY_SEC  10
 
 struct admit;
 
@@ -34,7 +40,8 @@ typedef int (*admit_frame_fn)(void *ctx, struct conn *c,
 			      const uint8_t *payload);
 
 struct admit_cfg {
-	const char *name;  /* log lines start "name: " (kept, not copied) */
+	const char *name;	     /* log lines start "name: " (kept) */
+	const struct addrs *allowed; /* the step's nodes (kept, not copied) */
 	unsigned per_addr; /* unauthenticated connections from one address */
 	unsigned total;	   /* ... in all */
 	admit_frame_fn on_frame;

@@ -119,6 +119,33 @@ int handshake_connect_parent(struct handshake *hs)
 	return send_ident(hs, p->conn, PMIXEV_MSG_PEER_HELLO, &id);
 }
 
+/*
+ * srun runs as the job's owner, who could make its table send this root
+ * process anywhere: each node's entry must be one of that node's own
+ * addresses (slurm.conf), or the step fails here.
+ */
+static int table_nodes_ok(const struct handshake *hs,
+			  const struct pmixev_table *t)
+{
+	char known[256];
+
+	for (uint32_t i = 0; i < t->nnodes; i++) {
+		const struct pmixev_table_entry *e = &t->nodes[i];
+
+		if (addrs_node_has_text(hs->cfg.nodes, i, e->host))
+			continue;
+		PMIXEV_ERROR("overlay: refusing srun's address table: it "
+			     "gives node %u the address %.64s:%u, which is "
+			     "not that node's (slurm.conf: %s); the step "
+			     "cannot wire up",
+			     i, e->host, e->port,
+			     addrs_node_text(hs->cfg.nodes, i, known,
+					     sizeof(known)));
+		return -1;
+	}
+	return 0;
+}
+
 static int check_table(struct handshake *hs, struct conn *c,
 		       const uint8_t *data, size_t len, struct pmixev_table *t)
 {
@@ -145,7 +172,7 @@ static int check_table(struct handshake *hs, struct conn *c,
 			     "%u.%u with %u nodes",
 			     t->job_id, t->step_id, t->nnodes);
 	else
-		rc = 0;
+		rc = table_nodes_ok(hs, t);
 	free(payload);
 	return rc;
 }
@@ -250,6 +277,7 @@ static int on_door_frame(void *ctx, struct conn *c,
 int handshake_start(struct handshake *hs)
 {
 	const struct admit_cfg door = {.name = "overlay",
+				       .allowed = hs->cfg.nodes,
 				       .per_addr = DOOR_PER_ADDR,
 				       .total = DOOR_TOTAL,
 				       .on_frame = on_door_frame,

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "overlay/addrs.h"
 #include "overlay/auth.h"
 #include "overlay/link.h"
 
@@ -22,6 +23,7 @@ struct handshake_cfg {
 	uint32_t nnodes;
 	uid_t job_uid;	  /* srun's credential may be the job owner's */
 	uid_t slurmd_uid; /* a stepd's may be root's or this one's */
+	const struct addrs *nodes; /* by node id (kept, not copied) */
 	const char *srun_host;
 	uint16_t srun_port;
 };

@@ -28,6 +28,47 @@ void liveness_bye(struct link *l)
 	l->bye = true;
 }
 
+static void lost(struct liveness *lv, struct link *l, const char *why,
+		 const char *addr, bool was_up);
+
+static void boot_lost(struct liveness *lv, struct link *l, const char *why)
+{
+	link_cut(l);
+	lost(lv, l, why, "?", false);
+}
+
+/* The bootstrap cannot finish: links not up yet are lost now. */
+static void boot_fail(struct liveness *lv, const char *why)
+{
+	struct links *ls = lv->ls;
+
+	if (ls->parent.peer != PMIXEV_TREE_NONE && !ls->parent.up &&
+	    !ls->parent.dead)
+		boot_lost(lv, &ls->parent, why);
+	for (uint32_t i = 0; i < ls->nchildren; i++)
+		if (!ls->children[i].up && !ls->children[i].dead)
+			boot_lost(lv, &ls->children[i], why);
+}
+
+/*
+ * srun's link closed. Before its table came (srun ended, or its table
+ * was refused), no node can be dialled: fail the bootstrap now rather
+ * than at its timeout, so the step's collectives fail and it ends.
+ */
+static void srun_gone(struct liveness *lv, const char *why)
+{
+	if (handshake_has_table(lv->hs) || lv->ls->leaving) {
+		PMIXEV_DEBUG(1, "overlay: srun connection closed: %s", why);
+		return;
+	}
+	PMIXEV_ERROR("overlay: srun's connection closed before a valid "
+		     "address table (%s): bootstrap failed",
+		     why);
+	if (lv->boot_timer)
+		evtimer_del(lv->boot_timer);
+	boot_fail(lv, "no address table from srun");
+}
+
 /*
  * Link `l` (to `addr`; `was_up`: past its handshake) broke, went silent
  * or never came up; its connection is already forgotten.
@@ -43,7 +84,7 @@ static void lost(struct liveness *lv, struct link *l, const char *why,
 	if (l->role != LINK_PARENT) /* the next parent takes the queue */
 		link_drop_queue(l);
 	if (l->role == LINK_SRUN) {
-		PMIXEV_DEBUG(1, "overlay: srun connection closed: %s", why);
+		srun_gone(lv, why);
 		return;
 	}
 	if (kind == GONE_LOST && lv->ls->leaving)
@@ -68,26 +109,14 @@ static void on_down(void *ctx, struct link *l, const char *why,
 	lost(ctx, l, why, addr, was_up);
 }
 
-static void boot_lost(struct liveness *lv, struct link *l)
-{
-	link_cut(l);
-	lost(lv, l, "not connected within the timeout", "?", false);
-}
-
 static void on_boot_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct liveness *lv = arg;
-	struct links *ls = lv->ls;
 
 	if (!handshake_has_table(lv->hs))
 		PMIXEV_ERROR("overlay: no address table from srun after %u s",
 			     lv->timeout_sec);
-	if (ls->parent.peer != PMIXEV_TREE_NONE && !ls->parent.up &&
-	    !ls->parent.dead)
-		boot_lost(lv, &ls->parent);
-	for (uint32_t i = 0; i < ls->nchildren; i++)
-		if (!ls->children[i].up && !ls->children[i].dead)
-			boot_lost(lv, &ls->children[i]);
+	boot_fail(lv, "not connected within the timeout");
 }
 
 /*

@@ -15,11 +15,14 @@
 #include "overlay/handshake.h"
 #include "overlay/heal.h"
 #include "overlay/link.h"
+#include "overlay/nodeaddr.h"
+#include "pmixev_log.h"
 #include "overlay/liveness.h"
 #include "overlay/route.h"
 
 struct overlay {
 	uint32_t nodeid;
+	struct addrs *nodes;
 	struct links *ls;
 	struct handshake *hs;
 	struct liveness *lv;
@@ -32,29 +35,40 @@ struct overlay *overlay_create(struct agent *agent, struct auth *auth,
 {
 	const struct pmixev_tree tree = {.n = cfg->nnodes,
 					 .width = cfg->width ? cfg->width : 1};
-	const struct handshake_cfg hcfg = {.job_id = cfg->job_id,
-					   .step_id = cfg->step_id,
-					   .nnodes = cfg->nnodes,
-					   .job_uid = cfg->job_uid,
-					   .slurmd_uid = cfg->slurmd_uid,
-					   .srun_host = cfg->srun_host,
-					   .srun_port = cfg->srun_port};
+	struct handshake_cfg hcfg = {.job_id = cfg->job_id,
+				     .step_id = cfg->step_id,
+				     .nnodes = cfg->nnodes,
+				     .job_uid = cfg->job_uid,
+				     .slurmd_uid = cfg->slurmd_uid,
+				     .srun_host = cfg->srun_host,
+				     .srun_port = cfg->srun_port};
 	struct overlay *ov = calloc(1, sizeof(*ov));
+
+	char err[256];
 
 	if (!ov)
 		return NULL;
 	ov->nodeid = cfg->nodeid;
+	if (!(ov->nodes = nodeaddr_resolve(cfg->nodes, cfg->nnodes, err,
+					   sizeof(err)))) {
+		PMIXEV_ERROR("overlay: cannot tell the step's node addresses: "
+			     "%s",
+			     err);
+		goto fail;
+	}
+	hcfg.nodes = ov->nodes;
 	if (!(ov->ls = links_create(agent_base(agent), &tree, cfg->nodeid,
 				    cfg->max_frame, cfg->max_queued)) ||
 	    !(ov->hs = handshake_create(&hcfg, auth, ov->ls)) ||
 	    !(ov->lv = liveness_create(ov->ls, ov->hs, cfg->timeout_sec,
 				       cfg->heartbeat_ms)) ||
 	    !(ov->heal = heal_create(&tree, ov->ls, ov->hs, ov->lv)) ||
-	    !(ov->rt = route_create(ov->ls, ov->hs, ov->heal, cfg->nnodes))) {
-		overlay_destroy(ov);
-		return NULL;
-	}
+	    !(ov->rt = route_create(ov->ls, ov->hs, ov->heal, cfg->nnodes)))
+		goto fail;
 	return ov;
+fail:
+	overlay_destroy(ov);
+	return NULL;
 }
 
 int overlay_start(struct overlay *ov)
@@ -127,5 +141,6 @@ void overlay_destroy(struct overlay *ov)
 	liveness_destroy(ov->lv);
 	handshake_destroy(ov->hs);
 	links_destroy(ov->ls);
+	addrs_destroy(ov->nodes);
 	free(ov);
 }

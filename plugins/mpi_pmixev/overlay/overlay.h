@@ -12,6 +12,8 @@
  *     a credential naming both ends), and the parent answers PEER_WELCOME
  *     with its own credential echoing the nonce: mutual authentication,
  *     bound to job, step and both node ids.
+ * Only the step's nodes (their slurm.conf addresses) may knock at the
+ * door, and srun's table may give each node only its own address.
  * A peer that fails any check is logged and dropped. Frames for another
  * node are forwarded along the tree; frames queued for a link that is not
  * up yet are sent when it comes up.
@@ -40,9 +42,10 @@ struct overlay_cfg {
 	uint32_t step_id;
 	uint32_t nodeid;
 	uint32_t nnodes;
-	uint32_t width;	  /* tree fan-out */
-	uid_t job_uid;	  /* srun's credential must carry it */
-	uid_t slurmd_uid; /* SlurmdUser (peer stepds: root or this) */
+	char *const *nodes; /* [nnodes] NodeNames, by node id */
+	uint32_t width;	    /* tree fan-out */
+	uid_t job_uid;	    /* srun's credential must carry it */
+	uid_t slurmd_uid;   /* SlurmdUser (peer stepds: root or this) */
 	const char *srun_host;
 	uint16_t srun_port;
 	uint32_t max_frame;    /* largest payload accepted */
@@ -65,6 +68,10 @@ typedef void (*overlay_handler_t)(void *ctx, uint32_t src, const uint8_t *data,
 typedef void (*overlay_lost_t)(void *ctx, uint32_t node, const char *why,
 			       bool ended);
 
+/*
+ * Resolves the nodes' addresses (overlay/nodeaddr.h): before the agent
+ * thread starts. NULL on failure (logged).
+ */
 struct overlay *overlay_create(struct agent *agent, struct auth *auth,
 			       const struct overlay_cfg *cfg);
 

@@ -20,6 +20,7 @@
 #include "overlay/auth.h"
 #include "overlay/conn.h"
 #include "overlay/cred.h"
+#include "overlay/nodeaddr.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 #include "pmixev_step.h"
@@ -42,6 +43,7 @@ struct rdv {
 	char name[40]; /* "step 12.0", for the door's log lines */
 	struct agent *agent;
 	struct auth *auth;
+	struct addrs *nodes; /* the step's node addresses */
 	struct admit *door;
 	struct peer *peers; /* [nnodes], by node id */
 	struct pmixev_table table;
@@ -218,6 +220,7 @@ static int on_door_frame(void *ctx, struct conn *c,
 struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 {
 	struct rdv *rdv = calloc(1, sizeof(*rdv));
+	char err[256];
 	struct admit_cfg door = {.per_addr = MAX_PENDING_PER_SRC,
 				 .total = cfg->nnodes + MAX_PENDING_BEYOND_STEP,
 				 .on_frame = on_door_frame};
@@ -226,6 +229,7 @@ struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 		return NULL;
 	rdv->cfg = *cfg;
 	rdv->cfg.authinfo = NULL;
+	rdv->cfg.node_list = NULL;
 	pmixev_step_id_format(cfg->job_id, cfg->step_id, rdv->step,
 			      sizeof(rdv->step));
 	snprintf(rdv->name, sizeof(rdv->name), "step %s", rdv->step);
@@ -238,6 +242,14 @@ struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 	rdv->table.nodes = calloc(cfg->nnodes, sizeof(*rdv->table.nodes));
 	if (!rdv->peers || !rdv->table.nodes)
 		goto fail;
+	if (!(rdv->nodes = nodeaddr_resolve_list(cfg->node_list, err,
+						 sizeof(err)))) {
+		PMIXEV_ERROR("step %s: cannot tell the step's node addresses: "
+			     "%s",
+			     rdv->step, err);
+		goto fail;
+	}
+	door.allowed = rdv->nodes;
 	for (uint32_t i = 0; i < cfg->nnodes; i++)
 		rdv->peers[i] = (struct peer){.rdv = rdv, .node = i};
 	if (!(rdv->auth = auth_create(cfg->authinfo, false)) ||
@@ -268,6 +280,7 @@ void rdv_destroy(struct rdv *rdv)
 	for (uint32_t i = 0; rdv->peers && i < rdv->cfg.nnodes; i++)
 		conn_destroy(rdv->peers[i].conn);
 	admit_destroy(rdv->door);
+	addrs_destroy(rdv->nodes);
 	if (rdv->kill_timer)
 		event_free(rdv->kill_timer);
 	agent_destroy(rdv->agent);

@@ -3,7 +3,8 @@
  * step's stepds learn each other's addresses, and where a client's abort
  * reaches the user.
  *
- * Runs its own agent thread in srun (as the job owner). Each stepd sends
+ * Runs its own agent thread in srun (as the job owner). Only the step's
+ * nodes (their addresses in slurm.conf) may connect. Each stepd sends
  * RDV_HELLO (munge credential of root or SlurmdUser; job, step and node
  * id must match); once all have, srun answers each with RDV_TABLE under
  * its own credential. An ABORT from a stepd is printed, and the step is
@@ -22,6 +23,7 @@ struct rdv_cfg {
 	uint32_t job_id;
 	uint32_t step_id;
 	uint32_t nnodes;
+	const char *node_list; /* the step's nodes ("n[1-3]"), node i first */
 	uid_t slurmd_uid;
 	const char *authinfo; /* slurm.conf AuthInfo */
 	uint16_t kill_wait;   /* seconds from SIGTERM to SIGKILL */

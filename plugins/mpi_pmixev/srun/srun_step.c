@@ -101,6 +101,7 @@ srun_step_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 	cfg = (struct rdv_cfg){.job_id = info->step_id.job_id,
 			       .step_id = info->step_id.step_id,
 			       .nnodes = info->step_layout->node_cnt,
+			       .node_list = info->step_layout->node_list,
 			       .slurmd_uid = slurm_conf.slurmd_user_id,
 			       .authinfo = slurm_conf.authinfo,
 			       .kill_wait = slurm_conf.kill_wait,

@@ -167,6 +167,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 		.step_id = lay->step.step_id,
 		.nodeid = lay->nodeid,
 		.nnodes = lay->step.nnodes,
+		.nodes = lay->nodes,
 		.width = s->conf.tree_width ? s->conf.tree_width
 					    : slurm_conf.tree_width,
 		.job_uid = lay->uid,
