@@ -68,8 +68,8 @@ diag "attacker: $(cat "$PMIXEV_CLUSTER_WORKDIR/34-hold-rdv.out") (rendezvous); $
 [ "$rc" = 0 ] && [ "$(grep -c '^pmix_fence: rank [0-2] of 3 on n[1-3]: data: ok$' "$log")" = 3 ]
 ok $? "with both doors full of another user's idle connections, the step wires up and completes (rc $rc)" ||
 	sed 's/^/#   /' "$log" >&2
-[ "$elapsed" -le 60 ]
-ok $? "... within 60 s (PMIxevTimeout is 300 s): ${elapsed} s"
+[ "$elapsed" -le 45 ]
+ok $? "... within 45 s (PMIxevTimeout is 300 s): ${elapsed} s"
 grep -q "step $job\.0 on n1: overlay: dropped unauthenticated connections: .* [1-9][0-9]* oldest for newer ones" "$n1log"
 ok $? "n1's stepd closed the oldest idle connections for newer ones, and says so in a summary"
 grep -q "step $job\.0 on n2: overlay: dropped unauthenticated connections: 6 from outside the step's nodes" "$n2log"
@@ -81,8 +81,24 @@ ok $? "srun's output has no line per dropped connection ($n lines about them)" |
 kill -CONT "$slurmd3" 2>/dev/null
 trap - EXIT
 
-# (c) The job's user forges srun's table (tests/clients/forge_table.so
-# rewrites the table srun signs): node 1's entry points at srun's own host.
-skip_forge() { ok 0 "# SKIP $1"; ok 0 "# SKIP $1"; }
-skip_forge "forged table: not written yet"
+# (c) The job's user forges srun's table: a preloaded shim rewrites the
+# table srun signs (tests/clients/forge_table.c), so that node 1's entry
+# points at srun's own host, which is no node. Root's stepds must not dial
+# it, and the step must end (its fence fails) instead of hanging.
+install -m 0644 "$PMIXEV_TEST_CLIENTS/.libs/forge_table.so" "$PMIXEV_CLUSTER_WORKDIR/forge_table.so"
+step_env=(LD_PRELOAD="$PMIXEV_CLUSTER_WORKDIR/forge_table.so" PMIXEV_FORGE_HOST="$srun_host")
+started=$SECONDS
+run_step --mpi=pmixev -N3 -n3 -t 1 "$fence" --data
+elapsed=$((SECONDS - started))
+step_env=()
+printf '%s\n' "$out" | grep -q "^forge_table: node 1 is now at $srun_host:"
+ok $? "srun signed a table whose node 1 is at $srun_host (job $job)"
+refused=0
+for n in n1 n2 n3; do
+	grep -q "step $job\.0 on $n: overlay: refusing srun's address table: it gives node 1 the address $srun_host:[0-9]*, which is not that node's" "$(slurmd_log "$n")" &&
+		refused=$((refused + 1))
+done
+[ "$refused" = 3 ] && [ "$rc" != 0 ] && [ "$elapsed" -le 40 ]
+ok $? "every stepd refused the forged table and the step failed (rc $rc) in ${elapsed} s" ||
+	printf '%s\n' "$out" | grep -v "^srun: debug" | tail -n 15 | sed 's/^/#   /' >&2
 done_testing
