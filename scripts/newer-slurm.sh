@@ -187,4 +187,4 @@ PMIXEV_ROOT_FULL=1 in_root env PMIXEV_CLUSTER_ID="$cluster_id" \
 	trap "bash $cluster stop >/dev/null 2>&1" EXIT
 	bash "$cluster" start || { bash "$cluster" logs; exit 1; }
 	if [ $# -eq 0 ]; then set -- tests/integration/*.t; fi
-	prove -v "$@" || { bash "$cluster" logs >&2; exit 1; }' bash "$@"
+	prove -v --timer "$@" || { bash "$cluster" logs >&2; exit 1; }' bash "$@"

@@ -66,7 +66,7 @@ export PMIXEV_BUILDDIR=$build
 trap 'bash "$cluster" stop >/dev/null 2>&1 || true' EXIT
 bash "$cluster" stop >/dev/null 2>&1 || true
 bash "$cluster" start
-if ! prove -v "$src"/tests/integration/*.t; then
+if ! prove -v --timer "$src"/tests/integration/*.t; then
 	echo "integration tests failed; daemon logs:" >&2
 	bash "$cluster" logs >&2 || true
 	exit 1
