@@ -2,7 +2,7 @@
  * pmixev-owner - a step's go-between to slurmctld, running as the job
  * owner.
  *
- * usage (slurmstepd only): pmixev-owner FD
+ * usage (slurmstepd only): pmixev-owner FD [WFD]
  *
  * slurmstepd runs as root; every RPC it sent would carry uid 0 and pass
  * every permission check in slurmctld. So the mpi plugin forks this
@@ -19,7 +19,8 @@
  * job; it catches them (it must keep answering through a preemption's grace
  * time) and tells the stepd of each at once (PMIXEV_OWNER_SIGNAL), so the stepd
  * looks at the job without waiting for its next look. It exits when the stepd
- * closes FD.
+ * closes FD. On WFD a thread of its own writes tasks' PMIx_Log lines into
+ * the descriptors the stepd hands it, as the owner (owner_write.h).
  */
 #include "config.h"
 
@@ -40,6 +41,7 @@
 #include <slurm/slurm_errno.h>
 
 #include "owner_mail.h"
+#include "owner_write.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_preempt.h"
 #include "slurm_compat.h"
@@ -71,7 +73,7 @@ static int ask_again(int rc)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: " PROG " FD (started by slurmstepd)\n");
+	fprintf(stderr, "usage: " PROG " FD [WFD] (started by slurmstepd)\n");
 	return 2;
 }
 
@@ -484,17 +486,23 @@ static int untraceable(void)
 	return 0;
 }
 
+/* A descriptor number from the command line, or -1. */
+static long fd_arg(const char *arg)
+{
+	char *end = NULL;
+	long fd = strtol(arg, &end, 10);
+
+	return *arg && !*end && fd >= 0 && fd <= 1024 ? fd : -1;
+}
+
 int main(int argc, char **argv)
 {
 	slurm_conf_t *conf = NULL;
-	char *end = NULL;
-	long fd;
+	long fd, wfd = -1;
 	int rc, sigs;
 
-	if (argc != 2)
-		return usage();
-	fd = strtol(argv[1], &end, 10);
-	if (*end || fd < 0 || fd > 1024)
+	if (argc < 2 || argc > 3 || (fd = fd_arg(argv[1])) < 0 ||
+	    (argc == 3 && (wfd = fd_arg(argv[2])) < 0))
 		return usage();
 	/* The identity must be one, for good: real = effective. */
 	if (getuid() != geteuid() || getgid() != getegid()) {
@@ -508,6 +516,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((sigs = catch_signals()) < 0) {
 		fprintf(stderr, PROG ": cannot catch signals: %s\n",
+			strerror(errno));
+		return 2;
+	}
+	if (wfd >= 0 && owner_write_start((int)wfd) < 0) {
+		fprintf(stderr, PROG ": cannot start the writer: %s\n",
 			strerror(errno));
 		return 2;
 	}

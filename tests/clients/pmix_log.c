@@ -2,7 +2,7 @@
  * pmix_log - PMIx_Log from a rank, between lines of its own output.
  *
  * usage: pmix_log [--by RANK] [--once] [--tag] [--stamp] [--pri N]
- *                 [--jrec] [--repeat N] CHANNEL=TEXT...
+ *                 [--jrec] [--repeat N] [--out KIND] CHANNEL=TEXT...
  *   CHANNEL  stdout | stderr | syslog | lsyslog | gsyslog | jrec | email |
  *            number (a PMIX_LOG_STDOUT whose value is an int: bad) |
  *            mail (TEXT: "ADDRESSES|SUBJECT|MESSAGE", an email array;
@@ -14,10 +14,15 @@
  * PMIX_LOG_ONCE, _TAG_OUTPUT, _TIMESTAMP_OUTPUT, _SYSLOG_PRI N, or
  * PMIX_LOG_JOB_RECORD as a directive) and prints "pmix_log: rank R: log:
  * STATUS"; with --repeat N it logs N times and prints "pmix_log: rank R: N
- * requests: S succeeded, F refused". Then every rank prints "pmix_log:
+ * requests: S succeeded, F refused". With --out, rank --by's stdout is
+ * something else while it logs (pmix_out.h: a SO_PASSCRED socket whose
+ * messages it then prints with their sender's credentials, a full pipe,
+ * a nearly full pty, a file), and the line ends "(N ms)". Then every rank
+ * prints "pmix_log:
  * rank R: after" likewise, and fences. Exit status 0 unless PMIx_Init or
  * the fence failed.
  */
+#define _GNU_SOURCE 1 /* pmix_out.h */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +34,7 @@
 
 #define PROG "pmix_log"
 #include "client_util.h"
+#include "pmix_out.h"
 
 #define ITEMS_MAX 16
 
@@ -107,6 +113,8 @@ int main(int argc, char **argv)
 	long by = 0, repeat = 1, ok = 0;
 	bool yes = true;
 	pmix_status_t rc = PMIX_SUCCESS, first = PMIX_SUCCESS;
+	const char *out_kind = NULL;
+	struct pmix_out po = {.fd = -1};
 	pmix_proc_t me;
 	int i;
 
@@ -128,6 +136,8 @@ int main(int argc, char **argv)
 			by = atol(argv[++i]);
 		else if (i + 1 < argc && !strcmp(argv[i], "--repeat"))
 			repeat = atol(argv[++i]);
+		else if (i + 1 < argc && !strcmp(argv[i], "--out"))
+			out_kind = argv[++i];
 		else if (i + 1 < argc && !strcmp(argv[i], "--pri")) {
 			int p = atoi(argv[++i]);
 
@@ -152,6 +162,8 @@ int main(int argc, char **argv)
 	}
 	both(&me, "before");
 	if (me.rank == (uint32_t)by && ndata) {
+		if (out_kind && pmix_out_begin(&po, out_kind) < 0)
+			return 1;
 		for (long r = 0; r < repeat; r++) {
 			rc = PMIx_Log(data, ndata, ndirs ? dirs : NULL, ndirs);
 			if (rc == PMIX_SUCCESS)
@@ -159,7 +171,12 @@ int main(int argc, char **argv)
 			else if (first == PMIX_SUCCESS)
 				first = rc;
 		}
-		if (repeat > 1)
+		if (out_kind)
+			pmix_out_end(&po);
+		if (out_kind)
+			printf(PROG ": rank %u: log: %s (%ld ms)\n", me.rank,
+			       PMIx_Error_string(rc), pmix_out_ms(&po));
+		else if (repeat > 1)
 			printf(PROG ": rank %u: %ld requests: %ld succeeded, "
 				    "%ld refused (first %s)\n",
 			       me.rank, repeat, ok, repeat - ok,

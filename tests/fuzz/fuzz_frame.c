@@ -3,7 +3,7 @@
  *
  * The input is decoded as a frame header and, as a whole and from byte 24
  * on (the body of a frame), by every unpack function (and as a whole as
- * an owner helper message). Invariants checked:
+ * an owner helper message, and its writer's). Invariants checked:
  * a header that decodes re-encodes to the same 24 bytes, and a body that
  * unpacks packs back to the same bytes (the encoding is canonical).
  */
@@ -15,6 +15,7 @@
 
 #include "pmixev_frame.h"
 #include "pmixev_helper_msg.h"
+#include "pmixev_owner_write.h"
 #include "pmixev_ptable.h"
 #include "pmixev_proto.h"
 
@@ -136,6 +137,8 @@ static void fuzz_owner(const uint8_t *data, size_t len)
 	static struct pmixev_owner_resp resp;
 	static struct pmixev_jobinfo_resp jresp;
 	struct pmixev_jobinfo_req jreq;
+	struct pmixev_owner_written written;
+	struct pmixev_owner_write wreq;
 	struct pmixev_ptable_msg pt;
 	struct pmixev_buf r, w;
 
@@ -160,6 +163,18 @@ static void fuzz_owner(const uint8_t *data, size_t len)
 	if (pmixev_jobinfo_resp_unpack(&r, &jresp) == 0) {
 		pmixev_buf_init(&w);
 		assert_repacked(&w, pmixev_jobinfo_resp_pack(&w, &jresp), data,
+				len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_owner_written_unpack(&r, &written) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_owner_written_pack(&w, &written),
+				data, len);
+	}
+	pmixev_buf_reader(&r, data, len);
+	if (pmixev_owner_write_unpack(&r, &wreq) == 0) {
+		pmixev_buf_init(&w);
+		assert_repacked(&w, pmixev_owner_write_pack(&w, &wreq), data,
 				len);
 	}
 	pmixev_buf_reader(&r, data, len);

@@ -34,22 +34,25 @@
 #include "slurmctld/helper.h"
 #include "slurmctld/jobinfo.h"
 
-#define RETRY_MS     20	   /* a task's full output is tried again */
-#define FULL_MS	     10000 /* ... until it has been full this long */
-#define GLOBAL_ROOT  0	   /* the node whose syslog is the step's */
-#define TEXTLINE_MAX (PMIXEV_LOGLINE_MAX + 512) /* with "step J.S rank R" */
-#define CALLS_MAX    256 /* requests in progress at once */
-#define MAILS_MAX    16	 /* mails of one step from one node */
+#define WRITE_MS      5000 /* the owner helper's deadline for a task's line */
+#define GLOBAL_ROOT   0	   /* the node whose syslog is the step's */
+#define TEXTLINE_MAX  (PMIXEV_LOGLINE_MAX + 512) /* with "step J.S rank R" */
+#define CALLS_MAX     256 /* requests in progress at once */
+#define MAILS_MAX     16  /* mails of one step from one node */
+#define REFUSALS_SAID 10  /* refusals logged per second; the rest counted */
 
 struct applog {
 	struct step *s;
 	struct logsink *sink; /* NULL: PMIxevLogSyslog=none */
 	uint64_t requests, lines, refused, over_rate;
-	unsigned mails;	   /* handed to the mail command */
-	unsigned inflight; /* requests being carried out */
-	uint64_t busy;	   /* refused: CALLS_MAX in progress */
-	time_t second;	   /* the rate's current second ... */
-	unsigned used;	   /* ... and its lines so far */
+	unsigned mails;	    /* handed to the mail command */
+	unsigned inflight;  /* requests being carried out */
+	uint64_t busy;	    /* refused: CALLS_MAX in progress */
+	time_t second;	    /* the rate's current second ... */
+	unsigned used;	    /* ... and its lines so far */
+	time_t said_second; /* refusals logged in this second ... */
+	unsigned said;	    /* ... so many */
+	uint64_t unsaid;    /* refusals not logged (over REFUSALS_SAID) */
 };
 
 /* --- the channels (agent thread) ----------------------------------------- */
@@ -148,16 +151,6 @@ static pmix_status_t to_job_record(struct applog *al, struct log_call *c,
 	return PMIX_SUCCESS;
 }
 
-static void run(struct log_call *c);
-
-static void on_retry(evutil_socket_t fd, short what, void *arg)
-{
-	struct log_call *c = arg;
-
-	c->full_ms += RETRY_MS;
-	run(c);
-}
-
 static void output_end(struct log_call *c)
 {
 	if (c->fd >= 0)
@@ -165,8 +158,7 @@ static void output_end(struct log_call *c)
 	c->fd = -1;
 	free(c->out);
 	c->out = NULL;
-	c->out_len = c->out_done = 0;
-	c->full_ms = 0;
+	c->out_len = 0;
 }
 
 /* c->out: the text with the asked prefixes and a final newline. */
@@ -196,46 +188,52 @@ static int output_text(struct log_call *c, const struct msg *m)
 	return 0;
 }
 
-/* Into the task's stdout or stderr; PMIX_OPERATION_IN_PROGRESS: later. */
+static void on_written(void *arg, int err, size_t done);
+
+/*
+ * Into the task's stdout or stderr, written by the owner helper as the
+ * job owner (slurmctld/helper_write.h): root takes the task's descriptor
+ * but never writes into what the task chose it to be, nor waits on it.
+ * PMIX_OPERATION_IN_PROGRESS: answered in on_written.
+ */
 static pmix_status_t to_task(struct applog *al, struct log_call *c,
 			     const struct msg *m)
 {
-	struct timeval tv = {0, RETRY_MS * 1000};
+	struct helper *h;
 	uint32_t pid;
-	ssize_t w = 0;
 
-	if (c->fd < 0) {
-		if (!c->task || !(pid = ptable_pid(al->s->ptable, c->rank))) {
-			snprintf(c->why, WHY_MAX,
-				 "only a running task of this node has one");
-			return PMIX_ERR_NOT_SUPPORTED;
-		}
-		if ((c->fd = taskproc_fd(pid, m->ch == CH_STDOUT ? 1 : 2)) <
-		    0) {
-			int err = -c->fd;
+	if (!c->task || !(pid = ptable_pid(al->s->ptable, c->rank))) {
+		snprintf(c->why, WHY_MAX,
+			 "only a running task of this node has one");
+		return PMIX_ERR_NOT_SUPPORTED;
+	}
+	if ((c->fd = taskproc_fd(pid, m->ch == CH_STDOUT ? 1 : 2)) < 0) {
+		int err = -c->fd;
 
-			snprintf(c->why, WHY_MAX, "its %s: %s",
-				 channel_name(m->ch), strerror(err));
-			return status_from_errno(err);
-		}
-		if (output_text(c, m) < 0)
-			return PMIX_ERR_NOMEM;
+		snprintf(c->why, WHY_MAX, "its %s: %s", channel_name(m->ch),
+			 strerror(err));
+		return status_from_errno(err);
 	}
-	while (c->out_done < c->out_len &&
-	       (w = taskproc_write(c->fd, c->out + c->out_done,
-				   c->out_len - c->out_done)) > 0)
-		c->out_done += (size_t)w;
-	if (c->out_done == c->out_len)
-		return PMIX_SUCCESS;
-	if (w == -EAGAIN && c->full_ms < FULL_MS &&
-	    (c->retry ||
-	     (c->retry = evtimer_new(agent_base(al->s->agent), on_retry, c)))) {
-		evtimer_add(c->retry, &tv);
-		return PMIX_OPERATION_IN_PROGRESS;
+	if (output_text(c, m) < 0)
+		return PMIX_ERR_NOMEM;
+	if (!(h = jobinfo_node_helper(al->s->jobinfo)) ||
+	    helper_write(h, c->fd, c->out, c->out_len, WRITE_MS, on_written,
+			 c) < 0) {
+		int err = h ? errno : ENOMEM;
+
+		snprintf(c->why, WHY_MAX,
+			 "the owner helper, which writes it as the job owner, "
+			 "cannot take it: %s",
+			 strerror(err));
+		return err == EAGAIN ? PMIX_ERR_OUT_OF_RESOURCE
+				     : PMIX_ERR_UNREACH;
 	}
-	snprintf(c->why, WHY_MAX, "its %s: %s", channel_name(m->ch),
-		 w == -EAGAIN ? "full for 10 s" : strerror((int)-w));
-	return w == -EAGAIN ? PMIX_ERR_TIMEOUT : status_from_errno((int)-w);
+	/* The helper has its duplicate; out_len stays for the answer. */
+	close(c->fd);
+	c->fd = -1;
+	free(c->out);
+	c->out = NULL;
+	return PMIX_OPERATION_IN_PROGRESS;
 }
 
 static void on_mailed(void *arg, const struct pmixev_owner_resp *r);
@@ -322,16 +320,21 @@ static void settle(struct applog *al, struct log_call *c, struct msg *m,
 		c->first_err = st;
 	if (!c->why[0])
 		default_why(c, m, st);
-	PMIXEV_INFO("log: %s: %s refused (%s): %s", c->who, channel_name(m->ch),
-		    PMIx_Error_string(st), c->why);
+	if (al->said_second != time(NULL)) {
+		al->said_second = time(NULL);
+		al->said = 0;
+	}
+	if (al->said++ < REFUSALS_SAID)
+		PMIXEV_INFO("log: %s: %s refused (%s): %s", c->who,
+			    channel_name(m->ch), PMIx_Error_string(st), c->why);
+	else
+		al->unsaid++;
 	c->why[0] = '\0';
 }
 
 static void call_free(struct log_call *c)
 {
 	output_end(c);
-	if (c->retry)
-		event_free(c->retry);
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->m[i].text);
 		free(c->m[i].mail);
@@ -364,6 +367,32 @@ static void run(struct log_call *c)
 	c->cbfunc(st, c->cbdata);
 	al->inflight--;
 	call_free(c);
+}
+
+/* The owner helper wrote the task's line (`err` 0), or could not: the
+ * message is settled, on to the next. */
+static void on_written(void *arg, int err, size_t done)
+{
+	struct log_call *c = arg;
+	struct applog *al = step_served()->applog;
+	const struct msg *m = &c->m[c->i];
+	pmix_status_t st = PMIX_SUCCESS;
+
+	if (err == ETIMEDOUT) {
+		snprintf(c->why, WHY_MAX,
+			 "its %s took %zu of %zu bytes in %d s (full, or "
+			 "nobody reads it)",
+			 channel_name(m->ch), done, c->out_len,
+			 WRITE_MS / 1000);
+		st = PMIX_ERR_TIMEOUT;
+	} else if (err) {
+		snprintf(c->why, WHY_MAX,
+			 "its %s, written as the job owner: %s",
+			 channel_name(m->ch), strerror(err));
+		st = status_from_errno(err);
+	}
+	settle(al, c, &c->m[c->i++], st);
+	run(c);
 }
 
 /* The helper ran the mail command: the message is settled, on to the
@@ -502,6 +531,10 @@ void applog_destroy(struct applog *al)
 			    (unsigned long long)al->lines,
 			    (unsigned long long)al->refused,
 			    (unsigned long long)al->over_rate);
+	if (al->unsaid)
+		PMIXEV_INFO("log: %llu refusal(s) not logged (more than %d "
+			    "in a second)",
+			    (unsigned long long)al->unsaid, REFUSALS_SAID);
 	if (al->busy)
 		PMIXEV_INFO("log: %llu request(s) refused while %d were in "
 			    "progress",

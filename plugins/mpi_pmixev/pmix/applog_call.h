@@ -14,7 +14,6 @@
 
 #include <pmix_common.h>
 
-struct event;
 struct pmixev_owner_mail;
 
 #define MSGS_MAX 16
@@ -53,12 +52,11 @@ struct log_call {
 	unsigned took;
 	pmix_status_t first_err;
 	char why[WHY_MAX];
-	/* The message going into a task's output. */
+	/* The message going into a task's output, until the owner helper
+	 * has it. */
 	int fd;
 	char *out;
-	size_t out_len, out_done;
-	unsigned full_ms;
-	struct event *retry;
+	size_t out_len;
 	pmix_op_cbfunc_t cbfunc;
 	void *cbdata;
 };

@@ -1,5 +1,5 @@
 /*
- * pmix/taskproc.c - a task's process: its output, signals.
+ * pmix/taskproc.c - a task's process: its output descriptors, signals.
  */
 #include "config.h"
 
@@ -7,15 +7,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 /* Whether process `pid` is our child, from /proc/PID/stat. */
@@ -82,47 +76,4 @@ int taskproc_signal(uint32_t pid, int signo)
 		rc = -errno;
 	close(pidfd);
 	return rc;
-}
-
-static ssize_t write_kind(int fd, const char *p, size_t n)
-{
-	struct iovec io = {(void *)p, n};
-	struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (S_ISFIFO(st.st_mode))
-		return pwritev2(fd, &io, 1, -1, RWF_NOWAIT);
-	if (S_ISSOCK(st.st_mode))
-		return send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (S_ISREG(st.st_mode))
-		return write(fd, p, n);
-	/* A terminal or another device: only when it takes data now. */
-	if (poll(&pfd, 1, 0) < 0)
-		return -1;
-	if (!(pfd.revents & POLLOUT)) {
-		errno = EAGAIN;
-		return -1;
-	}
-	return write(fd, p, n < 4096 ? n : 4096);
-}
-
-ssize_t taskproc_write(int fd, const char *p, size_t n)
-{
-	static const struct timespec now = {0, 0};
-	sigset_t pipe_sig, old;
-	ssize_t w;
-
-	/* A pipe nobody reads any more raises SIGPIPE: not for slurmstepd. */
-	sigemptyset(&pipe_sig);
-	sigaddset(&pipe_sig, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
-	w = write_kind(fd, p, n);
-	if (w < 0)
-		w = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	if (w == -EPIPE)
-		sigtimedwait(&pipe_sig, NULL, &now);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return w;
 }

@@ -24,6 +24,7 @@
 #include "pmixev_proto.h"
 #include "pmixev_log.h"
 #include "slurmctld/helper_proc.h"
+#include "slurmctld/helper_write.h"
 
 /* Longest wait for an answer: a Slurm call retries for a few of Slurm's
  * MessageTimeout (default 10 s); a helper silent longer is stuck. */
@@ -41,14 +42,15 @@ struct helper {
 	struct overlay *ov; /* to tell srun */
 	struct helper_proc *proc;
 	uint32_t job_id;
-	int fd;		     /* our end of the channel, or -1 */
-	bool served;	     /* this helper answered at least once */
-	unsigned failures;   /* starts that failed in a row */
-	bool said;	     /* a failed start was logged this step */
-	struct event *ev;    /* readable fd */
-	struct event *late;  /* the answer's deadline */
-	uint32_t next_id;    /* of the next request */
-	uint32_t pending_id; /* 0: none in flight */
+	int fd;			     /* our end of the channel, or -1 */
+	struct helper_write *writer; /* its writer's channel, or NULL */
+	bool served;		     /* this helper answered at least once */
+	unsigned failures;	     /* starts that failed in a row */
+	bool said;		     /* a failed start was logged this step */
+	struct event *ev;	     /* readable fd */
+	struct event *late;	     /* the answer's deadline */
+	uint32_t next_id;	     /* of the next request */
+	uint32_t pending_id;	     /* 0: none in flight */
 	uint8_t pending_op;
 	helper_fn fn;
 	void *arg;
@@ -77,6 +79,8 @@ struct helper *helper_create(const struct step *s)
 
 static void close_channel(struct helper *o)
 {
+	helper_write_destroy(o->writer, EPIPE);
+	o->writer = NULL;
 	if (o->ev) {
 		event_free(o->ev);
 		o->ev = NULL;
@@ -256,15 +260,17 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 static int start(struct helper *o)
 {
 	char why[256];
+	int wfd = -1;
 
 	o->served = false;
-	if ((o->fd = helper_proc_start(o->proc, why, sizeof(why))) < 0) {
+	if ((o->fd = helper_proc_start(o->proc, &wfd, why, sizeof(why))) < 0) {
 		start_failed(o, why);
 		return -1;
 	}
+	o->writer = helper_write_create(o->agent, wfd);
 	o->ev = event_new(agent_base(o->agent), o->fd, EV_READ | EV_PERSIST,
 			  on_readable, o);
-	if (!o->ev || event_add(o->ev, NULL) < 0) {
+	if (!o->writer || !o->ev || event_add(o->ev, NULL) < 0) {
 		PMIXEV_ERROR("owner helper: cannot watch its channel: out of "
 			     "memory");
 		close_channel(o);
@@ -356,6 +362,16 @@ int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 	return submit(o, &r);
 }
 
+int helper_write(struct helper *o, int fd, const char *p, size_t n,
+		 unsigned timeout_ms, helper_write_fn fn, void *arg)
+{
+	if (o->fd < 0 && start(o) < 0) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	return helper_write_send(o->writer, fd, p, n, timeout_ms, fn, arg);
+}
+
 void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg)
 {
 	o->sig_fn = fn;
@@ -398,6 +414,9 @@ void helper_destroy(struct helper *o)
 {
 	if (!o)
 		return;
+	/* The step ends: writes in flight are not answered any more. */
+	helper_write_destroy(o->writer, 0);
+	o->writer = NULL;
 	close_channel(o);
 	helper_proc_destroy(o->proc);
 	if (o->late)

@@ -21,6 +21,7 @@
 
 #include "base/step.h"
 #include "pmixev_helper_msg.h"
+#include "slurmctld/helper_write.h"
 
 struct helper;
 
@@ -62,6 +63,15 @@ int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 		helper_fn fn, void *arg);
 
 /* Slurm sent the step signal `signo` (the helper got it). */
+/*
+ * `n` bytes of `p` into descriptor `fd` (a task's output, ours: the helper
+ * gets a duplicate), written by the helper as the job owner within
+ * `timeout_ms` (slurmctld/helper_write.h), the helper started if need be: 0,
+ * and `fn` is called once, later; or -1 with errno.
+ */
+int helper_write(struct helper *o, int fd, const char *p, size_t n,
+		 unsigned timeout_ms, helper_write_fn fn, void *arg);
+
 typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
 
 /* Call `fn` for every signal the helper reports (agent thread). */

@@ -30,6 +30,7 @@
 
 #define HELPER_NAME "pmixev-owner"
 #define HELPER_FD   3
+#define HELPER_WFD  4 /* the writer's channel (owner_write.h) */
 #define MAX_GROUPS  1024
 /* A stopped helper gets SIGKILL at once; it is reaped from the event loop
  * (a helper the job's user traces could never be waited for). */
@@ -160,7 +161,7 @@ static void child_fail(int report, enum stage stage)
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */
-static void become_owner(const struct helper_proc *p, int fd, int null,
+static void become_owner(const struct helper_proc *p, int fd, int wfd, int null,
 			 int report, const gid_t *groups, int ngroups,
 			 char *const envp[])
 {
@@ -178,17 +179,18 @@ static void become_owner(const struct helper_proc *p, int fd, int null,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Nothing of slurmstepd's may stay open in the helper: a task's
 	 * output pipe it held would keep the step's I/O from ending. All
-	 * three are moved above 0..3 first: any may sit where another goes. */
+	 * four are moved above 0..4 first: any may sit where another goes. */
 	if ((fd = fcntl(fd, F_DUPFD, 10)) < 0 ||
+	    (wfd = fcntl(wfd, F_DUPFD, 10)) < 0 ||
 	    (null = fcntl(null, F_DUPFD, 10)) < 0 ||
 	    (report = fcntl(report, F_DUPFD_CLOEXEC, 10)) < 0)
 		_exit(126);
 	for (int i = 0; i < 3; i++)
 		if (dup2(null, i) < 0)
 			child_fail(report, STAGE_STDIO);
-	if (dup2(fd, HELPER_FD) < 0)
+	if (dup2(fd, HELPER_FD) < 0 || dup2(wfd, HELPER_WFD) < 0)
 		child_fail(report, STAGE_STDIO);
-	close_range(HELPER_FD + 1, (unsigned)report - 1, 0);
+	close_range(HELPER_WFD + 1, (unsigned)report - 1, 0);
 	close_range((unsigned)report + 1, ~0U, 0);
 	/* slurmstepd's main thread drops to the job owner's euid for a while
 	 * around task launch (and glibc applies that to every thread): a
@@ -207,7 +209,7 @@ static void become_owner(const struct helper_proc *p, int fd, int null,
 		errno = EPERM;
 		child_fail(report, STAGE_KEPT_ROOT);
 	}
-	execle(p->path, HELPER_NAME, "3", (char *)NULL, envp);
+	execle(p->path, HELPER_NAME, "3", "4", (char *)NULL, envp);
 	child_fail(report, STAGE_EXEC);
 }
 
@@ -225,12 +227,12 @@ static void owner_groups(const struct layout *lay, gid_t *groups, int *n)
 	}
 }
 
-int helper_proc_start(struct helper_proc *p, char *why, size_t len)
+int helper_proc_start(struct helper_proc *p, int *wfd, char *why, size_t len)
 {
 	gid_t *groups = malloc(MAX_GROUPS * sizeof(*groups));
 	char *envp[3] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL};
-	int sv[2] = {-1, -1}, rep[2] = {-1, -1}, ngroups = 0, null = -1;
-	int fd = -1;
+	int sv[2] = {-1, -1}, wv[2] = {-1, -1}, rep[2] = {-1, -1};
+	int ngroups = 0, null = -1, fd = -1;
 
 	if (p->conf_env[0])
 		envp[1] = p->conf_env;
@@ -240,6 +242,7 @@ int helper_proc_start(struct helper_proc *p, char *why, size_t len)
 	}
 	owner_groups(p->lay, groups, &ngroups);
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, wv) < 0 ||
 	    pipe2(rep, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    (null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0) {
 		snprintf(why, len, "cannot make its channel: %s",
@@ -249,7 +252,8 @@ int helper_proc_start(struct helper_proc *p, char *why, size_t len)
 	clock_gettime(CLOCK_MONOTONIC, &p->started);
 	p->pid = fork();
 	if (p->pid == 0)
-		become_owner(p, sv[1], null, rep[1], groups, ngroups, envp);
+		become_owner(p, sv[1], wv[1], null, rep[1], groups, ngroups,
+			     envp);
 	if (p->pid < 0) {
 		snprintf(why, len, "fork failed: %s", strerror(errno));
 		p->pid = 0;
@@ -257,6 +261,8 @@ int helper_proc_start(struct helper_proc *p, char *why, size_t len)
 	}
 	fd = sv[0];
 	sv[0] = -1;
+	*wfd = wv[0];
+	wv[0] = -1;
 	p->report = rep[0];
 	rep[0] = -1;
 	PMIXEV_DEBUG(1, "owner helper %s started as uid %u (pid %d)", p->path,
@@ -265,6 +271,8 @@ out:
 	for (int i = 0; i < 2; i++) {
 		if (sv[i] >= 0)
 			close(sv[i]);
+		if (wv[i] >= 0)
+			close(wv[i]);
 		if (rep[i] >= 0)
 			close(rep[i]);
 	}

@@ -33,10 +33,11 @@ const char *helper_proc_path(const struct helper_proc *p);
 const char *helper_proc_looked(const struct helper_proc *p);
 
 /*
- * Start the helper: our end of its SOCK_SEQPACKET channel, or -1 with the
- * cause in `why`. One helper at a time.
+ * Start the helper: our end of its SOCK_SEQPACKET channel (and in *wfd
+ * of its writer's, owner_write.h), or -1 with the cause in `why`. One
+ * helper at a time.
  */
-int helper_proc_start(struct helper_proc *p, char *why, size_t len);
+int helper_proc_start(struct helper_proc *p, int *wfd, char *why, size_t len);
 
 /*
  * Its channel closed: why the helper ended (the call that failed before
