@@ -15,6 +15,7 @@
 struct liveness {
 	struct links *ls;
 	struct handshake *hs;
+	uint32_t nnodes;
 	unsigned timeout_sec;
 	unsigned heartbeat_ms;
 	struct event *boot_timer;
@@ -52,8 +53,10 @@ static void boot_fail(struct liveness *lv, const char *why)
 
 /*
  * srun's link closed. Before its table came (srun ended, or its table
- * was refused), no node can be dialled: fail the bootstrap now rather
- * than at its timeout, so the step's collectives fail and it ends.
+ * was refused), no node can be dialled, now or after a heal: every other
+ * node is lost to this one at once (not only its neighbours, or a healed
+ * tree would wait for nodes it can never reach), so the step's
+ * collectives fail and it ends.
  */
 static void srun_gone(struct liveness *lv, const char *why)
 {
@@ -67,6 +70,10 @@ static void srun_gone(struct liveness *lv, const char *why)
 	if (lv->boot_timer)
 		evtimer_del(lv->boot_timer);
 	boot_fail(lv, "no address table from srun");
+	for (uint32_t node = 0; node < lv->nnodes; node++)
+		if (node != lv->ls->self)
+			lv->gone_fn(lv->gone_ctx, node, GONE_LOST,
+				    "no address table from srun");
 }
 
 /*
@@ -159,7 +166,8 @@ static void on_heartbeat(evutil_socket_t fd, short what, void *arg)
 }
 
 struct liveness *liveness_create(struct links *ls, struct handshake *hs,
-				 unsigned timeout_sec, unsigned heartbeat_ms)
+				 uint32_t nnodes, unsigned timeout_sec,
+				 unsigned heartbeat_ms)
 {
 	struct liveness *lv = calloc(1, sizeof(*lv));
 
@@ -167,6 +175,7 @@ struct liveness *liveness_create(struct links *ls, struct handshake *hs,
 		return NULL;
 	lv->ls = ls;
 	lv->hs = hs;
+	lv->nnodes = nnodes;
 	lv->timeout_sec = timeout_sec;
 	lv->heartbeat_ms = heartbeat_ms;
 	links_on_down(ls, on_down, lv);

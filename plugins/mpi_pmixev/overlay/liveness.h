@@ -26,12 +26,14 @@ typedef void (*liveness_gone_fn)(void *ctx, uint32_t node, enum gone_kind kind,
 struct liveness;
 
 /*
- * Watch the links of `ls`: the bootstrap must be done within
- * `timeout_sec`; with `heartbeat_ms`, a neighbour silent for three
- * periods is lost.
+ * Watch the links of `ls` (node of a step of `nnodes`): the bootstrap
+ * must be done within `timeout_sec`, and when srun's link closes before
+ * its table came, every other node is lost at once; with `heartbeat_ms`,
+ * a neighbour silent for three periods is lost.
  */
 struct liveness *liveness_create(struct links *ls, struct handshake *hs,
-				 unsigned timeout_sec, unsigned heartbeat_ms);
+				 uint32_t nnodes, unsigned timeout_sec,
+				 unsigned heartbeat_ms);
 void liveness_on_gone(struct liveness *lv, liveness_gone_fn fn, void *ctx);
 
 /* Start the bootstrap deadline and the heartbeats. 0, or -1. */

@@ -60,8 +60,8 @@ struct overlay *overlay_create(struct agent *agent, struct auth *auth,
 	if (!(ov->ls = links_create(agent_base(agent), &tree, cfg->nodeid,
 				    cfg->max_frame, cfg->max_queued)) ||
 	    !(ov->hs = handshake_create(&hcfg, auth, ov->ls)) ||
-	    !(ov->lv = liveness_create(ov->ls, ov->hs, cfg->timeout_sec,
-				       cfg->heartbeat_ms)) ||
+	    !(ov->lv = liveness_create(ov->ls, ov->hs, cfg->nnodes,
+				       cfg->timeout_sec, cfg->heartbeat_ms)) ||
 	    !(ov->heal = heal_create(&tree, ov->ls, ov->hs, ov->lv)) ||
 	    !(ov->rt = route_create(ov->ls, ov->hs, ov->heal, cfg->nnodes)))
 		goto fail;
