@@ -262,7 +262,7 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 			    st.step.conf.watch_sec, site.watch_min);
 		st.step.conf.watch_sec = site.watch_min;
 	}
-	pmixev_log_set_debug(st.step.conf.debug);
+	pmixev_log_set_debug(st.step.conf.debug, st.step.conf.log_rate);
 	if (find_owner(&owner, err, sizeof(err)) < 0 ||
 	    layout_from_env(&st.step.lay, env, &owner, err, sizeof(err)) < 0) {
 		refuse("", err);
@@ -424,5 +424,6 @@ void stepd_fini(void)
 	agent_destroy(s->agent);
 	auth_destroy(s->auth);
 	layout_free(&s->lay);
+	pmixev_log_flush();
 	st.active = false;
 }
