@@ -49,6 +49,11 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 				     "SLURM_PMIXEV_EVENT_CACHE",
 				     offsetof(struct pmixev_conf, event_cache),
 				     1, 65536, 512, " events"},
+	[PMIXEV_CONF_EVENT_CACHE_MAX] = {"PMIxevEventCacheMax",
+					 "SLURM_PMIXEV_EVENT_CACHE_MAX",
+					 offsetof(struct pmixev_conf,
+						  event_cache_mib),
+					 1, 65536, 64, " MiB"},
 	[PMIXEV_CONF_WATCH_INTERVAL] = {"PMIxevWatchInterval",
 					"SLURM_PMIXEV_WATCH_INTERVAL",
 					offsetof(struct pmixev_conf, watch_sec),
@@ -106,6 +111,35 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
 
+/*
+ * Each option's rule, in one place (README, mpi.conf options, says why):
+ * what bounds root's memory (caches, budgets) is a site maximum; what
+ * bounds its CPU by an interval is a site minimum; what only shapes the
+ * job's own service (timeouts, tree width over its own nodes, which events
+ * it hears, debug lines, themselves held to PMIxevLogRate) is free.
+ */
+static const enum pmixev_conf_rule rules[PMIXEV_CONF_NKEYS] = {
+	[PMIXEV_CONF_DEBUG] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_TIMEOUT] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_TREE_WIDTH] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_HEARTBEAT] = PMIXEV_RULE_RAISE,
+	[PMIXEV_CONF_EVENT_CACHE] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_EVENT_CACHE_MAX] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_WATCH_INTERVAL] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_WATCH_MIN] = PMIXEV_RULE_SITE,
+	[PMIXEV_CONF_TIME_WARNING] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_SCHED_EVENTS] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_NODE_INTERVAL] = PMIXEV_RULE_RAISE,
+	[PMIXEV_CONF_EVENT_MAX] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_PUBLISH_MAX] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_OVERLAY_MAX] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_LOG_RATE] = PMIXEV_RULE_SITE,
+	[PMIXEV_CONF_LOG_SYSLOG] = PMIXEV_RULE_SITE,
+	[PMIXEV_CONF_LOG_MAIL] = PMIXEV_RULE_SITE,
+	[PMIXEV_CONF_MONITOR_POLICY] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_MONITOR_ALLOWED] = PMIXEV_RULE_SITE,
+};
+
 static unsigned *member(struct pmixev_conf *conf, size_t idx)
 {
 	return (unsigned *)((char *)conf + options[idx].offset);
@@ -124,6 +158,11 @@ const char *pmixev_conf_key(size_t idx)
 const char *pmixev_conf_env(size_t idx)
 {
 	return idx < NOPTIONS ? options[idx].env : NULL;
+}
+
+enum pmixev_conf_rule pmixev_conf_rule(size_t idx)
+{
+	return idx < NOPTIONS ? rules[idx] : PMIXEV_RULE_SITE;
 }
 
 void pmixev_conf_defaults(struct pmixev_conf *conf)
@@ -296,6 +335,76 @@ void pmixev_conf_format(const struct pmixev_conf *conf, size_t idx, char *buf,
 		return;
 	}
 	snprintf(buf, len, "%u", *member((struct pmixev_conf *)conf, idx));
+}
+
+/* An interval's length for comparison: 0 (off) is the longest. */
+static unsigned long long interval(unsigned v)
+{
+	return v ? v : 1ull << 32;
+}
+
+/* Whether `rule` lets a job turn the site's value of `idx` into its own. */
+static bool allowed(size_t idx, const struct pmixev_conf *job,
+		    const struct pmixev_conf *site)
+{
+	const void *j = (const char *)job + options[idx].offset;
+	const void *s = (const char *)site + options[idx].offset;
+	unsigned jv, sv;
+
+	if (options[idx].path)
+		return rules[idx] != PMIXEV_RULE_SITE || !strcmp(j, s);
+	memcpy(&jv, j, sizeof(jv));
+	memcpy(&sv, s, sizeof(sv));
+	switch (rules[idx]) {
+	case PMIXEV_RULE_FREE:
+		return true;
+	case PMIXEV_RULE_LOWER:
+		return jv <= sv;
+	case PMIXEV_RULE_RAISE:
+		return interval(jv) >= interval(sv);
+	case PMIXEV_RULE_SITE:
+		break;
+	}
+	return jv == sv;
+}
+
+unsigned pmixev_conf_bound(struct pmixev_conf *job,
+			   const struct pmixev_conf *site,
+			   pmixev_conf_refused_f *refused, void *arg)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		char asked[256], theirs[256];
+
+		if (allowed(i, job, site))
+			continue;
+		pmixev_conf_format(job, i, asked, sizeof(asked));
+		pmixev_conf_format(site, i, theirs, sizeof(theirs));
+		if (options[i].path)
+			memcpy(path_member(job, i),
+			       (const char *)site + options[i].offset,
+			       options[i].path);
+		else
+			*member(job, i) =
+				*(const unsigned *)((const char *)site +
+						    options[i].offset);
+		if (refused)
+			refused(i, asked, theirs, arg);
+		n++;
+	}
+	return n;
+}
+
+unsigned pmixev_conf_event_slots(const struct pmixev_conf *conf)
+{
+	unsigned long long fit =
+		((unsigned long long)conf->event_cache_mib << 10) /
+		(conf->event_kib ? conf->event_kib : 1);
+
+	if (fit < 1)
+		fit = 1;
+	return fit < conf->event_cache ? (unsigned)fit : conf->event_cache;
 }
 
 const char *pmixev_monitor_policy_name(unsigned p)

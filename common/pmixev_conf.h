@@ -7,8 +7,13 @@
  * environment name). Most are integers; PMIxevLogSyslog and PMIxevLogMail
  * are absolute paths or "none"; PMIxevMonitorPolicy is a word and
  * PMIxevMonitorAllowed a comma list of words. Every value is validated here; an
- * invalid one is rejected with a message naming the key and the value. Pure
- * code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
+ * invalid one is rejected with a message naming the key and the value.
+ *
+ * Each option also says what a job's value may do to the site's (its
+ * rule, below): an option that bounds what root's stepds hold, spend or
+ * log is a site maximum a job may only lower, or for an interval a site
+ * minimum it may only lengthen; pmixev_conf_bound() holds a job to them.
+ * Pure code: no Slurm, no PMIx, unit-tested in tests/unit/test_conf.c.
  */
 #ifndef PMIXEV_CONF_H_
 #define PMIXEV_CONF_H_
@@ -21,11 +26,12 @@ struct pmixev_conf {
 	unsigned tree_width;   /* PMIxevTreeWidth: 0 = Slurm's TreeWidth */
 	unsigned heartbeat_ms; /* PMIxevHeartbeat: 0 = off */
 	unsigned event_cache;  /* PMIxevEventCache: events kept per node */
-	unsigned watch_sec;    /* PMIxevWatchInterval: slurmctld polls */
-	unsigned watch_min;    /* PMIxevWatchIntervalMin: site bound */
-	unsigned warn_sec;     /* PMIxevTimeWarning: lead time, 0 = none */
-	unsigned sched_events; /* PMIxevSchedEvents: mask of wanted kinds */
-	unsigned node_sec;     /* PMIxevNodeInterval: node looks, 0 = none */
+	unsigned event_cache_mib; /* PMIxevEventCacheMax: their bytes */
+	unsigned watch_sec;	  /* PMIxevWatchInterval: slurmctld polls */
+	unsigned watch_min;	  /* PMIxevWatchIntervalMin: site bound */
+	unsigned warn_sec;	  /* PMIxevTimeWarning: lead time, 0 = none */
+	unsigned sched_events;	  /* PMIxevSchedEvents: mask of wanted kinds */
+	unsigned node_sec;	  /* PMIxevNodeInterval: node looks, 0 = none */
 	/* Budgets of what one step may make a root stepd hold (site bounds:
 	 * a job may only lower them). */
 	unsigned event_kib;   /* PMIxevEventMax: a relayed client event */
@@ -57,6 +63,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_TREE_WIDTH,
 	PMIXEV_CONF_HEARTBEAT,
 	PMIXEV_CONF_EVENT_CACHE,
+	PMIXEV_CONF_EVENT_CACHE_MAX,
 	PMIXEV_CONF_WATCH_INTERVAL,
 	PMIXEV_CONF_WATCH_MIN,
 	PMIXEV_CONF_TIME_WARNING,
@@ -73,10 +80,38 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_NKEYS
 };
 
+/* What a job's SLURM_PMIXEV_* value may do to the site's. */
+enum pmixev_conf_rule {
+	PMIXEV_RULE_FREE,  /* any valid value */
+	PMIXEV_RULE_LOWER, /* a site maximum: the job may only lower it */
+	PMIXEV_RULE_RAISE, /* a site minimum (an interval that bounds CPU):
+			      the job may only raise it; 0 (off) counts as
+			      the longest */
+	PMIXEV_RULE_SITE,  /* the site's alone */
+};
+
 /* mpi.conf key name and environment override name (NULL: the site's
  * alone) of option `idx`. */
 const char *pmixev_conf_key(size_t idx);
 const char *pmixev_conf_env(size_t idx);
+
+/* The rule of option `idx` (PMIXEV_RULE_SITE for an unknown index). */
+enum pmixev_conf_rule pmixev_conf_rule(size_t idx);
+
+/* Told of each job value pmixev_conf_bound() refused: the option, the
+ * value the job asked for and the site's, in their text forms. */
+typedef void pmixev_conf_refused_f(size_t idx, const char *asked,
+				   const char *site, void *arg);
+
+/*
+ * Hold `job` (the site's values with the job's overrides applied) to the
+ * rules against `site`: every option whose value the rule does not allow
+ * gets the site's value back, and `refused` (if not NULL) is told.
+ * Returns the number of values refused.
+ */
+unsigned pmixev_conf_bound(struct pmixev_conf *job,
+			   const struct pmixev_conf *site,
+			   pmixev_conf_refused_f *refused, void *arg);
 
 /* Fill `conf` with the built-in defaults. */
 void pmixev_conf_defaults(struct pmixev_conf *conf);
@@ -95,6 +130,14 @@ int pmixev_conf_set(struct pmixev_conf *conf, size_t idx, const char *value,
  */
 int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
 			  size_t errlen);
+
+/*
+ * How many events each node's PMIx server may keep: PMIxevEventCache, and
+ * no more than PMIxevEventCacheMax holds of events of the largest size a
+ * node relays (PMIxevEventMax), so that the cache stays under its byte
+ * cap whatever the events' sizes. At least 1.
+ */
+unsigned pmixev_conf_event_slots(const struct pmixev_conf *conf);
 
 /* The name of monitor policy `p` ("notify", "kill", "requeue"; "?"). */
 const char *pmixev_monitor_policy_name(unsigned p);

@@ -4,7 +4,9 @@
  *
  * Each plugin links its own copy, so the context below is per plugin.
  * PMIxevDebug (0..3) raises pmixev's own debug messages to info level, so
- * a site sees them without raising SlurmdDebug for all of Slurm.
+ * a site sees them without raising SlurmdDebug for all of Slurm. Every
+ * line is escaped (pmixev_escape.h): it stays one line whatever its
+ * strings hold.
  */
 #ifndef PMIXEV_LOG_H_
 #define PMIXEV_LOG_H_
@@ -22,8 +24,15 @@ void pmixev_log_init(const char *component);
 /* Step and node to name in every later line ("12.0", "n1"). */
 void pmixev_log_set_step(const char *step_id, const char *node);
 
-/* PMIxevDebug: debug messages of level <= `level` are logged at info. */
-void pmixev_log_set_debug(unsigned level);
+/*
+ * PMIxevDebug: debug messages of level <= `level` are logged at info, at
+ * most `rate` (PMIxevLogRate) of them per second (0: no bound); those
+ * over it are counted and summarised in the next line that passes.
+ */
+void pmixev_log_set_debug(unsigned level, unsigned rate);
+
+/* Say how many debug lines were suppressed since the last summary. */
+void pmixev_log_flush(void);
 
 void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

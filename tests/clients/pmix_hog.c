@@ -5,9 +5,10 @@
  *                                     of KIB KiB each (they travel to the
  *                                     first node's stepd, which keeps
  *                                     them)
- *        pmix_hog notify KIB          rank 0 sends event -3001 carrying
- *                                     one info of KIB KiB to the step; the
- *                                     other ranks count what reaches them
+ *        pmix_hog notify KIB [COUNT]  rank 0 sends COUNT (default 1)
+ *                                     events -3001, each carrying one info
+ *                                     of KIB KiB, to the step; the other
+ *                                     ranks count what reaches them
  *
  * Output, publish: "pmix_hog: published P of COUNT; then STATUS"
  *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
@@ -54,7 +55,7 @@ static int publish(const pmix_proc_t *me, long count, long kib)
 	return 0;
 }
 
-static int notify(const pmix_proc_t *me, long kib)
+static int notify(const pmix_proc_t *me, long kib, long count)
 {
 	pmix_status_t code = -3001;
 	size_t len = (size_t)kib << 10;
@@ -64,7 +65,7 @@ static int notify(const pmix_proc_t *me, long kib)
 	    client_sync(me, 1) != PMIX_SUCCESS)
 		return 1;
 	memset(blob, 'x', len);
-	if (me->rank == 0) {
+	for (long i = 0; me->rank == 0 && i < count; i++) {
 		pmix_byte_object_t bo = {.bytes = blob, .size = len};
 		pmix_info_t info;
 
@@ -94,12 +95,13 @@ int main(int argc, char **argv)
 	    !client_parse_long(argv[2], 1, 100000, &a) &&
 	    !client_parse_long(argv[3], 1, 1 << 20, &b))
 		rc = publish(&me, a, b);
-	else if (argc == 3 && !strcmp(argv[1], "notify") &&
-		 !client_parse_long(argv[2], 1, 1 << 20, &a))
-		rc = notify(&me, a);
+	else if ((argc == 3 || argc == 4) && !strcmp(argv[1], "notify") &&
+		 !client_parse_long(argv[2], 1, 1 << 20, &a) &&
+		 (argc == 3 || !client_parse_long(argv[3], 1, 100000, &b)))
+		rc = notify(&me, a, argc == 4 ? b : 1);
 	else
-		fprintf(stderr,
-			"usage: " PROG " publish COUNT KIB | notify KIB\n");
+		fprintf(stderr, "usage: " PROG
+				" publish COUNT KIB | notify KIB [COUNT]\n");
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
 	return rc;

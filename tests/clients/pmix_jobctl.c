@@ -5,7 +5,9 @@
  * usage: pmix_jobctl [--by RANK] [--nspace NS] [--rank R] [--timeout S]
  *                    [--linger SECS] [--repeat N] ACTION [ARG] [ACTION...]
  *   ACTION  signal N | term | kill | restart | pause [SECS] | resume |
- *           preemptible yes|no | none
+ *           preemptible yes|no | key NAME | none
+ *   ("key NAME" sends a directive of any NAME, true, as a job would to
+ *   try a key pmixev does not know)
  *
  * Every rank catches SIGUSR1, SIGUSR2 and SIGTERM (printing "pmix_jobctl:
  * rank R got signal N", or with --repeat "... got N signals"), joins a
@@ -82,6 +84,8 @@ static size_t action(const char *what, const char *arg, pmix_info_t *info,
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_PAUSE, &yes, PMIX_BOOL);
 	} else if (!strcmp(what, "resume")) {
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_RESUME, &yes, PMIX_BOOL);
+	} else if (!strcmp(what, "key") && arg) {
+		PMIX_INFO_LOAD(info, arg, &yes, PMIX_BOOL);
 	} else if (!strcmp(what, "preemptible") && arg) {
 		yes = !strcmp(arg, "yes");
 		PMIX_INFO_LOAD(info, PMIX_JOB_CTRL_PREEMPTIBLE, &yes,
@@ -221,6 +225,7 @@ int main(int argc, char **argv)
 		what = argv[i++];
 		if (i < argc &&
 		    (!strcmp(what, "signal") || !strcmp(what, "preemptible") ||
+		     !strcmp(what, "key") ||
 		     (!strcmp(what, "pause") &&
 		      isdigit((unsigned char)*argv[i]))))
 			arg = argv[i++];

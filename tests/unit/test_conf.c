@@ -218,6 +218,108 @@ static void test_format(void **state)
 	assert_string_equal(buf, "?");
 }
 
+/* Every option has a rule; budgets and caches are site maximums,
+ * intervals that bound CPU site minimums, the site's own options its
+ * alone. */
+static void test_rules(void **state)
+{
+	static const size_t lower[] = {
+		PMIXEV_CONF_EVENT_CACHE, PMIXEV_CONF_EVENT_CACHE_MAX,
+		PMIXEV_CONF_EVENT_MAX, PMIXEV_CONF_PUBLISH_MAX,
+		PMIXEV_CONF_OVERLAY_MAX};
+	static const size_t raise[] = {PMIXEV_CONF_HEARTBEAT,
+				       PMIXEV_CONF_NODE_INTERVAL};
+
+	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++)
+		assert_int_equal(pmixev_conf_rule(lower[i]), PMIXEV_RULE_LOWER);
+	for (size_t i = 0; i < sizeof(raise) / sizeof(raise[0]); i++)
+		assert_int_equal(pmixev_conf_rule(raise[i]), PMIXEV_RULE_RAISE);
+	for (size_t i = 0; i < PMIXEV_CONF_NKEYS; i++)
+		if (!pmixev_conf_env(i))
+			assert_int_equal(pmixev_conf_rule(i), PMIXEV_RULE_SITE);
+	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_WATCH_MIN),
+			 PMIXEV_RULE_SITE);
+	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_DEBUG), PMIXEV_RULE_FREE);
+	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_NKEYS), PMIXEV_RULE_SITE);
+}
+
+struct seen {
+	unsigned n;
+	size_t idx[8];
+	char asked[8][32], site[8][32];
+};
+
+static void note(size_t idx, const char *asked, const char *site, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 8);
+	s->idx[s->n] = idx;
+	strcpy(s->asked[s->n], asked);
+	strcpy(s->site[s->n], site);
+	s->n++;
+}
+
+static void test_bound(void **state)
+{
+	char *env[] = {"SLURM_PMIXEV_EVENT_CACHE=65536",
+		       "SLURM_PMIXEV_PUBLISH_MAX=8",
+		       "SLURM_PMIXEV_HEARTBEAT=1",
+		       "SLURM_PMIXEV_NODE_INTERVAL=0",
+		       "SLURM_PMIXEV_WATCH_INTERVAL_MIN=1",
+		       "SLURM_PMIXEV_DEBUG=3",
+		       "SLURM_PMIXEV_TIMEOUT=9000",
+		       NULL};
+	struct pmixev_conf site, job;
+	struct seen seen = {0};
+	char err[128];
+
+	pmixev_conf_defaults(&site);
+	site.watch_min = 5;
+	job = site;
+	assert_int_equal(pmixev_conf_apply_env(&job, env, err, sizeof(err)), 0);
+	assert_int_equal(pmixev_conf_bound(&job, &site, note, &seen), 3);
+	/* Raised past a maximum, shortened below a minimum, the site's own:
+	 * refused, the site's value kept, in table order. */
+	assert_int_equal(seen.idx[0], PMIXEV_CONF_HEARTBEAT);
+	assert_string_equal(seen.asked[0], "1");
+	assert_string_equal(seen.site[0], "200");
+	assert_int_equal(seen.idx[1], PMIXEV_CONF_EVENT_CACHE);
+	assert_string_equal(seen.asked[1], "65536");
+	assert_string_equal(seen.site[1], "512");
+	assert_int_equal(seen.idx[2], PMIXEV_CONF_WATCH_MIN);
+	assert_int_equal(job.heartbeat_ms, 200);
+	assert_int_equal(job.event_cache, 512);
+	assert_int_equal(job.watch_min, 5);
+	/* Lowered, off (the longest interval), free: kept. */
+	assert_int_equal(job.publish_mib, 8);
+	assert_int_equal(job.node_sec, 0);
+	assert_int_equal(job.debug, 3);
+	assert_int_equal(job.timeout_sec, 9000);
+	/* Nothing to refuse, no callback needed. */
+	assert_int_equal(pmixev_conf_bound(&job, &site, NULL, NULL), 0);
+	/* A site that turned an interval off keeps it off. */
+	site.heartbeat_ms = 0;
+	job.heartbeat_ms = 100;
+	assert_int_equal(pmixev_conf_bound(&job, &site, NULL, NULL), 1);
+	assert_int_equal(job.heartbeat_ms, 0);
+}
+
+static void test_event_slots(void **state)
+{
+	struct pmixev_conf c;
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(c.event_cache_mib, 64);
+	/* 64 MiB of events of at most 1024 KiB: 64 of the 512. */
+	assert_int_equal(pmixev_conf_event_slots(&c), 64);
+	c.event_kib = 16;
+	assert_int_equal(pmixev_conf_event_slots(&c), 512);
+	c.event_kib = 65536;
+	c.event_cache_mib = 1;
+	assert_int_equal(pmixev_conf_event_slots(&c), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +331,9 @@ int main(void)
 		cmocka_unit_test(test_path_option),
 		cmocka_unit_test(test_monitor_policy),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_event_slots),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

@@ -15,13 +15,14 @@
 
 struct inject {
 	struct pmixev_evloss *loss;
-	unsigned slots;
-	uint64_t evicted; /* all sources */
+	unsigned slots;	     /* PMIxevEventCache, or fewer for the bytes */
+	unsigned cache, mib; /* PMIxevEventCache, PMIxevEventCacheMax */
+	uint64_t evicted;    /* all sources */
 };
 
 struct inject *inject_create(const struct step *s)
 {
-	unsigned slots = s->conf.event_cache;
+	unsigned slots = pmixev_conf_event_slots(&s->conf);
 	struct inject *c = calloc(1, sizeof(*c));
 
 	if (!c || !(c->loss = pmixev_evloss_create(slots))) {
@@ -29,6 +30,8 @@ struct inject *inject_create(const struct step *s)
 		return NULL;
 	}
 	c->slots = slots;
+	c->cache = s->conf.event_cache;
+	c->mib = s->conf.event_cache_mib;
 	return c;
 }
 
@@ -46,10 +49,20 @@ void inject_cached(struct inject *c, const char *source)
 				  &from) ||
 	    !worth_logging(++c->evicted))
 		return;
-	PMIXEV_ERROR("events: the event cache is full (PMIxevEventCache=%u): "
-		     "%llu event(s) evicted so far, the last one from %s; "
-		     "processes registering later will miss them",
-		     c->slots, (unsigned long long)c->evicted, from);
+	if (c->slots == c->cache)
+		PMIXEV_ERROR("events: the event cache is full "
+			     "(PMIxevEventCache=%u): %llu event(s) evicted so "
+			     "far, the last one from %s; processes registering "
+			     "later will miss them",
+			     c->slots, (unsigned long long)c->evicted, from);
+	else
+		PMIXEV_ERROR("events: the event cache is full (%u events, "
+			     "what PMIxevEventCacheMax=%u MiB holds of the "
+			     "largest): %llu event(s) evicted so far, the last "
+			     "one from %s; processes registering later will "
+			     "miss them",
+			     c->slots, c->mib, (unsigned long long)c->evicted,
+			     from);
 }
 
 void inject_undelivered(struct inject *c, const char *source, const char *why)

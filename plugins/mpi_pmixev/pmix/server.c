@@ -483,7 +483,7 @@ struct server *server_create(struct step *s, uint32_t bind_type,
 	srv->lay = &s->lay;
 	srv->gate = s->gate;
 	srv->rundir = -1;
-	srv->event_cache = s->conf.event_cache;
+	srv->event_cache = pmixev_conf_event_slots(&s->conf);
 	step_serve(s);
 	if (make_dirs(srv) < 0)
 		goto fail;

@@ -216,14 +216,19 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	return 0;
 }
 
-/* A job may lower a budget the site set, never raise it. */
-static void keep_budget(unsigned *job, unsigned site, const char *key)
+/* A job's value that the option's rule refuses (pmixev_conf_bound). */
+static void refused(size_t idx, const char *asked, const char *site, void *arg)
 {
-	if (*job <= site)
-		return;
-	PMIXEV_INFO("the job asked for %s=%u; the site's bound %u applies", key,
-		    *job, site);
-	*job = site;
+	static const char *const why[] = {
+		[PMIXEV_RULE_LOWER] = "is a maximum a job may only lower",
+		[PMIXEV_RULE_RAISE] = "is a minimum a job may only raise",
+		[PMIXEV_RULE_SITE] = "is the site's alone",
+	};
+
+	PMIXEV_ERROR("the job's %s=%s is refused: the site's %s=%s %s; it "
+		     "stays",
+		     pmixev_conf_env(idx) ? pmixev_conf_env(idx) : "?", asked,
+		     pmixev_conf_key(idx), site, why[pmixev_conf_rule(idx)]);
 }
 
 int stepd_prefork(char **env, const struct stepd_binding *bind)
@@ -251,19 +256,14 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		refuse("", err);
 		return SLURM_SUCCESS;
 	}
-	st.step.conf.watch_min = site.watch_min;
-	keep_budget(&st.step.conf.event_kib, site.event_kib, "PMIxevEventMax");
-	keep_budget(&st.step.conf.publish_mib, site.publish_mib,
-		    "PMIxevPublishMax");
-	keep_budget(&st.step.conf.overlay_mib, site.overlay_mib,
-		    "PMIxevOverlayMax");
+	pmixev_conf_bound(&st.step.conf, &site, refused, NULL);
 	if (st.step.conf.watch_sec < site.watch_min) {
 		PMIXEV_INFO("the job asked to watch slurmctld every %u s; the "
 			    "site's minimum is PMIxevWatchIntervalMin=%u",
 			    st.step.conf.watch_sec, site.watch_min);
 		st.step.conf.watch_sec = site.watch_min;
 	}
-	pmixev_log_set_debug(st.step.conf.debug);
+	pmixev_log_set_debug(st.step.conf.debug, st.step.conf.log_rate);
 	if (find_owner(&owner, err, sizeof(err)) < 0 ||
 	    layout_from_env(&st.step.lay, env, &owner, err, sizeof(err)) < 0) {
 		refuse("", err);
@@ -277,12 +277,15 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
 		    "(slurmstepd pid %ld, PMIxevDebug=%u PMIxevTimeout=%u "
-		    "PMIxevEventCache=%u PMIxevMonitorPolicy=%s)",
+		    "PMIxevEventCache=%u PMIxevEventCacheMax=%u "
+		    "PMIxevMonitorPolicy=%s; %u event slot(s))",
 		    layout_nlocal(&st.step.lay), step.ntasks,
 		    st.step.lay.nodeid, step.nnodes, st.step.lay.nspace,
 		    (long)getpid(), st.step.conf.debug,
 		    st.step.conf.timeout_sec, st.step.conf.event_cache,
-		    pmixev_monitor_policy_name(st.step.conf.monitor_policy));
+		    st.step.conf.event_cache_mib,
+		    pmixev_monitor_policy_name(st.step.conf.monitor_policy),
+		    pmixev_conf_event_slots(&st.step.conf));
 	return SLURM_SUCCESS;
 }
 
@@ -425,5 +428,6 @@ void stepd_fini(void)
 	agent_destroy(s->agent);
 	auth_destroy(s->auth);
 	layout_free(&s->lay);
+	pmixev_log_flush();
 	st.active = false;
 }

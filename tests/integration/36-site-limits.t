@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# A job cannot raise the bounds the site set on what its root stepds hold
+# or log, nor forge slurmd log lines. (a) SLURM_PMIXEV_EVENT_CACHE=65536
+# is refused (the site's PMIxevEventCache stays) and 1,200 events of 1000
+# KiB leave every stepd under the byte cap PMIxevEventCacheMax (64 MiB:
+# 64 slots of PMIxevEventMax=1024 KiB) plus its working set, the oldest
+# cached events evicted and counted; before the cap, 1.5 GB per node. (b) SLURM_PMIXEV_DEBUG=3 with a loop of
+# empty fences: the step's lines per second in the slurmd log stay within
+# the site's PMIxevLogRate (100), the rest counted and summarised; before,
+# about 5,000 lines/s. (c) A job-control target namespace, an unknown
+# pmix.jctrl.* key, a checkpoint id and a cancel id carrying a newline and
+# a fake log prefix appear escaped ("\n") on one line, never as a line of
+# their own.
+. "$(dirname "$0")/lib.sh"
+plan 8
+
+hog=$(client pmix_hog)
+fence=$(client pmix_fence)
+jobctl=$(client pmix_jobctl)
+ckpt=$(client pmix_ckpt)
+
+# peak VmHWM (kB) of the job's stepds on n1-n3 while the command runs
+peak_rss() {
+	local stop=$PMIXEV_CLUSTER_WORKDIR/36-stop peak=0 p v n
+	rm -f "$stop"
+	(
+		while [ ! -e "$stop" ]; do
+			for n in n1 n2 n3; do
+				for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$n"); do
+					[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+					v=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$p/status" 2>/dev/null)
+					[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
+				done
+			done
+			sleep 0.1
+		done
+		echo "$peak" >"$stop.rss"
+	) &
+	"$@"
+	touch "$stop"
+	wait $!
+	rss=$(cat "$stop.rss")
+}
+
+# (a) the event cache, by count and by bytes
+# The job lowers PMIxevOverlayMax to 16 MiB: what is in transit between
+# stepds is bounded by that budget (20-budgets.t), the cache by its own.
+step_env=(SLURM_PMIXEV_EVENT_CACHE=65536 SLURM_PMIXEV_OVERLAY_MAX=16
+	SLURM_PMIXEV_TIME_WARNING=0)
+PMIXEV_TEST_TIMEOUT=240 peak_rss run_step --mpi=pmixev -N3 -n3 -t 4 "$hog" notify 1000 1200
+step_env=()
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_hog: rank 0 on n1: got 1200 event\(s\)$')" -eq 1 ]
+ok $? "rank 0 sends 1,200 events of 1000 KiB, the step ends well" || show
+grep -q "step $job\.0 on n2: the job's SLURM_PMIXEV_EVENT_CACHE=65536 is refused: the site's PMIxevEventCache=512 is a maximum a job may only lower; it stays" "$(slurmd_log n2)"
+ok $? "the job's SLURM_PMIXEV_EVENT_CACHE=65536 is refused, the site's 512 kept (logged)" ||
+	grep "step $job\.0 on n2" "$(slurmd_log n2)" | head -n 5 | sed 's/^/#   /' >&2
+diag "peak RSS of the step's slurmstepds under the flood: $((rss / 1024)) MiB"
+[ "$rss" -lt $(((64 + 16 + 96) * 1024)) ]
+ok $? "every slurmstepd stayed under 176 MiB (PMIxevEventCacheMax=64 + PMIxevOverlayMax=16 + 96 MiB; $((rss / 1024)) MiB)"
+grep -Eq "step $job\.0 on n1: events from rank@0: 1200 cached, 11[3-9][0-9] evicted from the full cache" "$(slurmd_log n1)"
+ok $? "n1 counts at least the 1,136 events evicted from its 64 slots (PMIxevEventCacheMax=64 MiB / PMIxevEventMax=1024 KiB)" ||
+	grep "step $job\.0 on n1: events" "$(slurmd_log n1)" | tail -n 3 | sed 's/^/#   /' >&2
+
+# (b) debug lines a job asks for stay within the site's rate
+step_env=(SLURM_PMIXEV_DEBUG=3)
+run_step --mpi=pmixev -N3 -n3 -t 2 "$fence" --loop 3000
+step_env=()
+[ "$rc" -eq 0 ]
+ok $? "3,000 empty fences with SLURM_PMIXEV_DEBUG=3" || show
+busiest=$(grep "step $job\.0 on n1: " "$(slurmd_log n1)" |
+	sed -n 's/^\[\([^.]*\)\..*/\1/p' | sort | uniq -c | sort -rn | head -n1 | awk '{print $1}')
+diag "busiest second of step $job.0 in n1's slurmd log: ${busiest:-0} lines"
+[ "${busiest:-0}" -le 110 ] &&
+	grep -q "step $job\.0 on n1: log: [0-9]* debug line(s) over PMIxevLogRate=100 per second suppressed" "$(slurmd_log n1)"
+ok $? "at most PMIxevLogRate=100 lines per second (+ summaries), the rest counted (${busiest:-0})"
+
+# (c) forged lines
+forge=$'\nerror: mpi/pmixev: step 1.0 on n1: FORGED'
+before=$(cat "$(slurmd_log n1)" | wc -l)
+run_step --mpi=pmixev -N2 -n2 -t 2 "$jobctl" --nspace "ns${forge}-ns" signal 10
+run_step --mpi=pmixev -N2 -n2 -t 2 "$jobctl" key "pmix.jctrl.x${forge}-key"
+run_step --mpi=pmixev -N2 -n2 -t 2 "$ckpt" --cancel-after 1 "id${forge}-ckpt"
+log=$(tail -n +"$((before + 1))" "$(slurmd_log n1)")
+! printf '%s\n' "$log" | grep -q '^error: mpi/pmixev: step 1.0 on n1: FORGED'
+ok $? "no line of n1's slurmd log starts with the forged prefix" ||
+	printf '%s\n' "$log" | grep -B1 'FORGED' | head -n 8 | sed 's/^/#   /' >&2
+esc='\\nerror: mpi/pmixev: step 1\.0 on n1: FORGED'
+missing=
+for what in ns key ckpt; do
+	printf '%s\n' "$log" | grep -q "${esc}-$what" || missing+=" $what"
+done
+printf '%s\n' "$log" | grep -q "cancel 'req-id${esc}-ckpt'" || missing+=" cancel"
+[ -z "$missing" ]
+ok $? "the namespace, the key, the checkpoint and the cancel id are logged escaped (missing:${missing:- none})" ||
+	printf '%s\n' "$log" | grep -A1 'FORGED' | head -n 12 | sed 's/^/#   /' >&2
+
+done_testing
