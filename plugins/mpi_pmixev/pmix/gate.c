@@ -148,7 +148,7 @@ static void admit(struct pmix_gate *g, int fd)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 ":%u", ntohs(peer.sin_port));
 	}
-	rc = pmixev_peeruid_of_fd(fd, &uid);
+	rc = pmixev_peeruid_of_fd(fd, NULL, &uid);
 	err = errno;
 	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
 	    g->cs.n < g->max_conns) {
