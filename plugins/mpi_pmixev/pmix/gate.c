@@ -31,6 +31,7 @@
 #include "pmix/gate_handoff.h"
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
+#include "pmixev_sockdiag.h"
 
 /* Connections at most: 4096, and a quarter of the descriptors the stepd
  * may open (each takes two), so a job cannot take the stepd's others. */
@@ -43,6 +44,9 @@ struct pmix_gate {
 	int netns;   /* the library's network, or -1: the host's */
 	int stop_fd; /* eventfd */
 	size_t max_conns;
+	/* Who owns a peer's socket: sock_diag in the host's network, or NULL:
+	 * /proc/net/tcp (slow with many sockets; said at the start). */
+	struct pmixev_sockdiag *sd;
 	pthread_t thread;
 	bool running;
 	/* The thread's start: it reports whether it made the network. */
@@ -148,7 +152,7 @@ static void admit(struct pmix_gate *g, int fd)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 ":%u", ntohs(peer.sin_port));
 	}
-	rc = pmixev_peeruid_of_fd(fd, NULL, &uid);
+	rc = pmixev_peeruid_of_fd(fd, g->sd, &uid);
 	err = errno;
 	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
 	    g->cs.n < g->max_conns) {
@@ -260,6 +264,37 @@ static int listen_loopback(struct pmix_gate *g)
 	return 0;
 }
 
+/*
+ * Ask the kernel's sock_diag (in the host's network: this thread's) who
+ * owns the gate's own listener; if it cannot tell, the gate reads
+ * /proc/net/tcp for every connection, and says so.
+ */
+static void open_sockdiag(struct pmix_gate *g)
+{
+	struct sockaddr_in us = {.sin_family = AF_INET,
+				 .sin_port = htons(g->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)},
+			   any = {.sin_family = AF_INET};
+	struct pmixev_sockdiag_answer ans;
+	int rc = -1;
+
+	if ((g->sd = pmixev_sockdiag_create()))
+		rc = pmixev_sockdiag_lookup(g->sd, (struct sockaddr *)&us,
+					    (struct sockaddr *)&any, &ans);
+	if (rc == 0 && ans.inode)
+		return;
+	PMIXEV_INFO("pmix gate: the kernel's sock_diag cannot tell who owns "
+		    "a connection (%s): the gate reads /proc/net/tcp for each "
+		    "one instead, at a cost that grows with the node's "
+		    "sockets, so other local users can slow this step's "
+		    "PMIx wire-up (load the tcp_diag module)",
+		    rc == 0   ? "no socket file"
+		    : rc == 1 ? "no answer"
+			      : strerror(errno));
+	pmixev_sockdiag_destroy(g->sd);
+	g->sd = NULL;
+}
+
 static int watch(struct pmix_gate *g, int fd, void *tag)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
@@ -287,7 +322,8 @@ struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    (g->cs.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
-	    listen_loopback(g) < 0 || watch(g, g->stop_fd, &g->stop_fd) < 0 ||
+	    listen_loopback(g) < 0 ||
+	    (open_sockdiag(g), watch(g, g->stop_fd, &g->stop_fd) < 0) ||
 	    watch(g, g->cs.kick_fd, &g->cs.kick_fd) < 0 ||
 	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
 	    pthread_create(&g->thread, NULL, gate_thread, g) != 0) {
@@ -390,6 +426,7 @@ void pmix_gate_destroy(struct pmix_gate *g)
 		pthread_join(g->thread, NULL);
 	}
 	gate_conns_close_all(&g->cs);
+	pmixev_sockdiag_destroy(g->sd);
 	if (g->cs.other_users)
 		PMIXEV_INFO("pmix gate: %lu connection(s) of other users "
 			    "refused during the step",
