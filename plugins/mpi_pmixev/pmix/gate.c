@@ -29,6 +29,7 @@
 
 #include "pmix/gate_conn.h"
 #include "pmix/gate_handoff.h"
+#include "pmix/gate_tally.h"
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
 #include "pmixev_sockdiag.h"
@@ -36,6 +37,12 @@
 /* Connections at most: 4096, and a quarter of the descriptors the stepd
  * may open (each takes two), so a job cannot take the stepd's others. */
 #define MAX_CONNS 4096
+/* Of them, the peers of one uid other than the job owner's (root's) at
+ * most a quarter: the job's own ranks keep the rest. */
+#define OTHER_SHARE 4
+/* Connections taken per wake-up: the connections in hand are served
+ * between batches, however fast new ones come. */
+#define ACCEPT_BATCH 256
 
 struct pmix_gate {
 	struct gate_conns cs;
@@ -138,12 +145,31 @@ static int make_netns(void)
 	return open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 }
 
+/* Close a refused connection at once, with a reset: it leaves no
+ * TIME_WAIT behind at the gate's end. */
+static void close_now(int fd)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/* Whether a connection of `uid` fits: the gate's bound, and for anyone
+ * but the job owner a share of it. */
+static bool room_for(const struct pmix_gate *g, uid_t uid)
+{
+	return g->cs.n < g->max_conns &&
+	       (uid == g->cs.job_uid ||
+		g->cs.n_other < g->max_conns / OTHER_SHARE);
+}
+
 static void admit(struct pmix_gate *g, int fd)
 {
 	struct sockaddr_in peer;
 	socklen_t len = sizeof(peer);
 	char name[64] = "?";
-	uid_t uid = 0;
+	uid_t uid = (uid_t)-1;
 	int rc, err;
 
 	if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0 &&
@@ -154,42 +180,44 @@ static void admit(struct pmix_gate *g, int fd)
 	}
 	rc = pmixev_peeruid_of_fd(fd, g->sd, &uid);
 	err = errno;
-	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
-	    g->cs.n < g->max_conns) {
+	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) && room_for(g, uid)) {
 		gate_conns_add(&g->cs, fd, uid, name);
 		return;
 	}
 	if (rc < 0 && err == ENOENT)
-		PMIXEV_DEBUG(1,
-			     "pmix gate: closing a connection from %s "
-			     "whose peer is gone",
-			     name);
+		gate_tally_refused(g->cs.tally, (uid_t)-1, name,
+				   "its peer is gone");
 	else if (rc < 0)
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "cannot tell who owns it: %s",
-			     name, strerror(err));
+		gate_tally_refused(g->cs.tally, (uid_t)-1, name,
+				   "cannot tell who owns it: %s",
+				   strerror(err));
 	else if (uid != g->cs.job_uid && uid != 0)
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "its process runs as uid %u, not as the job owner "
-			     "(uid %u) or root",
-			     name, (unsigned)uid, (unsigned)g->cs.job_uid);
+		gate_tally_refused(g->cs.tally, uid, name,
+				   "its process runs as uid %u, not as the job "
+				   "owner (uid %u) or root",
+				   (unsigned)uid, (unsigned)g->cs.job_uid);
 	else
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "%zu connections are open already",
-			     name, g->max_conns);
+		gate_tally_refused(g->cs.tally, uid, name,
+				   "uid %u: %zu connections are open already "
+				   "(%zu not the job owner's)",
+				   (unsigned)uid, g->cs.n, g->cs.n_other);
 	if (rc == 0 && uid != g->cs.job_uid && uid != 0)
 		g->cs.other_users++;
-	close(fd);
+	close_now(fd);
 }
 
 static void accept_all(struct pmix_gate *g)
 {
-	int fd;
+	int fd = -1;
 
-	while ((fd = accept4(g->listen_fd, NULL, NULL,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		if ((fd = accept4(g->listen_fd, NULL, NULL,
+				  SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+			break;
 		admit(g, fd);
-	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+	}
+	if (fd < 0 && errno != EAGAIN && errno != EINTR &&
+	    errno != ECONNABORTED)
 		PMIXEV_ERROR("pmix gate: accept: %m");
 }
 
@@ -219,8 +247,13 @@ static void *gate_thread(void *arg)
 
 	started(g, netns, netns < 0 ? errno : 0);
 	for (;;) {
-		int n = epoll_wait(g->cs.epfd, evs, 64,
-				   gate_conns_wait_ms(&g->cs));
+		int conns_ms = gate_conns_wait_ms(&g->cs),
+		    tally_ms = gate_tally_wait_ms(g->cs.tally);
+		int n = epoll_wait(
+			g->cs.epfd, evs, 64,
+			conns_ms < 0 || (tally_ms >= 0 && tally_ms < conns_ms)
+				? tally_ms
+				: conns_ms);
 
 		if (n < 0 && errno != EINTR) {
 			PMIXEV_ERROR("pmix gate: epoll_wait: %m; the gate "
@@ -240,6 +273,7 @@ static void *gate_thread(void *arg)
 		}
 		gate_conns_expire(&g->cs);
 		gate_conns_reap(&g->cs);
+		gate_tally_tick(g->cs.tally);
 	}
 	return NULL;
 }
@@ -322,7 +356,7 @@ struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    (g->cs.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
-	    listen_loopback(g) < 0 ||
+	    !(g->cs.tally = gate_tally_create()) || listen_loopback(g) < 0 ||
 	    (open_sockdiag(g), watch(g, g->stop_fd, &g->stop_fd) < 0) ||
 	    watch(g, g->cs.kick_fd, &g->cs.kick_fd) < 0 ||
 	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
@@ -426,6 +460,7 @@ void pmix_gate_destroy(struct pmix_gate *g)
 		pthread_join(g->thread, NULL);
 	}
 	gate_conns_close_all(&g->cs);
+	gate_tally_destroy(g->cs.tally);
 	pmixev_sockdiag_destroy(g->sd);
 	if (g->cs.other_users)
 		PMIXEV_INFO("pmix gate: %lu connection(s) of other users "
