@@ -110,7 +110,7 @@ ready=/tmp/33-flood-ready
 rm -f "$ready"
 mark=$(wc -l <"$(slurmd_log n1)")
 on_node n1 runuser -u "$PMIXEV_OTHER_USER" -- bash -c \
-	'ulimit -n 8000 && exec timeout -k 2 "$3" perl /tmp/33-flood.pl "$@"' _ \
+	'ulimit -n $(($2 + 3000)) && exec timeout -k 2 "$3" perl /tmp/33-flood.pl "$@"' _ \
 	"$port" "$LISTENERS" "$ATTACK_SECS" "$ready" >/tmp/33-flood.out 2>&1 &
 apid=$!
 for _ in $(seq 300); do
