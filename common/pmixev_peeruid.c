@@ -1,7 +1,9 @@
-/* pmixev_peeruid.c - peer uids from /proc/net/tcp{,6} and SO_PEERCRED. */
+/* pmixev_peeruid.c - peer uids from sock_diag, /proc/net/tcp{,6} and
+ * SO_PEERCRED. */
 #include "config.h"
 
 #include "pmixev_peeruid.h"
+#include "pmixev_sockdiag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -224,7 +226,27 @@ out:
 	return rc;
 }
 
-int pmixev_peeruid_of_fd(int fd, uid_t *uid)
+/* The peer's socket by sock_diag: its local end is our peer, its remote
+ * us. Not a listener, and not one without a file (see the header). */
+static int ask_kernel(struct pmixev_sockdiag *sd,
+		      const struct sockaddr_storage *ours,
+		      const struct sockaddr_storage *peer, uid_t *uid)
+{
+	struct pmixev_sockdiag_answer ans;
+	int rc = pmixev_sockdiag_lookup(sd, (const struct sockaddr *)peer,
+					(const struct sockaddr *)ours, &ans);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1 || !ans.inode || ans.state == TCP_LISTEN) {
+		errno = ENOENT;
+		return -1;
+	}
+	*uid = ans.uid;
+	return 0;
+}
+
+int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, uid_t *uid)
 {
 	struct sockaddr_storage ours, peer;
 	socklen_t olen = sizeof(ours), plen = sizeof(peer);
@@ -255,6 +277,8 @@ int pmixev_peeruid_of_fd(int fd, uid_t *uid)
 	}
 	if (getpeername(fd, (struct sockaddr *)&peer, &plen) < 0)
 		return -1;
+	if (sd)
+		return ask_kernel(sd, &ours, &peer, uid);
 	/* The peer's row: its local address is our peer, its remote us. */
 	ep_of((struct sockaddr *)&peer, &s.local);
 	ep_of((struct sockaddr *)&ours, &s.remote);

@@ -8,6 +8,11 @@
  * rem_address = ours, and the uid that created it (its fsuid at socket()).
  * For an AF_UNIX socket SO_PEERCRED says the same.
  *
+ * Reading /proc/net/tcp costs in proportion to the node's sockets (another
+ * user can open thousands); the kernel's sock_diag (pmixev_sockdiag.h)
+ * answers about the one socket asked for. The file is the fallback for a
+ * kernel without it.
+ *
  * Rows without an inode are never taken: TIME_WAIT and FIN_WAIT2 remnants
  * show uid 0, and a closed (orphaned) socket has no owner any more.
  */
@@ -30,12 +35,16 @@ int pmixev_peeruid_parse(const char *text, size_t len,
 			 const struct sockaddr *local,
 			 const struct sockaddr *remote, uid_t *uid);
 
+struct pmixev_sockdiag;
+
 /*
  * The uid owning the peer of the connected socket `fd`: SO_PEERCRED for
- * AF_UNIX, /proc/net/tcp{,6} for TCP. Returns 0 and sets *uid, or -1 with
- * errno: ENOENT (no such row: the peer is gone or not in this network
- * namespace), EAFNOSUPPORT (neither AF_UNIX nor TCP), or a system error.
+ * AF_UNIX; for TCP, sock_diag through `sd` (made in fd's network
+ * namespace), or /proc/net/tcp{,6} if sd is NULL. Returns 0 and sets *uid,
+ * or -1 with errno: ENOENT (no such socket: the peer is gone or not in
+ * this network namespace), EAFNOSUPPORT (neither AF_UNIX nor TCP), or a
+ * system error (from sock_diag: the kernel's answer).
  */
-int pmixev_peeruid_of_fd(int fd, uid_t *uid);
+int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, uid_t *uid);
 
 #endif /* PMIXEV_PEERUID_H_ */

@@ -33,7 +33,8 @@ echo "#define _GNU_SOURCE 1" >"$work/include/config.h"
 # target name, then its sources
 targets="fuzz_frame:pmixev_frame.c,pmixev_proto.c,pmixev_buf.c,pmixev_helper_msg.c,pmixev_owner_write.c,pmixev_ptable.c
 fuzz_taskmap:pmixev_taskmap.c
-fuzz_peeruid:pmixev_peeruid.c
+fuzz_peeruid:pmixev_peeruid.c,pmixev_sockdiag.c
+fuzz_sockdiag:pmixev_sockdiag.c
 fuzz_hello:pmixev_hello.c"
 
 failed=0

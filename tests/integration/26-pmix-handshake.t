@@ -59,9 +59,8 @@ done
 ok $? "two connections as rank 0 left without reading the server's answer"
 [ -n "$stepd" ] && [ "$(stepd_pid n1)" = "$stepd" ]
 ok $? "n1's slurmstepd is still the same process"
-nlog=$(grep -c "step $job\.0 on n1: pmix gate: refusing a PMIx connection from 127\.0\.0\.1:[0-9]* (uid $(id -u "$PMIXEV_TEST_USER")): its hello has " "$(slurmd_log n1)")
-[ "$nlog" -eq 4 ]
-ok $? "the gate refused the 4 bad hellos by name ($nlog)" ||
+grep -q "step $job\.0 on n1: pmix gate: refusing a PMIx connection from 127\.0\.0\.1:[0-9]*: uid $(id -u "$PMIXEV_TEST_USER"): its hello has " "$(slurmd_log n1)"
+ok $? "the gate logs the first bad hello's refusal at once, by name" ||
 	grep "step $job\.0 on n1: pmix gate" "$(slurmd_log n1)" | sed 's/^/#   /' >&2
 rm -f /tmp/26-pmix_handshake /tmp/26-pmix_intrude
 
@@ -73,7 +72,16 @@ out=$(cat "$log")
 [ "$rc" -eq 0 ] && [ "$(lines "^pmix_listen: rank [12] on n[23]: got 1 event\(s\) from ")" -eq 2 ]
 ok $? "the step ends well: ranks 1 and 2 got the client's event (srun $rc)" || show
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: pmix gate: during the step 4 connection\(s\) refused for their hello, 1 ended before it"
-ok $? "the stepd sums up the refusals at the step's end"
+# One line each for the first refusals of a quiet spell, the others summed
+# up (pmix/gate_tally.h): 4 in all.
+said=$(grep "step $job\.0 on n1: pmix gate: " "$(slurmd_log n1)" |
+	awk '/refusing a PMIx connection from .*: its hello has / { n++ }
+		/ connection\(s\) refused in the last / {
+			sub(/.* pmix gate: /, ""); n += $1 }
+		END { print n + 0 }')
+[ "$said" -eq 4 ]
+ok $? "the stepd sums up the refusals at the step's end (4 in its log lines: $said)" ||
+	grep "step $job\.0 on n1: pmix gate" "$(slurmd_log n1)" | sed 's/^/#   /' >&2
 # Every client connection the library took was handed to it: rank 0,
 # the client as rank 0, the two that left (their messages do not pass
 # through the gate).

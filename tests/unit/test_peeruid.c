@@ -22,6 +22,40 @@
 #include <unistd.h>
 
 #include "pmixev_peeruid.h"
+#include "pmixev_sockdiag.h"
+
+/*
+ * pmixev_peeruid_of_fd by /proc/net/tcp and, where the kernel has it, by
+ * sock_diag: both must say the same.
+ */
+static int of_fd(int fd, uid_t *uid)
+{
+	struct pmixev_sockdiag *sd = pmixev_sockdiag_create();
+	uid_t u1 = 42, u2 = 42;
+	int rc1, rc2, e1, e2;
+
+	errno = 0;
+	rc1 = pmixev_peeruid_of_fd(fd, NULL, &u1);
+	e1 = errno;
+	if (!sd) {
+		*uid = rc1 ? *uid : u1;
+		errno = e1;
+		return rc1;
+	}
+	errno = 0;
+	rc2 = pmixev_peeruid_of_fd(fd, sd, &u2);
+	e2 = errno;
+	pmixev_sockdiag_destroy(sd);
+	assert_int_equal(rc1, rc2);
+	if (rc1) {
+		assert_int_equal(e1, e2);
+	} else {
+		assert_int_equal(u1, u2);
+		*uid = u1;
+	}
+	errno = e1;
+	return rc1;
+}
 
 /* The hand-written rows print addresses as a little-endian kernel does. */
 #define SKIP_IF_BIG_ENDIAN()                                                   \
@@ -330,14 +364,14 @@ static void check_pair(int fds[2])
 {
 	uid_t uid = 42;
 
-	assert_int_equal(pmixev_peeruid_of_fd(fds[0], &uid), 0);
+	assert_int_equal(of_fd(fds[0], &uid), 0);
 	assert_int_equal(uid, geteuid());
 	uid = 42;
-	assert_int_equal(pmixev_peeruid_of_fd(fds[1], &uid), 0);
+	assert_int_equal(of_fd(fds[1], &uid), 0);
 	assert_int_equal(uid, geteuid());
 	close(fds[1]);
 	errno = 0;
-	assert_int_equal(pmixev_peeruid_of_fd(fds[0], &uid), -1);
+	assert_int_equal(of_fd(fds[0], &uid), -1);
 	assert_int_equal(errno, ENOENT);
 	close(fds[0]);
 }
@@ -398,7 +432,7 @@ static void test_of_fd_many(void **state)
 		assert_int_equal(tcp_pair("127.0.0.1", fds[i]), 0);
 	for (int i = 0; i < N; i++) {
 		uid = 42;
-		assert_int_equal(pmixev_peeruid_of_fd(fds[i][0], &uid), 0);
+		assert_int_equal(of_fd(fds[i][0], &uid), 0);
 		assert_int_equal(uid, geteuid());
 	}
 	for (int i = 0; i < N; i++) {
@@ -439,13 +473,13 @@ static void test_of_fd_other_user(void **state)
 	close(go[0]);
 	fd = accept(lis, NULL, NULL);
 	assert_true(fd >= 0);
-	assert_int_equal(pmixev_peeruid_of_fd(fd, &uid), 0);
+	assert_int_equal(of_fd(fd, &uid), 0);
 	assert_int_equal(uid, 65534);
 	close(go[1]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* The client is gone: its remnant must not pass for root. */
-	assert_int_equal(pmixev_peeruid_of_fd(fd, &uid), -1);
+	assert_int_equal(of_fd(fd, &uid), -1);
 	assert_int_equal(errno, ENOENT);
 	close(fd);
 	close(lis);
@@ -457,22 +491,22 @@ static void test_of_fd_unix_and_others(void **state)
 	uid_t uid = 42;
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	assert_int_equal(pmixev_peeruid_of_fd(sv[0], &uid), 0);
+	assert_int_equal(of_fd(sv[0], &uid), 0);
 	assert_int_equal(uid, geteuid());
 	close(sv[0]);
 	close(sv[1]);
 	uid = 42;
 	/* An unconnected unix socket, a UDP socket, a pipe. */
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_int_equal(pmixev_peeruid_of_fd(fd, &uid), -1);
+	assert_int_equal(of_fd(fd, &uid), -1);
 	assert_int_equal(errno, ENOTCONN);
 	close(fd);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	assert_int_equal(pmixev_peeruid_of_fd(fd, &uid), -1);
+	assert_int_equal(of_fd(fd, &uid), -1);
 	assert_int_equal(errno, EAFNOSUPPORT);
 	close(fd);
 	assert_int_equal(pipe(sv), 0);
-	assert_int_equal(pmixev_peeruid_of_fd(sv[0], &uid), -1);
+	assert_int_equal(of_fd(sv[0], &uid), -1);
 	assert_int_equal(errno, ENOTSOCK);
 	close(sv[0]);
 	close(sv[1]);

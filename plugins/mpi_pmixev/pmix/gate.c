@@ -29,12 +29,20 @@
 
 #include "pmix/gate_conn.h"
 #include "pmix/gate_handoff.h"
+#include "pmix/gate_tally.h"
 #include "pmixev_log.h"
 #include "pmixev_peeruid.h"
+#include "pmixev_sockdiag.h"
 
 /* Connections at most: 4096, and a quarter of the descriptors the stepd
  * may open (each takes two), so a job cannot take the stepd's others. */
 #define MAX_CONNS 4096
+/* Of them, the peers of one uid other than the job owner's (root's) at
+ * most a quarter: the job's own ranks keep the rest. */
+#define OTHER_SHARE 4
+/* Connections taken per wake-up: the connections in hand are served
+ * between batches, however fast new ones come. */
+#define ACCEPT_BATCH 256
 
 struct pmix_gate {
 	struct gate_conns cs;
@@ -43,6 +51,9 @@ struct pmix_gate {
 	int netns;   /* the library's network, or -1: the host's */
 	int stop_fd; /* eventfd */
 	size_t max_conns;
+	/* Who owns a peer's socket: sock_diag in the host's network, or NULL:
+	 * /proc/net/tcp (slow with many sockets; said at the start). */
+	struct pmixev_sockdiag *sd;
 	pthread_t thread;
 	bool running;
 	/* The thread's start: it reports whether it made the network. */
@@ -134,12 +145,31 @@ static int make_netns(void)
 	return open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 }
 
+/* Close a refused connection at once, with a reset: it leaves no
+ * TIME_WAIT behind at the gate's end. */
+static void close_now(int fd)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/* Whether a connection of `uid` fits: the gate's bound, and for anyone
+ * but the job owner a share of it. */
+static bool room_for(const struct pmix_gate *g, uid_t uid)
+{
+	return g->cs.n < g->max_conns &&
+	       (uid == g->cs.job_uid ||
+		g->cs.n_other < g->max_conns / OTHER_SHARE);
+}
+
 static void admit(struct pmix_gate *g, int fd)
 {
 	struct sockaddr_in peer;
 	socklen_t len = sizeof(peer);
 	char name[64] = "?";
-	uid_t uid = 0;
+	uid_t uid = (uid_t)-1;
 	int rc, err;
 
 	if (getpeername(fd, (struct sockaddr *)&peer, &len) == 0 &&
@@ -148,44 +178,46 @@ static void admit(struct pmix_gate *g, int fd)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 ":%u", ntohs(peer.sin_port));
 	}
-	rc = pmixev_peeruid_of_fd(fd, &uid);
+	rc = pmixev_peeruid_of_fd(fd, g->sd, &uid);
 	err = errno;
-	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) &&
-	    g->cs.n < g->max_conns) {
+	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) && room_for(g, uid)) {
 		gate_conns_add(&g->cs, fd, uid, name);
 		return;
 	}
 	if (rc < 0 && err == ENOENT)
-		PMIXEV_DEBUG(1,
-			     "pmix gate: closing a connection from %s "
-			     "whose peer is gone",
-			     name);
+		gate_tally_refused(g->cs.tally, (uid_t)-1, name,
+				   "its peer is gone");
 	else if (rc < 0)
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "cannot tell who owns it: %s",
-			     name, strerror(err));
+		gate_tally_refused(g->cs.tally, (uid_t)-1, name,
+				   "cannot tell who owns it: %s",
+				   strerror(err));
 	else if (uid != g->cs.job_uid && uid != 0)
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "its process runs as uid %u, not as the job owner "
-			     "(uid %u) or root",
-			     name, (unsigned)uid, (unsigned)g->cs.job_uid);
+		gate_tally_refused(g->cs.tally, uid, name,
+				   "its process runs as uid %u, not as the job "
+				   "owner (uid %u) or root",
+				   (unsigned)uid, (unsigned)g->cs.job_uid);
 	else
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "%zu connections are open already",
-			     name, g->max_conns);
+		gate_tally_refused(g->cs.tally, uid, name,
+				   "uid %u: %zu connections are open already "
+				   "(%zu not the job owner's)",
+				   (unsigned)uid, g->cs.n, g->cs.n_other);
 	if (rc == 0 && uid != g->cs.job_uid && uid != 0)
 		g->cs.other_users++;
-	close(fd);
+	close_now(fd);
 }
 
 static void accept_all(struct pmix_gate *g)
 {
-	int fd;
+	int fd = -1;
 
-	while ((fd = accept4(g->listen_fd, NULL, NULL,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		if ((fd = accept4(g->listen_fd, NULL, NULL,
+				  SOCK_NONBLOCK | SOCK_CLOEXEC)) < 0)
+			break;
 		admit(g, fd);
-	if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+	}
+	if (fd < 0 && errno != EAGAIN && errno != EINTR &&
+	    errno != ECONNABORTED)
 		PMIXEV_ERROR("pmix gate: accept: %m");
 }
 
@@ -215,8 +247,13 @@ static void *gate_thread(void *arg)
 
 	started(g, netns, netns < 0 ? errno : 0);
 	for (;;) {
-		int n = epoll_wait(g->cs.epfd, evs, 64,
-				   gate_conns_wait_ms(&g->cs));
+		int conns_ms = gate_conns_wait_ms(&g->cs),
+		    tally_ms = gate_tally_wait_ms(g->cs.tally);
+		int n = epoll_wait(
+			g->cs.epfd, evs, 64,
+			conns_ms < 0 || (tally_ms >= 0 && tally_ms < conns_ms)
+				? tally_ms
+				: conns_ms);
 
 		if (n < 0 && errno != EINTR) {
 			PMIXEV_ERROR("pmix gate: epoll_wait: %m; the gate "
@@ -236,6 +273,7 @@ static void *gate_thread(void *arg)
 		}
 		gate_conns_expire(&g->cs);
 		gate_conns_reap(&g->cs);
+		gate_tally_tick(g->cs.tally);
 	}
 	return NULL;
 }
@@ -258,6 +296,37 @@ static int listen_loopback(struct pmix_gate *g)
 		return -1;
 	g->port = ntohs(sin.sin_port);
 	return 0;
+}
+
+/*
+ * Ask the kernel's sock_diag (in the host's network: this thread's) who
+ * owns the gate's own listener; if it cannot tell, the gate reads
+ * /proc/net/tcp for every connection, and says so.
+ */
+static void open_sockdiag(struct pmix_gate *g)
+{
+	struct sockaddr_in us = {.sin_family = AF_INET,
+				 .sin_port = htons(g->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)},
+			   any = {.sin_family = AF_INET};
+	struct pmixev_sockdiag_answer ans;
+	int rc = -1;
+
+	if ((g->sd = pmixev_sockdiag_create()))
+		rc = pmixev_sockdiag_lookup(g->sd, (struct sockaddr *)&us,
+					    (struct sockaddr *)&any, &ans);
+	if (rc == 0 && ans.inode)
+		return;
+	PMIXEV_INFO("pmix gate: the kernel's sock_diag cannot tell who owns "
+		    "a connection (%s): the gate reads /proc/net/tcp for each "
+		    "one instead, at a cost that grows with the node's "
+		    "sockets, so other local users can slow this step's "
+		    "PMIx wire-up (load the tcp_diag module)",
+		    rc == 0   ? "no socket file"
+		    : rc == 1 ? "no answer"
+			      : strerror(errno));
+	pmixev_sockdiag_destroy(g->sd);
+	g->sd = NULL;
 }
 
 static int watch(struct pmix_gate *g, int fd, void *tag)
@@ -287,7 +356,8 @@ struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    (g->cs.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
-	    listen_loopback(g) < 0 || watch(g, g->stop_fd, &g->stop_fd) < 0 ||
+	    !(g->cs.tally = gate_tally_create()) || listen_loopback(g) < 0 ||
+	    (open_sockdiag(g), watch(g, g->stop_fd, &g->stop_fd) < 0) ||
 	    watch(g, g->cs.kick_fd, &g->cs.kick_fd) < 0 ||
 	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
 	    pthread_create(&g->thread, NULL, gate_thread, g) != 0) {
@@ -390,6 +460,8 @@ void pmix_gate_destroy(struct pmix_gate *g)
 		pthread_join(g->thread, NULL);
 	}
 	gate_conns_close_all(&g->cs);
+	gate_tally_destroy(g->cs.tally);
+	pmixev_sockdiag_destroy(g->sd);
 	if (g->cs.other_users)
 		PMIXEV_INFO("pmix gate: %lu connection(s) of other users "
 			    "refused during the step",

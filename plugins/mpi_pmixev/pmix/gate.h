@@ -11,16 +11,17 @@
  * So the library listens in a network namespace of its own, which no
  * process of the node can reach, and the gate listens for it on the host's
  * loopback at the port the clients and tools are told. On its own thread
- * it takes each connection: the kernel's owner of the peer's socket must
- * be the job owner or root, and the peer's hello must be one the library
- * is sure to accept (pmixev_hello_check); only then does the gate open a
- * connection to the library and hand it the hello. Once the library has
- * taken a client's hello, the client's socket replaces the library's end
- * of that connection (gate_handoff.h): its messages never pass through the
- * gate. A tool's connection is relayed, bytes both ways, until either side
- * closes; a tool that goes away before the library has answered its hello
- * leaves the gate to take the answer. Refusals are logged with the peer's
- * address and reason, and counted.
+ * it takes each connection: the kernel's owner of the peer's socket (asked
+ * of sock_diag about that one socket) must be the job owner or root, and the
+ * peer's hello must be one the library is sure to accept (pmixev_hello_check);
+ * only then does the gate open a connection to the library and hand it the
+ * hello. Once the library has taken a client's hello, the client's socket
+ * replaces the library's end of that connection (gate_handoff.h): its messages
+ * never pass through the gate. A tool's connection is relayed, bytes both ways,
+ * until either side closes; a tool that goes away before the library has
+ * answered its hello leaves the gate to take the answer. Refusals are closed at
+ * once, counted, and logged with the peer's address and reason, the first of a
+ * spell at once and the others summed up (gate_tally.h).
  *
  * Without network namespaces (unshare refused) the library listens on the
  * host's loopback too: the gate still serves the step, and the log says

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmix/gate_tally.h"
 #include "pmixev_hello.h"
 #include "pmixev_log.h"
 
@@ -112,6 +113,8 @@ static void conn_free(struct gate_conns *cs, struct gate_conn *c)
 	if ((*c->pprev = c->next))
 		c->next->pprev = c->pprev;
 	cs->n--;
+	if (c->peer_uid != cs->job_uid)
+		cs->n_other--;
 	c->closed = true;
 	c->next = cs->closed;
 	cs->closed = c;
@@ -163,6 +166,8 @@ void gate_conns_add(struct gate_conns *cs, int fd, uid_t peer_uid,
 	c->pprev = &cs->head;
 	cs->head = c;
 	cs->n++;
+	if (peer_uid != cs->job_uid)
+		cs->n_other++;
 	set_deadline(cs, c, now_ms() + HELLO_MS);
 }
 
@@ -283,9 +288,9 @@ static void judge(struct gate_conns *cs, struct gate_conn *c)
 		to_library(cs, c);
 		return;
 	}
-	PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s (uid "
-		     "%u): its hello has %s",
-		     c->name, (unsigned)c->peer_uid, why);
+	gate_tally_refused(cs->tally, c->peer_uid, c->name,
+			   "uid %u: its hello has %s", (unsigned)c->peer_uid,
+			   why);
 	cs->bad_hellos++;
 	conn_free(cs, c);
 }
@@ -315,9 +320,10 @@ static void read_hello(struct gate_conns *cs, struct gate_conn *c)
 	}
 	if ((body = pmixev_hello_body_len(c->hdr)) < 0 ||
 	    !(c->hello = malloc(PMIXEV_HELLO_HDR + (size_t)body))) {
-		PMIXEV_ERROR("pmix gate: refusing a PMIx connection from %s: "
-			     "its hello announces more than %d bytes",
-			     c->name, PMIXEV_HELLO_MAX);
+		gate_tally_refused(cs->tally, c->peer_uid, c->name,
+				   "uid %u: its hello announces more than %d "
+				   "bytes",
+				   (unsigned)c->peer_uid, PMIXEV_HELLO_MAX);
 		cs->bad_hellos++;
 		conn_free(cs, c);
 		return;
@@ -518,10 +524,9 @@ void gate_conns_expire(struct gate_conns *cs)
 		if (c->st == GATE_DRAIN && c->quiet && now >= c->quiet) {
 			conn_free(cs, c);
 		} else if (c->deadline && now >= c->deadline) {
-			PMIXEV_ERROR(
-				"pmix gate: closing the PMIx connection "
-				"from %s: %s within %d s",
-				c->name,
+			gate_tally_refused(
+				cs->tally, c->peer_uid, c->name,
+				"uid %u: %s within %d s", (unsigned)c->peer_uid,
 				c->st == GATE_HELLO   ? "no whole hello"
 				: c->st == GATE_DRAIN ? "no answer from the "
 							"server"

@@ -21,6 +21,8 @@
 
 #include "pmixev_hello.h"
 
+struct gate_tally;
+
 enum gate_state {
 	GATE_HELLO,	 /* reading the peer's hello */
 	GATE_CONNECTING, /* to the library */
@@ -76,7 +78,9 @@ struct gate_conns {
 	struct gate_conn *head;
 	struct gate_conn *closed; /* to free after the events in hand */
 	size_t n;
-	size_t timed; /* connections with a deadline */
+	size_t n_other;		  /* ... of peers other than the job owner */
+	struct gate_tally *tally; /* refusals, for the log */
+	size_t timed;		  /* connections with a deadline */
 	pthread_mutex_t lock;
 	struct gate_conn *handoff; /* in GATE_HANDOFF */
 	/* Over the step's life: */
