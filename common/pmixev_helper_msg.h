@@ -23,9 +23,10 @@
  *                            as the owner ("CMD -s SUBJECT ADDRESS...",
  *                            the text on its stdin), as Slurm's MailProg
  * Job control and allocation requests will follow the same pattern.
- * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when Slurm signals
- * the step (it runs in the step, so it gets what the tasks get): the
- * stepd then looks at the job at once.
+ * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when it gets a
+ * signal (it runs in the step, so it gets what Slurm sends the tasks; the
+ * owner can signal it too): the stepd then looks at the job at once, and
+ * takes nothing else from the note.
  * Pure code, unit-tested in tests/unit/test_proto_events.c.
  */
 #ifndef PMIXEV_HELPER_MSG_H_
@@ -44,7 +45,7 @@
 enum pmixev_owner_op {
 	PMIXEV_OWNER_JOB_STATE = 1,
 	PMIXEV_OWNER_NODE_STATE = 2,
-	/* From the helper unasked (id 0): Slurm sent the step a signal. */
+	/* From the helper unasked (id 0): it got a signal (a hint). */
 	PMIXEV_OWNER_SIGNAL = 3,
 	PMIXEV_OWNER_OTHER_JOB = 4,
 	PMIXEV_OWNER_PARTITIONS = 5,

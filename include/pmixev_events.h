@@ -9,7 +9,11 @@
  * All job events are non-default (catch-all handlers never see them),
  * come from the source {NSPACE.srv, node}, and carry
  * PMIX_EVENT_TEXT_MESSAGE, PMIX_EVENT_TIMESTAMP and pmixev's source and
- * sequence (PMIXEV_EVENT_SOURCE "slurmctld@NODE", PMIXEV_EVENT_SEQ).
+ * sequence (PMIXEV_EVENT_SOURCE "slurmctld-via-owner@NODE",
+ * PMIXEV_EVENT_SEQ). The job's state reaches the stepd through a helper
+ * that runs as the job owner (slurmctld checks the owner's permissions,
+ * not root's), so a job event carries the owner's word, no more: the
+ * source says so.
  */
 #ifndef PMIXEV_EVENTS_H_PUBLIC_
 #define PMIXEV_EVENTS_H_PUBLIC_
@@ -28,6 +32,9 @@
 /* pmixev's metadata on every event it generates. */
 #define PMIXEV_EVENT_SOURCE "slurm.pmixev.evsrc" /* (char*) who observed it */
 #define PMIXEV_EVENT_SEQ    "slurm.pmixev.evseq" /* (uint64_t) per source */
+/* The source name of job events (before "@NODE"): slurmctld's answer, as
+ * relayed by a process of the job owner. */
+#define PMIXEV_EVENT_SOURCE_JOB "slurmctld-via-owner"
 
 /* PMIX_JCTRL_PREEMPT_ALERT: what Slurm will do when the grace time
  * (PMIX_TIME_REMAINING) is over: "cancel", "requeue", "suspend" or "". */

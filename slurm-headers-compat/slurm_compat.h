@@ -232,6 +232,24 @@ extern slurm_conf_t slurm_conf;
 extern int slurm_conf_get_addr(const char *node_name, slurm_addr_t *address,
 			       uint16_t flags);
 
+/*
+ * The slurm.conf this process runs with, for a program it starts (the
+ * owner helper), or NULL (libslurm's default, /etc/slurm/slurm.conf). In
+ * slurmstepd: slurm_conf.slurm_conf, which read_config sets from the file
+ * slurmd read (22.05.8: slurmstepd's job_container/tmpfs hands the same
+ * value to its init script; 24.11 alike), else SLURM_CONF in slurmstepd's
+ * own environment, which is slurmd's (slurmd exports its -f file there).
+ * Never the job's environment: the job's user writes that.
+ */
+static inline const char *pmixev_slurm_conf_path(void)
+{
+	const char *env = getenv("SLURM_CONF");
+
+	if (slurm_conf.slurm_conf && slurm_conf.slurm_conf[0] == '/')
+		return slurm_conf.slurm_conf;
+	return env && env[0] == '/' ? env : NULL;
+}
+
 /* src/common/env.h: set NAME=VALUE in a Slurm (xmalloc'd) env array. */
 extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
 				     const char *value);

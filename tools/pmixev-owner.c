@@ -18,9 +18,11 @@
  * the step, so it gets the signals Slurm sends the step when it acts on the
  * job; it catches them (it must keep answering through a preemption's grace
  * time) and tells the stepd of each at once (PMIXEV_OWNER_SIGNAL), so the stepd
- * looks at the job without waiting for its next look. It exits when the stepd
- * closes FD. On WFD a thread of its own writes tasks' PMIx_Log lines into
- * the descriptors the stepd hands it, as the owner (owner_write.h).
+ * looks at the job without waiting for its next look: a hint only, as the
+ * owner may signal this process too. Its slurm.conf is slurmstepd's (the
+ * SLURM_CONF the stepd gives it), never one the job names. It exits when the
+ * stepd closes FD. On WFD a thread of its own writes tasks' PMIx_Log lines
+ * into the descriptors the stepd hands it, as the owner (owner_write.h).
  */
 #include "config.h"
 

@@ -34,7 +34,7 @@ start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 1 "$jobev" 120
 step_env=()
 wait_ready pmix_jobev 3
 
-seen 'TIME_LIMIT left=(4[6-9]|50) changed=0 mode=- src=slurmctld@n1 ' 20
+seen 'TIME_LIMIT left=(4[6-9]|50) changed=0 mode=- src=slurmctld-via-owner@n1 ' 20
 ok $? "50 s before the 1-minute limit every rank got the time-limit warning (PMIX_TIME_REMAINING ~50)"
 
 scontrol update jobid="$job" timelimit=3

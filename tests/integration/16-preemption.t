@@ -42,11 +42,11 @@ step_env=()
 ready "$log"
 t0=$(date +%s.%N)
 preempt_n1
-seen "$log" 'PREEMPT_ALERT left=(1[89]|20) changed=0 mode=cancel src=slurmctld@n1 ' 10
+seen "$log" 'PREEMPT_ALERT left=(1[89]|20) changed=0 mode=cancel src=slurmctld-via-owner@n1 ' 10
 ok $? "a job of partition high preempts the step: every rank got the alert, 18-20 s of the 20 s grace time left, mode cancel"
 last=$(sed -n 's/^pmix_jobev: .* PREEMPT_ALERT .* at \([0-9.]*\):.*/\1/p' "$log" | sort -n | tail -n1)
 delay=$(awk -v a="$last" -v b="$t0" 'BEGIN { printf "%d", (a - b) * 1000 }')
-[ "$delay" -lt 5000 ] && grep -Eq "step $job\.0 on n1: watcher: the step got signal 1[58]: looking at the job now" "$(slurmd_log n1)"
+[ "$delay" -lt 5000 ] && grep -Eq "step $job\.0 on n1: watcher: the owner helper says the step got signal 1[58] \\(the owner's word\\): looking at the job now" "$(slurmd_log n1)"
 ok $? "the alert follows Slurm's signal to the step, not the 30 s look: last rank ${delay} ms after the preempting job was submitted"
 wait "$srun_pid"
 seen "$log" 'JOB_END .*was preempted' 1

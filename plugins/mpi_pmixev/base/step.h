@@ -32,7 +32,8 @@ typedef void (*step_gone_fn)(void *ctx, uint32_t node, bool lost);
 struct step {
 	struct pmixev_conf conf;
 	struct layout lay;
-	char slurm_conf[512]; /* the job's SLURM_CONF, for the owner helper */
+	char slurm_conf[512]; /* slurmstepd's slurm.conf, for the owner helper
+			       */
 	struct agent *agent;  /* pmixev's thread (base/agent.h) */
 	struct auth *auth;
 	struct overlay *ov;

@@ -122,7 +122,7 @@ static void inject(struct events *ev, uint32_t src_node,
 
 	snprintf(source, sizeof(source), "%s@%s",
 		 m->flags & PMIXEV_EVENT_SITE  ? "site"
-		 : m->flags & PMIXEV_EVENT_JOB ? "slurmctld"
+		 : m->flags & PMIXEV_EVENT_JOB ? PMIXEV_EVENT_SOURCE_JOB
 					       : "stepd",
 		 lay->nodes[src_node]);
 	PMIX_INFO_CREATE(info, INFO_MAX);

@@ -63,7 +63,9 @@ void events_site(struct events *ev, int code, const char *text);
  * (include/pmixev_events.h) to every process of the step, with
  * PMIX_TIME_REMAINING = `value` seconds (when >= 0), `detail` (what
  * follows a preemption; whether the end time moved), source
- * "slurmctld@NODE" and its own sequence.
+ * "slurmctld-via-owner@NODE" (slurmctld's answer as the owner helper, a
+ * process of the job owner, relayed it: the owner's word, no more) and its
+ * own sequence.
  */
 void events_job(struct events *ev, int code, int64_t value, uint32_t detail,
 		const char *text);

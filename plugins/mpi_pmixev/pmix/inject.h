@@ -11,8 +11,8 @@
  * PMIXEV_QUERY_EVENTS ("slurm.pmixev.events"): the answer is a
  * PMIX_DATA_ARRAY of PMIX_INFO, one per source seen on the asking
  * process's node, whose key is the source ("stepd@NODE", "site@NODE",
- * "slurmctld@NODE", "rank@R") and whose value is a PMIX_DATA_ARRAY of three
- * PMIX_INFO (PMIX_UINT64): "cached", "evicted", "undelivered".
+ * "slurmctld-via-owner@NODE", "rank@R") and whose value is a PMIX_DATA_ARRAY of
+ * three PMIX_INFO (PMIX_UINT64): "cached", "evicted", "undelivered".
  *
  * Agent thread only.
  */

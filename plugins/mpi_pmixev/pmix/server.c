@@ -36,7 +36,9 @@ struct server {
 	struct pmix_gate *gate;
 	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
 	char priv[136];	   /* root's "CLUSTER.J.S.NODE.srv", 0700 ... */
-	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" */
+	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" and
+			      root's tools' TMPDIR "tools" (a copy of the
+			      rendezvous, which only root writes) */
 	char user[128];	   /* the job owner's "CLUSTER.J.S.NODE", 0700: */
 	char userdir[640]; /* tools' TMPDIR (a copy of the rendezvous) */
 	char tmpdir[700];  /* PMIX_TMPDIR: userdir/tmp */
@@ -117,15 +119,16 @@ static int fresh_dir(int parent, const char *name, const char *const *subs)
 }
 
 /*
- * Root's directory for the PMIx server (its rendezvous files) and the job
- * owner's (PMIX_TMPDIR, PMIX_NSDIR, and a copy of the rendezvous for the
- * owner's tools), both new in the run directory, which only root writes:
+ * Root's directory for the PMIx server (its rendezvous files, and a copy
+ * for root's tools) and the job owner's (PMIX_TMPDIR, PMIX_NSDIR, and a
+ * copy of the rendezvous for the owner's tools), both new in the run
+ * directory, which only root writes:
  * no user can plant anything before or while root works in them. The
  * owner gets theirs once it is complete (server_give_dirs).
  */
 static int make_dirs(struct server *srv)
 {
-	static const char *const priv_subs[] = {"pmix", NULL},
+	static const char *const priv_subs[] = {"pmix", "tools", NULL},
 				 *const user_subs[] = {"tmp", "ns", NULL};
 	const struct layout *lay = srv->lay;
 	struct stat st;
@@ -175,30 +178,52 @@ static int make_dirs(struct server *srv)
 }
 
 /*
- * Hand the owner's directory over: a copy of each of PMIx's rendezvous
- * files (pmix.*, root's, mode 0640) for the owner's tools, naming the
- * gate's port (ports: the library's, the gate's), then the directories
- * themselves.
+ * A copy of each of PMIx's rendezvous files (pmix.*, root's, in `srvfd`)
+ * in directory `dst`, owned by uid:gid, mode 0600, naming the gate's port
+ * (ports: the library's, the gate's). 0, or -1 with errno.
+ */
+static int copy_rendezvous(int srvfd, int dst, uid_t uid, gid_t gid,
+			   uint16_t ports[2])
+{
+	struct dirent *e;
+	DIR *d = fdopendir(dup(srvfd));
+	int rc = 0;
+
+	if (!d)
+		return -1;
+	rewinddir(
+		d); /* a dup shares srvfd's offset: a second pass starts at 0 */
+	while (rc == 0 && (e = readdir(d)))
+		if (strncmp(e->d_name, "pmix.", 5) == 0)
+			rc = pmixev_fsafe_copy_new_edited(
+				srvfd, e->d_name, dst, e->d_name, uid, gid,
+				0600, pmix_gate_repoint, ports);
+	closedir(d);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * The rendezvous for root's tools (in root's "tools", which the job's user
+ * cannot write, so it cannot steer them) and for the owner's; then the
+ * owner's directory is handed over.
  */
 static int give_dirs(struct server *srv, uint16_t ports[2])
 {
 	const struct layout *lay = srv->lay;
-	int srvfd = -1, userfd = -1, rc = -1;
-	struct dirent *e;
-	DIR *d = NULL;
+	int srvfd = -1, userfd = -1, toolsfd = -1, rc = -1;
+	char tools[sizeof(srv->priv) + 8];
 
+	snprintf(tools, sizeof(tools), "%s/tools", srv->priv);
 	srvfd = openat(srv->rundir, srv->srvdir + strlen(PMIXEV_RUN_DIR) + 1,
 		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	toolsfd = openat(srv->rundir, tools,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	userfd = openat(srv->rundir, srv->user,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (srvfd < 0 || userfd < 0 || !(d = fdopendir(dup(srvfd))))
+	if (srvfd < 0 || toolsfd < 0 || userfd < 0 ||
+	    copy_rendezvous(srvfd, toolsfd, 0, 0, ports) < 0 ||
+	    copy_rendezvous(srvfd, userfd, lay->uid, lay->gid, ports) < 0)
 		goto out;
-	while ((e = readdir(d)))
-		if (strncmp(e->d_name, "pmix.", 5) == 0 &&
-		    pmixev_fsafe_copy_new_edited(
-			    srvfd, e->d_name, userfd, e->d_name, lay->uid,
-			    lay->gid, 0600, pmix_gate_repoint, ports) < 0)
-			goto out;
 	if (pmixev_fsafe_give(userfd, "tmp", lay->uid, lay->gid, 0700) < 0 ||
 	    pmixev_fsafe_give(userfd, "ns", lay->uid, lay->gid, 0700) < 0 ||
 	    pmixev_fsafe_give(srv->rundir, srv->user, lay->uid, lay->gid,
@@ -207,12 +232,14 @@ static int give_dirs(struct server *srv, uint16_t ports[2])
 	rc = 0;
 out:
 	if (rc < 0)
-		PMIXEV_ERROR("cannot hand %s to the job owner: %m",
-			     srv->userdir);
-	if (d)
-		closedir(d);
+		PMIXEV_ERROR(
+			"cannot make the tools' rendezvous in %s/%s or hand "
+			"%s to the job owner: %m",
+			PMIXEV_RUN_DIR, tools, srv->userdir);
 	if (srvfd >= 0)
 		close(srvfd);
+	if (toolsfd >= 0)
+		close(toolsfd);
 	if (userfd >= 0)
 		close(userfd);
 	return rc;

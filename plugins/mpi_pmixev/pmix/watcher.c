@@ -261,11 +261,13 @@ static void on_soon(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * Slurm signalled the step (the helper, in the step, got it too): it acts
- * on the job (preemption, scancel, time limit, suspend, resume), so look
- * now, not at the next interval: one look for a burst (SIGCONT+SIGTERM),
- * right after the one in flight if any, and at most one per
- * SIGNAL_LOOK_MS however often the step is signalled.
+ * The helper says the step got a signal: Slurm's when it acts on the job
+ * (preemption, scancel, time limit, suspend, resume), or one the owner
+ * sent the helper, which runs as the owner. Either way it is a hint, never
+ * an event: look now, not at the next interval, and announce only what
+ * slurmctld's answer shows. One look for a burst (SIGCONT+SIGTERM), right
+ * after the one in flight if any, and at most one per SIGNAL_LOOK_MS
+ * however often the helper says so.
  */
 static void on_signal(void *arg, uint32_t signo)
 {
@@ -273,8 +275,8 @@ static void on_signal(void *arg, uint32_t signo)
 
 	w->signalled++;
 	PMIXEV_DEBUG(1,
-		     "watcher: the step got signal %u: looking at the job "
-		     "now",
+		     "watcher: the owner helper says the step got signal %u "
+		     "(the owner's word): looking at the job now",
 		     signo);
 	signal_look(w);
 }
@@ -332,7 +334,7 @@ void watcher_destroy(struct watcher *w)
 		return;
 	if (w->started && w->signalled)
 		PMIXEV_INFO("watcher: %llu request(s) to slurmctld in %lld s; "
-			    "Slurm signalled the step %llu time(s)",
+			    "the owner helper reported %llu signal(s)",
 			    (unsigned long long)w->requests,
 			    (long long)(time(NULL) - w->started),
 			    (unsigned long long)w->signalled);

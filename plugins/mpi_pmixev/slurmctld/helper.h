@@ -28,7 +28,7 @@ struct helper;
 /* The answer to a request (NULL when the helper failed). */
 typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
 
-/* For the step's owner, with the job's SLURM_CONF (s->slurm_conf). */
+/* For the step's owner, with slurmstepd's slurm.conf (s->slurm_conf). */
 struct helper *helper_create(const struct step *s);
 
 /*
@@ -62,7 +62,6 @@ int helper_control(struct helper *o, enum pmixev_control_action action,
 int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 		helper_fn fn, void *arg);
 
-/* Slurm sent the step signal `signo` (the helper got it). */
 /*
  * `n` bytes of `p` into descriptor `fd` (a task's output, ours: the helper
  * gets a duplicate), written by the helper as the job owner within
@@ -72,6 +71,8 @@ int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 int helper_write(struct helper *o, int fd, const char *p, size_t n,
 		 unsigned timeout_ms, helper_write_fn fn, void *arg);
 
+/* The helper says it got signal `signo`: Slurm's to the step, or the
+ * owner's to the helper (it runs as the owner); a hint to look, no more. */
 typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
 
 /* Call `fn` for every signal the helper reports (agent thread). */

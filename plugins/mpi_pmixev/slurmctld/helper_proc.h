@@ -25,7 +25,8 @@
 
 struct helper_proc;
 
-/* For the step's owner and its SLURM_CONF. NULL when out of memory. */
+/* For the step's owner, with slurmstepd's slurm.conf (s->slurm_conf).
+ * NULL when out of memory. */
 struct helper_proc *helper_proc_create(const struct step *s);
 
 /* The program started, and the places looked at for it ("A, B, C"). */

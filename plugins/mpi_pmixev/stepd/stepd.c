@@ -37,7 +37,6 @@
 #include "pmix/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
-#include "pmixev_env.h"
 #include "pmixev_log.h"
 #include "pmixev_ompi_ft.h"
 #include "pmixev_step.h"
@@ -145,10 +144,19 @@ static void take_over_watcher(void *ctx, uint32_t node, bool lost)
 		watcher_start(s->watcher);
 }
 
-static int build_watcher(struct step *s, char **env)
+/* The owner helper reads slurmstepd's slurm.conf, never one the job's
+ * environment names: a user's PluginDir would run the user's code in it. */
+static int build_watcher(struct step *s)
 {
-	const char *conf = pmixev_env_get(env, "SLURM_CONF");
+	const char *conf = pmixev_slurm_conf_path();
 
+	if (conf && strlen(conf) >= sizeof(s->slurm_conf)) {
+		PMIXEV_ERROR("watcher: slurmstepd's slurm.conf path %s is "
+			     "longer than %zu bytes; the owner helper uses "
+			     "libslurm's default",
+			     conf, sizeof(s->slurm_conf) - 1);
+		conf = NULL;
+	}
 	snprintf(s->slurm_conf, sizeof(s->slurm_conf), "%s", conf ? conf : "");
 	if (step_on_node_gone(s, take_over_watcher, s) < 0)
 		return -1;
@@ -270,7 +278,7 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 		return SLURM_SUCCESS;
 	}
 	st.active = true;
-	if (build(&st.step, bind) < 0 || build_watcher(&st.step, env) < 0) {
+	if (build(&st.step, bind) < 0 || build_watcher(&st.step) < 0) {
 		refuse("", "the PMIx server could not start (see the slurmd "
 			   "log)");
 		return SLURM_SUCCESS;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Root's PMIx tools find the real server only. The job's user may rewrite
+# the rendezvous files in its own directory (/run/pmixev/CLUSTER.J.S.NODE)
+# to name a listener of its own; root, attaching the documented admin way
+# (README: TMPDIR=/run/pmixev/CLUSTER.J.S.NODE.srv/tools, which only root
+# writes), reaches the step's server, and the user's listener sees no
+# connection.
+. "$(dirname "$0")/lib.sh"
+plan 4
+
+w=$PMIXEV_CLUSTER_WORKDIR
+log=$w/38-job.out
+start_step "$log" n1 "serving " --mpi=pmixev -N1 -n1 -w n1 -t 2 sleep 40
+name=pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1
+userdir=/run/pmixev/$name
+rootdir=/run/pmixev/$name.srv/tools
+
+# The user's listener, on n1's loopback: it records every connection.
+conns=$w/38-connections
+rm -f "$conns" "$w/38-port"
+on_node n1 runuser -u "$PMIXEV_TEST_USER" -- python3 -c '
+import socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+open(sys.argv[2], "w").write("%d\n" % s.getsockname()[1])
+s.settimeout(60)
+try:
+    while True:
+        c, a = s.accept()
+        with open(sys.argv[1], "a") as f:
+            f.write("connection from %s:%d\n" % a)
+        c.close()
+except socket.timeout:
+    pass
+' "$conns" "$w/38-port" &
+listener=$!
+for _ in $(seq 50); do [ -s "$w/38-port" ] && break; sleep 0.1; done
+port=$(cat "$w/38-port")
+
+# The user points every rendezvous file of its directory at the listener.
+on_node n1 runuser -u "$PMIXEV_TEST_USER" -- bash -c '
+for f in "$1"/pmix.*; do
+	sed -i "s|127\.0\.0\.1:[0-9]*|127.0.0.1:$2|" "$f" || exit 1
+done
+grep -q "127.0.0.1:$2" "$1"/pmix.*' sh "$userdir" "$port"
+ok $? "the job's user rewrote the rendezvous files in $userdir to name its listener (port $port)"
+
+out=$(on_node n1 stat -c '%U %a' "/run/pmixev/$name.srv" "$rootdir" 2>&1)
+[ "$(printf '%s\n' "$out" | awk '$1 == "root" && $2 ~ /^7[0-5][0-5]$/' | wc -l)" -eq 2 ]
+ok $? "root's tool directory $rootdir and its parent are root's, and only root writes them" || diag "$out"
+
+out=$(on_node n1 timeout 20 env TMPDIR="$rootdir" pps 2>&1)
+echo "$out" | grep -q "Active nspaces: .*slurm\.pmixev\.$job\.0"
+ok $? "root's pps (TMPDIR=$rootdir) lists the step's namespace slurm.pmixev.$job.0" || diag "$out"
+
+sleep 1
+[ ! -s "$conns" ]
+ok $? "the user's listener got no connection from root's tool" || sed 's/^/#   /' "$conns" >&2
+
+kill "$listener" 2>/dev/null
+scancel "$job" 2>/dev/null
+wait "$srun_pid" 2>/dev/null
+wait "$listener" 2>/dev/null
+done_testing
