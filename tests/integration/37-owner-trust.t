@@ -77,7 +77,9 @@ ok $? "the helper (pid ${hp:-none}) has slurmstepd's SLURM_CONF ($env_conf), not
 grep -q "srun\." <(ls "$marks") && ! ls "$marks" | grep -q "^pmixev-owner\." &&
 	! printf '%s\n' "$maps" | grep -q "$plugdir"
 ok $? "the shim was loaded by srun only, never by the helper (marks: $(ls "$marks" | tr '\n' ' '))"
-[ "$exe" = "$PMIXEV_CLUSTER_DIR/plugins/pmixev-owner" ]
+# The same file, whatever root the reader sees it from (a chroot prints
+# the host's path).
+[ "/proc/$hp/exe" -ef "$PMIXEV_CLUSTER_DIR/plugins/pmixev-owner" ]
 ok $? "the installed helper runs ($exe), not the job's PMIXEV_OWNER_HELPER"
 ! printf '%s\n' "$slog" | grep -Eq "owner helper .*cannot start|no answer from slurmctld|malformed" &&
 	printf '%s\n' "$slog" | grep -Eq "watcher: [1-9][0-9]* request\(s\) to slurmctld"
