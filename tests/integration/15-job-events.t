@@ -156,9 +156,10 @@ start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 5 \
 	--pmixev-watch-interval=1 "$jobev" 90
 wait_ready pmix_jobev 3
 # (the helper may be between a restart and the next request: wait for it)
-stuck=''
+# (n1's own helper: another cluster's may run on the machine too)
+stuck='' n1_stepd=$(stepd_pid n1)
 for _ in $(seq 100); do
-	stuck=$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner) && break
+	stuck=$(pgrep -n -P "${n1_stepd:-1}" -x pmixev-owner) && break
 	sleep 0.1
 done
 [ -n "$stuck" ] && kill -STOP $stuck

@@ -19,11 +19,11 @@ rootdir=/run/pmixev/$name.srv/tools
 conns=$w/38-connections
 rm -f "$conns" "$w/38-port"
 on_node n1 runuser -u "$PMIXEV_TEST_USER" -- python3 -c '
-import socket, sys
+import os, socket, sys
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
 s.listen(8)
-open(sys.argv[2], "w").write("%d\n" % s.getsockname()[1])
+open(sys.argv[2], "w").write("%d %d\n" % (s.getsockname()[1], os.getpid()))
 s.settimeout(60)
 try:
     while True:
@@ -36,7 +36,7 @@ except socket.timeout:
 ' "$conns" "$w/38-port" &
 listener=$!
 for _ in $(seq 50); do [ -s "$w/38-port" ] && break; sleep 0.1; done
-port=$(cat "$w/38-port")
+read -r port listener_pid <"$w/38-port"
 
 # The user points every rendezvous file of its directory at the listener.
 on_node n1 runuser -u "$PMIXEV_TEST_USER" -- bash -c '
@@ -58,7 +58,8 @@ sleep 1
 [ ! -s "$conns" ]
 ok $? "the user's listener got no connection from root's tool" || sed 's/^/#   /' "$conns" >&2
 
-kill "$listener" 2>/dev/null
+# The listener itself (runuser does not pass the signal on).
+kill "$listener_pid" "$listener" 2>/dev/null
 scancel "$job" 2>/dev/null
 wait "$srun_pid" 2>/dev/null
 wait "$listener" 2>/dev/null
