@@ -80,6 +80,9 @@ struct pmixev_step_owner {
 	uint32_t step_id;
 	uint32_t uid;
 	uint32_t gid;
+	uint32_t nnodes; /* the step's nodes and tasks, as slurmstepd */
+	uint32_t
+		ntasks; /* launches them (S_JOB_NNODES, ..._TOTAL_TASK_COUNT) */
 };
 
 typedef int (*pmixev_step_owner_fn)(struct pmixev_step_owner *out);

@@ -357,11 +357,13 @@ static inline void pmixev_slurm_free_conf(slurm_conf_t *conf)
 
 /*
  * Expand a Slurm node list ("n[1-3]") into `*names` (malloc'd array of
- * malloc'd strings, *count entries). Returns 0 or -1. (hostlist_t becomes
+ * malloc'd strings, *count entries). Returns 0, or -1 (also when it has
+ * more than `max` nodes: counted before anything is expanded; a short list
+ * can name millions). (hostlist_t becomes
  * a struct in 23.11 and the API takes hostlist_t *.)
  */
-static inline int pmixev_slurm_expand_nodelist(const char *list, char ***names,
-					       uint32_t *count)
+static inline int pmixev_slurm_expand_nodelist(const char *list, uint32_t max,
+					       char ***names, uint32_t *count)
 {
 #if PMIXEV_SLURM_HOSTLIST_PTR
 	hostlist_t hl = slurm_hostlist_create(list);
@@ -374,7 +376,8 @@ static inline int pmixev_slurm_expand_nodelist(const char *list, char ***names,
 	if (!hl)
 		return -1;
 	n = slurm_hostlist_count(hl);
-	if (n <= 0 || !(out = calloc((size_t)n, sizeof(*out)))) {
+	if (n <= 0 || (uint32_t)n > max ||
+	    !(out = calloc((size_t)n, sizeof(*out)))) {
 		slurm_hostlist_destroy(hl);
 		return -1;
 	}

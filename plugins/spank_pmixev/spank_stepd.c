@@ -52,7 +52,7 @@ static void lookup_mpi_plugin(void)
 
 int spank_stepd_init(spank_t sp)
 {
-	uint32_t job_id = 0, step_id = 0, nodeid = 0;
+	uint32_t job_id = 0, step_id = 0, nodeid = 0, nnodes = 0, ntasks = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
 	char id[32], topo[PMIXEV_NODENAME_MAX * 4] = "?";
@@ -64,7 +64,11 @@ int spank_stepd_init(spank_t sp)
 	    (rc = spank_get_item(sp, S_JOB_NODEID, &nodeid)) !=
 		    ESPANK_SUCCESS ||
 	    (rc = spank_get_item(sp, S_JOB_UID, &uid)) != ESPANK_SUCCESS ||
-	    (rc = spank_get_item(sp, S_JOB_GID, &gid)) != ESPANK_SUCCESS) {
+	    (rc = spank_get_item(sp, S_JOB_GID, &gid)) != ESPANK_SUCCESS ||
+	    (rc = spank_get_item(sp, S_JOB_NNODES, &nnodes)) !=
+		    ESPANK_SUCCESS ||
+	    (rc = spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks)) !=
+		    ESPANK_SUCCESS) {
 		PMIXEV_ERROR("slurmstepd: cannot read the step identity: %s",
 			     spank_strerror(rc));
 		return ESPANK_ERROR;
@@ -72,7 +76,9 @@ int spank_stepd_init(spank_t sp)
 	owner = (struct pmixev_step_owner){.job_id = job_id,
 					   .step_id = step_id,
 					   .uid = (uint32_t)uid,
-					   .gid = (uint32_t)gid};
+					   .gid = (uint32_t)gid,
+					   .nnodes = nnodes,
+					   .ntasks = ntasks};
 	owner_known = 1;
 	pmixev_step_id_format(job_id, step_id, id, sizeof(id));
 	spank_getenv(sp, "SLURM_TOPOLOGY_ADDR", topo, sizeof(topo));

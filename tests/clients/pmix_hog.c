@@ -9,11 +9,17 @@
  *                                     events -3001, each carrying one info
  *                                     of KIB KiB, to the step; the other
  *                                     ranks count what reaches them
+ *        pmix_hog wait COUNT          the last rank starts COUNT lookups
+ *                                     of 1000 keys nobody publishes, each
+ *                                     with PMIX_WAIT and PMIX_TIMEOUT 5
+ *                                     (the first node's stepd holds them)
  *
  * Output, publish: "pmix_hog: published P of COUNT; then STATUS"
  *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
+ *         wait:    "pmix_hog: lookups: H held, R refused, O other"
  * Exit status 0 unless a PMIx call failed in an unexpected way.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +88,69 @@ static int notify(const pmix_proc_t *me, long kib, long count)
 	return 0;
 }
 
+#define WAIT_KEYS 1000
+
+struct waits {
+	pthread_mutex_t lock;
+	long done, held, refused;
+};
+
+static void on_lookup(pmix_status_t status, pmix_pdata_t data[], size_t n,
+		      void *arg)
+{
+	struct waits *w = arg;
+
+	(void)data;
+	(void)n;
+	pthread_mutex_lock(&w->lock);
+	w->done++;
+	if (status == PMIX_ERR_NOT_FOUND || status == PMIX_ERR_TIMEOUT)
+		w->held++;
+	else if (status == PMIX_ERR_OUT_OF_RESOURCE)
+		w->refused++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+static int wait_lookups(const pmix_proc_t *me, long count)
+{
+	struct waits w = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	char **keys = calloc(WAIT_KEYS + 1, sizeof(*keys));
+	int timeout = 5, wait = 0, rc = 0;
+	pmix_info_t info[2];
+	long started = 0, done = 0;
+
+	if (!keys || me->rank != client_job_size(me) - 1)
+		goto out;
+	for (long k = 0; k < WAIT_KEYS; k++)
+		if (!(keys[k] = malloc(32))) {
+			rc = 1;
+			goto out;
+		} else {
+			snprintf(keys[k], 32, "pmixev.absent.%ld", k);
+		}
+	PMIX_INFO_LOAD(&info[0], PMIX_WAIT, &wait, PMIX_INT);
+	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+	for (; started < count; started++)
+		if (PMIx_Lookup_nb(keys, info, 2, on_lookup, &w) !=
+		    PMIX_SUCCESS)
+			break;
+	for (int i = 0; i < 300 && done < started; i++) {
+		usleep(100000);
+		pthread_mutex_lock(&w.lock);
+		done = w.done;
+		pthread_mutex_unlock(&w.lock);
+	}
+	pthread_mutex_lock(&w.lock);
+	printf(PROG ": lookups: %ld held, %ld refused, %ld other\n", w.held,
+	       w.refused, count - w.held - w.refused);
+	pthread_mutex_unlock(&w.lock);
+out:
+	for (long k = 0; keys && k < WAIT_KEYS; k++)
+		free(keys[k]);
+	free(keys);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	long a = 0, b = 0;
@@ -99,9 +168,13 @@ int main(int argc, char **argv)
 		 !client_parse_long(argv[2], 1, 1 << 20, &a) &&
 		 (argc == 3 || !client_parse_long(argv[3], 1, 100000, &b)))
 		rc = notify(&me, a, argc == 4 ? b : 1);
+	else if (argc == 3 && !strcmp(argv[1], "wait") &&
+		 !client_parse_long(argv[2], 1, 1000, &a))
+		rc = wait_lookups(&me, a);
 	else
 		fprintf(stderr, "usage: " PROG
-				" publish COUNT KIB | notify KIB [COUNT]\n");
+				" publish COUNT KIB | notify KIB [COUNT] | "
+				"wait COUNT\n");
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
 	return rc;

@@ -6,9 +6,10 @@
 # 8 MiB messages in transit never pass for a silent node; a job
 # that lowers the bound to 1 MiB is held to it; an event larger than
 # PMIxevEventMax stays on its node, counted and logged, while a small one
-# still reaches every rank.
+# still reaches every rank; lookups that wait for keys count against
+# PMIxevPublishMax too.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 9
 
 hog=$(client pmix_hog)
 
@@ -54,6 +55,18 @@ run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 8 256
 step_env=()
 echo "$out" | grep -Eq "^pmix_hog: published 3 of 8; then (OUT-OF-RESOURCE|PMIX_ERR_OUT_OF_RESOURCE)$"
 ok $? "a job that lowers PMIxevPublishMax to 1 MiB is held to it (3 of 8 x 256 KiB)" || show
+
+# Lookups with PMIX_WAIT for keys nobody publishes are held by n1's
+# stepd: 8 of 1000 keys each (about 520 KiB held each) under a 1 MiB bound.
+step_env=(SLURM_PMIXEV_PUBLISH_MAX=1)
+run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" wait 8
+step_env=()
+echo "$out" | grep -Eq "^pmix_hog: lookups: 1 held, 7 refused, 0 other$"
+ok $? "waiting lookups are held to PMIxevPublishMax=1 MiB (1 of 8 held; all 8 before)" || show
+grep -q "step $job\.0 on n1: lookup of 1000 key(s) by rank 2 not held: the step's directory holds [0-9]* of PMIxevPublishMax=1 MiB" "$(slurmd_log n1)" &&
+	[ "$(grep -c "step $job\.0 on n1: lookup of" "$(slurmd_log n1)")" = 1 ]
+ok $? "n1's stepd logs the first lookup it did not hold, and only that one" ||
+	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
 
 run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" notify 2048
 [ "$(lines '^pmix_hog: rank [12] on n[23]: got 0 event\(s\)$')" -eq 2 ]

@@ -10,9 +10,14 @@
 # about 5,000 lines/s. (c) A job-control target namespace, an unknown
 # pmix.jctrl.* key, a checkpoint id and a cancel id carrying a newline and
 # a fake log prefix appear escaped ("\n") on one line, never as a line of
-# their own.
+# their own. (d) The step's sizes in its environment are srun's, so the
+# user's: a preloaded shim makes srun say 1,048,579 nodes (n1-n3 and 16
+# ranges of 65,536, the most one range may hold); every stepd refuses the
+# step for not being the size slurmstepd launches, before expanding the
+# list (before, each stepd expanded it: 46 MiB for these 1 M names, and a
+# 1 MB list names billions).
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 9
 
 hog=$(client pmix_hog)
 fence=$(client pmix_fence)
@@ -93,5 +98,20 @@ printf '%s\n' "$log" | grep -q "cancel 'req-id${esc}-ckpt'" || missing+=" cancel
 [ -z "$missing" ]
 ok $? "the namespace, the key, the checkpoint and the cancel id are logged escaped (missing:${missing:- none})" ||
 	printf '%s\n' "$log" | grep -A1 'FORGED' | head -n 12 | sed 's/^/#   /' >&2
+
+# (d) forged step sizes
+install -m 0644 "$PMIXEV_TEST_CLIENTS/.libs/forge_env.so" "$PMIXEV_CLUSTER_WORKDIR/forge_env.so"
+list=n[1-3]$(printf ',%s[1-65536]' {a..p})
+step_env=(LD_PRELOAD="$PMIXEV_CLUSTER_WORKDIR/forge_env.so"
+	PMIXEV_FORGE_ENV="SLURM_STEP_NUM_NODES=1048579 SLURM_STEP_NODELIST=$list")
+run_step --mpi=pmixev -N3 -n3 -t 1 "$fence"
+step_env=()
+refused=0
+for n in n1 n2 n3; do
+	grep -q "step $job\.0 on $n: step refused: the step's environment gives it 1048579 node(s) and 3 task(s) (SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS), slurmstepd launches 3 and 3" "$(slurmd_log "$n")" &&
+		refused=$((refused + 1))
+done
+[ "$refused" = 3 ] && [ "$rc" != 0 ] && [ "$(lines '^forge_env: SLURM_STEP_NUM_NODES=1048579$')" = 1 ]
+ok $? "srun said 1,048,579 nodes; every stepd refused the step for it before expanding the list (rc $rc)" || show
 
 done_testing

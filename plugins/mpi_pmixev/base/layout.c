@@ -17,7 +17,8 @@
 #include "pmixev_multiprog.h"
 
 /* The owner slurmstepd knows (never the environment's word), for the
- * step the environment names. */
+ * step the environment names, of the size slurmstepd launches: what root
+ * allocates per node and per task follows the environment's sizes. */
 static int owner(struct layout *lay, const struct pmixev_step_owner *o,
 		 char *err, size_t errlen)
 {
@@ -30,6 +31,16 @@ static int owner(struct layout *lay, const struct pmixev_step_owner *o,
 			 "serves %u.%u",
 			 lay->step.job_id, lay->step.step_id, o->job_id,
 			 o->step_id);
+		return -1;
+	}
+	if (o->nnodes != lay->step.nnodes || o->ntasks != lay->step.ntasks) {
+		snprintf(
+			err, errlen,
+			"the step's environment gives it %u node(s) and %u "
+			"task(s) (SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS), "
+			"slurmstepd launches %u and %u",
+			lay->step.nnodes, lay->step.ntasks, o->nnodes,
+			o->ntasks);
 		return -1;
 	}
 	if (getpwuid_r((uid_t)o->uid, &pw, buf, sizeof(buf), &res) != 0 ||
@@ -71,10 +82,12 @@ static int find_node(struct layout *lay, char **env, char *err, size_t errlen)
 	uint32_t n = 0;
 
 	if (!list ||
-	    pmixev_slurm_expand_nodelist(list, &lay->nodes, &lay->nnames) < 0) {
+	    pmixev_slurm_expand_nodelist(list, lay->step.nnodes, &lay->nodes,
+					 &lay->nnames) < 0) {
 		snprintf(err, errlen,
-			 "SLURM_STEP_NODELIST is missing or "
-			 "invalid");
+			 "SLURM_STEP_NODELIST is missing, invalid or has "
+			 "more than SLURM_STEP_NUM_NODES=%u nodes",
+			 lay->step.nnodes);
 		return -1;
 	}
 	n = lay->nnames;

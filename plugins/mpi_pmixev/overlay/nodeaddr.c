@@ -13,6 +13,8 @@
 
 #include "slurm_compat.h"
 
+#include "pmixev_proto.h"
+
 struct addrs *nodeaddr_resolve(char *const *names, uint32_t n, char *err,
 			       size_t errlen)
 {
@@ -51,7 +53,8 @@ struct addrs *nodeaddr_resolve_list(const char *list, char *err, size_t errlen)
 	char **names = NULL;
 	uint32_t n = 0;
 
-	if (!list || pmixev_slurm_expand_nodelist(list, &names, &n) < 0) {
+	if (!list || pmixev_slurm_expand_nodelist(list, PMIXEV_MAX_NODES,
+						  &names, &n) < 0) {
 		snprintf(err, errlen, "invalid node list '%.64s'",
 			 list ? list : "");
 		return NULL;

@@ -52,6 +52,7 @@ struct waiter {
 	uint64_t id; /* the requester's */
 	size_t n;
 	struct pubsub_entry *keys; /* keys only */
+	size_t bytes;		   /* charged to the directory's bound */
 };
 
 struct pubsub {
@@ -60,8 +61,10 @@ struct pubsub {
 	unsigned timeout_sec;
 	struct pending_set *requests;
 	struct published *dir;
-	size_t held, max_bytes; /* keys and values in dir, and the bound */
+	/* Keys and values in dir plus the lookups waiting, and the bound. */
+	size_t held, max_bytes;
 	struct pending_set *waiters;
+	unsigned refused_waits; /* lookups not held: over the bound */
 };
 
 /* --- wire format ------------------------------------------------------ */
@@ -239,6 +242,7 @@ static void waiter_release(void *arg)
 {
 	struct waiter *w = arg;
 
+	w->ps->held -= w->bytes;
 	free(w->keys);
 	free(w);
 }
@@ -332,11 +336,33 @@ static enum pmixev_result unpublish(struct pubsub *ps, const struct req_msg *r)
 	return rc;
 }
 
+/* A lookup may wait only while the directory has room for it: what it
+ * holds counts against PMIxevPublishMax like the published keys. */
+static bool room_to_wait(struct pubsub *ps, const struct req_msg *r,
+			 size_t bytes)
+{
+	if (bytes <= ps->max_bytes - ps->held)
+		return true;
+	if (ps->refused_waits++ == 0)
+		PMIXEV_ERROR("lookup of %zu key(s) by rank %u not held: the "
+			     "step's directory holds %zu of "
+			     "PMIxevPublishMax=%zu MiB (further refusals are "
+			     "counted)",
+			     r->n, r->rank, ps->held, ps->max_bytes >> 20);
+	return false;
+}
+
 static void park(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 {
-	struct waiter *w = calloc(1, sizeof(*w));
+	size_t bytes = sizeof(struct waiter) + r->n * sizeof(*r->e);
+	struct waiter *w = NULL;
 
-	if (!w || !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys))) ||
+	if (!room_to_wait(ps, r, bytes)) {
+		reply(ps, src, r->id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
+		return;
+	}
+	if (!(w = calloc(1, sizeof(*w))) ||
+	    !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys))) ||
 	    !(w->p = pending_add(ps->waiters, w, src,
 				 r->timeout ? r->timeout : ps->timeout_sec))) {
 		if (w)
@@ -349,6 +375,8 @@ static void park(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 	w->src = src;
 	w->id = r->id;
 	w->n = r->n;
+	w->bytes = bytes;
+	ps->held += bytes;
 	for (size_t i = 0; i < r->n; i++)
 		memcpy(w->keys[i].key, r->e[i].key, sizeof(w->keys[i].key));
 }
@@ -477,6 +505,10 @@ void pubsub_destroy(struct pubsub *ps)
 {
 	if (!ps)
 		return;
+	if (ps->refused_waits > 1)
+		PMIXEV_ERROR("%u lookup(s) in all were not held: over "
+			     "PMIxevPublishMax=%zu MiB",
+			     ps->refused_waits, ps->max_bytes >> 20);
 	pending_set_destroy(ps->requests, free);
 	pending_set_destroy(ps->waiters, waiter_release);
 	while (ps->dir) {

@@ -36,9 +36,9 @@ typedef void (*pubsub_done_fn)(enum pmixev_result result,
 			       void *arg);
 
 /* For step `s`: the directory (on the tree's root) holds at most
- * PMIxevPublishMax of keys and values (a publish beyond fails with
- * PMIXEV_ERR_OVER_BUDGET); default timeout PMIxevTimeout; follows the
- * step's node loss. */
+ * PMIxevPublishMax of keys and values and of lookups waiting for keys (a
+ * publish or a waiting lookup beyond fails with PMIXEV_ERR_OVER_BUDGET);
+ * default timeout PMIxevTimeout; follows the step's node loss. */
 struct pubsub *pubsub_create(struct step *s);
 
 /*
