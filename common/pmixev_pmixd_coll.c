@@ -1,0 +1,339 @@
+/*
+ * pmixev_pmixd_coll.c - fence, direct modex and publish messages of the
+ * pmixd channel.
+ *
+ * Wire layouts (see pmixev_pmixd_msg.c):
+ *
+ *   fence        u64 id, u8 kind (1..3), u8 all, u32 nranks,
+ *                nranks * u32 rank, u8 collect, u32 timeout_sec,
+ *                bytes data                (all: nranks 0; else >= 1)
+ *   data         u64 id, u8 result, bytes data
+ *   dmodex       u64 id, u32 rank, u32 timeout_sec
+ *   serve        u64 sid, u32 rank
+ *   pubsub       u64 id, u8 op (1..3), u32 rank, u8 wait,
+ *                u32 timeout_sec, u32 n (1..1024),
+ *                n * { str key, bytes value }
+ *   pubsub_done  u64 id, u8 result, u32 n (0..1024),
+ *                n * { str key, u32 rank, bytes value }
+ */
+#include "config.h"
+
+#include "pmixev_pmixd_coll.h"
+#include "pmixev_pmixd_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The smallest entry on the wire: an empty key and an empty value. */
+#define ENTRY_MIN (4 + 4)
+
+static bool kind_ok(unsigned kind)
+{
+	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
+}
+
+/* all with no ranks, or a strictly increasing list below `ntasks`. */
+static bool ranks_ok(bool all, const uint32_t *ranks, uint32_t n,
+		     uint32_t ntasks)
+{
+	if (all || !n)
+		return all && !n;
+	if (!ranks || n > ntasks)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (ranks[i] >= ntasks || (i && ranks[i] <= ranks[i - 1]))
+			return false;
+	return true;
+}
+
+int pmixev_pmixd_fence_pack(struct pmixev_buf *b,
+			    const struct pmixev_pmixd_fence *m)
+{
+	if (!kind_ok(m->kind) || m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	    !ranks_ok(m->all, m->ranks, m->nranks, UINT32_MAX))
+		return pmixd_invalid();
+	pmixev_buf_put_u64(b, m->id);
+	pmixev_buf_put_u8(b, (uint8_t)m->kind);
+	pmixd_put_flag(b, m->all);
+	pmixev_buf_put_u32(b, m->nranks);
+	for (uint32_t i = 0; i < m->nranks; i++)
+		pmixev_buf_put_u32(b, m->ranks[i]);
+	pmixd_put_flag(b, m->collect);
+	pmixev_buf_put_u32(b, m->timeout_sec);
+	pmixev_buf_put_bytes(b, m->data, m->ndata);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_fence_unpack(struct pmixev_buf *b,
+			      const struct pmixev_pmixd_bounds *lim,
+			      struct pmixev_pmixd_fence *m)
+{
+	struct pmixev_pmixd_fence t = {0};
+	uint8_t kind = 0, all = 0, collect = 0;
+
+	pmixev_buf_get_u64(b, &t.id);
+	pmixev_buf_get_u8(b, &kind);
+	pmixev_buf_get_u8(b, &all);
+	pmixev_buf_get_u32(b, &t.nranks);
+	if (!pmixev_buf_ok(b) || !kind_ok(kind) || !pmixd_flag_ok(all) ||
+	    t.nranks > lim->map->ntasks ||
+	    t.nranks > pmixev_buf_remaining(b) / 4)
+		goto fail;
+	t.ranks = calloc(t.nranks ? t.nranks : 1, sizeof(*t.ranks));
+	if (!t.ranks)
+		goto fail;
+	for (uint32_t i = 0; i < t.nranks; i++)
+		pmixev_buf_get_u32(b, &t.ranks[i]);
+	pmixev_buf_get_u8(b, &collect);
+	pmixev_buf_get_u32(b, &t.timeout_sec);
+	pmixev_buf_get_bytes(b, &t.data, &t.ndata);
+	t.kind = (enum pmixev_coll_kind)kind;
+	t.all = all;
+	t.collect = collect;
+	if (pmixd_unpack_done(b) < 0 || !pmixd_flag_ok(collect) ||
+	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	    !ranks_ok(t.all, t.ranks, t.nranks, lim->map->ntasks))
+		goto fail;
+	*m = t;
+	return 0;
+fail:
+	free(t.ranks);
+	return -1;
+}
+
+void pmixev_pmixd_fence_release(struct pmixev_pmixd_fence *m)
+{
+	if (!m)
+		return;
+	free(m->ranks);
+	m->ranks = NULL;
+	m->nranks = 0;
+}
+
+int pmixev_pmixd_data_pack(struct pmixev_buf *b,
+			   const struct pmixev_pmixd_data *m)
+{
+	if (!pmixev_result_valid(m->result))
+		return pmixd_invalid();
+	pmixev_buf_put_u64(b, m->id);
+	pmixev_buf_put_u8(b, (uint8_t)m->result);
+	pmixev_buf_put_bytes(b, m->data, m->ndata);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_data_unpack(struct pmixev_buf *b, struct pmixev_pmixd_data *m)
+{
+	struct pmixev_pmixd_data t;
+	uint8_t result = 0;
+
+	pmixev_buf_get_u64(b, &t.id);
+	pmixev_buf_get_u8(b, &result);
+	pmixev_buf_get_bytes(b, &t.data, &t.ndata);
+	if (pmixd_unpack_done(b) < 0 || !pmixev_result_valid(result))
+		return -1;
+	t.result = (enum pmixev_result)result;
+	*m = t;
+	return 0;
+}
+
+int pmixev_pmixd_dmodex_pack(struct pmixev_buf *b,
+			     const struct pmixev_pmixd_dmodex *m)
+{
+	if (m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX)
+		return pmixd_invalid();
+	pmixev_buf_put_u64(b, m->id);
+	pmixev_buf_put_u32(b, m->rank);
+	pmixev_buf_put_u32(b, m->timeout_sec);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_dmodex_unpack(struct pmixev_buf *b,
+			       const struct pmixev_pmixd_bounds *lim,
+			       struct pmixev_pmixd_dmodex *m)
+{
+	struct pmixev_pmixd_dmodex t;
+
+	pmixev_buf_get_u64(b, &t.id);
+	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_u32(b, &t.timeout_sec);
+	if (pmixd_unpack_done(b) < 0 || !pmixd_rank_ok(lim, t.rank) ||
+	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX)
+		return -1;
+	*m = t;
+	return 0;
+}
+
+int pmixev_pmixd_serve_pack(struct pmixev_buf *b,
+			    const struct pmixev_pmixd_serve *m)
+{
+	pmixev_buf_put_u64(b, m->sid);
+	pmixev_buf_put_u32(b, m->rank);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_serve_unpack(struct pmixev_buf *b,
+			      struct pmixev_pmixd_serve *m)
+{
+	struct pmixev_pmixd_serve t;
+
+	pmixev_buf_get_u64(b, &t.sid);
+	pmixev_buf_get_u32(b, &t.rank);
+	if (pmixd_unpack_done(b) < 0)
+		return -1;
+	*m = t;
+	return 0;
+}
+
+static bool op_ok(unsigned op)
+{
+	return op >= PMIXEV_PMIXD_PUBLISH && op <= PMIXEV_PMIXD_UNPUBLISH;
+}
+
+/*
+ * Entries as they may travel: 1..ENTRIES_MAX keys in a request (0.. in an
+ * answer), none empty, values only where `values` (else none), at most
+ * `max_bytes` of them in all.
+ */
+static bool entries_ok(const struct pmixev_pmixd_entry *e, uint32_t n,
+		       bool request, bool values, size_t max_bytes)
+{
+	size_t bytes = 0;
+
+	if (n > PMIXEV_PMIXD_ENTRIES_MAX || (request && !n) || (n && !e))
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!e[i].key[0] ||
+		    !pmixd_text_ok(e[i].key, sizeof(e[i].key)) ||
+		    (!values && e[i].nvalue) || e[i].nvalue > max_bytes - bytes)
+			return false;
+		bytes += e[i].nvalue;
+	}
+	return true;
+}
+
+static void put_entries(struct pmixev_buf *b,
+			const struct pmixev_pmixd_entry *e, uint32_t n,
+			bool with_rank)
+{
+	pmixev_buf_put_u32(b, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pmixev_buf_put_str(b, e[i].key);
+		if (with_rank)
+			pmixev_buf_put_u32(b, e[i].rank);
+		pmixev_buf_put_bytes(b, e[i].value, e[i].nvalue);
+	}
+}
+
+/* The count, checked before the array is allocated, then the entries. */
+static int get_entries(struct pmixev_buf *b, bool with_rank,
+		       struct pmixev_pmixd_entry **out, uint32_t *count)
+{
+	struct pmixev_pmixd_entry *e;
+	uint32_t n = 0;
+
+	*out = NULL;
+	*count = 0;
+	pmixev_buf_get_u32(b, &n);
+	if (!pmixev_buf_ok(b) || n > PMIXEV_PMIXD_ENTRIES_MAX ||
+	    n > pmixev_buf_remaining(b) / ENTRY_MIN)
+		return -1;
+	e = calloc(n ? n : 1, sizeof(*e));
+	if (!e)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		pmixev_buf_get_str(b, e[i].key, sizeof(e[i].key));
+		if (with_rank)
+			pmixev_buf_get_u32(b, &e[i].rank);
+		pmixev_buf_get_bytes(b, &e[i].value, &e[i].nvalue);
+	}
+	*out = e;
+	*count = n;
+	return pmixev_buf_ok(b) ? 0 : -1;
+}
+
+void pmixev_pmixd_entries_release(struct pmixev_pmixd_entry **e, uint32_t *n)
+{
+	free(*e);
+	*e = NULL;
+	*n = 0;
+}
+
+int pmixev_pmixd_pubsub_pack(struct pmixev_buf *b,
+			     const struct pmixev_pmixd_pubsub *m)
+{
+	if (!op_ok(m->op) || (m->wait && m->op != PMIXEV_PMIXD_LOOKUP) ||
+	    m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	    !entries_ok(m->e, m->n, true, m->op == PMIXEV_PMIXD_PUBLISH,
+			SIZE_MAX))
+		return pmixd_invalid();
+	pmixev_buf_put_u64(b, m->id);
+	pmixev_buf_put_u8(b, (uint8_t)m->op);
+	pmixev_buf_put_u32(b, m->rank);
+	pmixd_put_flag(b, m->wait);
+	pmixev_buf_put_u32(b, m->timeout_sec);
+	put_entries(b, m->e, m->n, false);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_pubsub_unpack(struct pmixev_buf *b,
+			       const struct pmixev_pmixd_bounds *lim,
+			       struct pmixev_pmixd_pubsub *m)
+{
+	struct pmixev_pmixd_pubsub t = {0};
+	uint8_t op = 0, wait = 0;
+
+	pmixev_buf_get_u64(b, &t.id);
+	pmixev_buf_get_u8(b, &op);
+	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_u8(b, &wait);
+	pmixev_buf_get_u32(b, &t.timeout_sec);
+	if (!pmixev_buf_ok(b) || !op_ok(op) || !pmixd_flag_ok(wait) ||
+	    (wait && op != PMIXEV_PMIXD_LOOKUP) ||
+	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	    !pmixd_rank_local(lim, t.rank))
+		return -1;
+	t.op = (enum pmixev_pmixd_pubsub_op)op;
+	t.wait = wait;
+	if (get_entries(b, false, &t.e, &t.n) < 0 || pmixd_unpack_done(b) < 0 ||
+	    !entries_ok(t.e, t.n, true, t.op == PMIXEV_PMIXD_PUBLISH,
+			lim->publish_max))
+		goto fail;
+	*m = t;
+	return 0;
+fail:
+	pmixev_pmixd_entries_release(&t.e, &t.n);
+	return -1;
+}
+
+int pmixev_pmixd_pubsub_done_pack(struct pmixev_buf *b,
+				  const struct pmixev_pmixd_pubsub_done *m)
+{
+	if (!pmixev_result_valid(m->result) ||
+	    !entries_ok(m->e, m->n, false, true, SIZE_MAX))
+		return pmixd_invalid();
+	pmixev_buf_put_u64(b, m->id);
+	pmixev_buf_put_u8(b, (uint8_t)m->result);
+	put_entries(b, m->e, m->n, true);
+	return pmixd_pack_done(b);
+}
+
+int pmixev_pmixd_pubsub_done_unpack(struct pmixev_buf *b,
+				    struct pmixev_pmixd_pubsub_done *m)
+{
+	struct pmixev_pmixd_pubsub_done t = {0};
+	uint8_t result = 0;
+
+	pmixev_buf_get_u64(b, &t.id);
+	pmixev_buf_get_u8(b, &result);
+	if (!pmixev_buf_ok(b) || !pmixev_result_valid(result))
+		return -1;
+	t.result = (enum pmixev_result)result;
+	if (get_entries(b, true, &t.e, &t.n) < 0 || pmixd_unpack_done(b) < 0 ||
+	    !entries_ok(t.e, t.n, false, true, SIZE_MAX))
+		goto fail;
+	*m = t;
+	return 0;
+fail:
+	pmixev_pmixd_entries_release(&t.e, &t.n);
+	return -1;
+}

@@ -1,0 +1,180 @@
+/*
+ * pmixev_pmixd_ctl.h - the pmixd channel's requests root carries out for
+ * O's clients: queries (answered with typed data; O builds the
+ * pmix_info_t), job control and PMIx_Log. See pmixev_pmixd_msg.h for the
+ * rules all messages follow.
+ */
+#ifndef PMIXEV_PMIXD_CTL_H_
+#define PMIXEV_PMIXD_CTL_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmixev_helper_msg.h"
+#include "pmixev_pmixd_msg.h"
+#include "pmixev_ptable.h"
+
+#define PMIXEV_PMIXD_ITEMS_MAX	 32	    /* query.c's ITEMS_MAX */
+#define PMIXEV_PMIXD_TARGETS_MAX 16	    /* jobctl_call.h's TARGETS_MAX */
+#define PMIXEV_PMIXD_MSGS_MAX	 16	    /* applog_call.h's MSGS_MAX */
+#define PMIXEV_PMIXD_TEXT_MAX	 65536	    /* applog_call.h's TEXT_MAX */
+#define PMIXEV_PMIXD_REASON_MAX	 1024	    /* jobctl_call.h's REASON_MAX */
+#define PMIXEV_PMIXD_WHY_MAX	 256	    /* applog_call.h's WHY_MAX */
+#define PMIXEV_PMIXD_WHO_MAX	 288	    /* PMIX_MAX_NSLEN + 32 */
+#define PMIXEV_PMIXD_ALL	 UINT32_MAX /* every rank (ckpt, targets) */
+
+/* What a query item asks root for (the rest O answers itself). */
+enum pmixev_pmixd_qkey {
+	PMIXEV_PMIXD_Q_JOB = 1,	   /* Slurm's state of `job` (0: the step's) */
+	PMIXEV_PMIXD_Q_PARTS = 2,  /* the partitions' state */
+	PMIXEV_PMIXD_Q_PTABLE = 3, /* the tasks' table, `local` or all */
+};
+
+struct pmixev_pmixd_qitem {
+	enum pmixev_pmixd_qkey key;
+	uint32_t job;
+	bool local;
+};
+
+/* QUERY (O->R). */
+struct pmixev_pmixd_query {
+	uint64_t id;
+	bool refresh; /* PMIX_QUERY_REFRESH_CACHE */
+	uint32_t timeout_sec;
+	uint32_t n;
+	struct pmixev_pmixd_qitem item[PMIXEV_PMIXD_ITEMS_MAX];
+};
+int pmixev_pmixd_query_pack(struct pmixev_buf *b,
+			    const struct pmixev_pmixd_query *m);
+int pmixev_pmixd_query_unpack(struct pmixev_buf *b,
+			      struct pmixev_pmixd_query *m);
+
+/* One answer: for Q_JOB and Q_PARTS the owner helper's response, for
+ * Q_PTABLE the table; nothing unless PMIXEV_OK. */
+struct pmixev_pmixd_qanswer {
+	enum pmixev_pmixd_qkey key;
+	enum pmixev_result result;
+	uint32_t age_ms;
+	struct pmixev_owner_resp *resp; /* malloc'd by unpack */
+	struct pmixev_ptable_msg pt;	/* pt.e malloc'd by unpack */
+};
+
+/* QUERY_DONE (R->O): one answer per item, in order. */
+struct pmixev_pmixd_query_done {
+	uint64_t id;
+	uint32_t n;
+	struct pmixev_pmixd_qanswer a[PMIXEV_PMIXD_ITEMS_MAX];
+};
+int pmixev_pmixd_query_done_pack(struct pmixev_buf *b,
+				 const struct pmixev_pmixd_query_done *m);
+int pmixev_pmixd_query_done_unpack(struct pmixev_buf *b,
+				   struct pmixev_pmixd_query_done *m);
+void pmixev_pmixd_query_done_release(struct pmixev_pmixd_query_done *m);
+
+/* jobctl_call.h's enum action, from A_SIGNAL on, in the same order. */
+enum pmixev_pmixd_action {
+	PMIXEV_PMIXD_SIGNAL = 1,
+	PMIXEV_PMIXD_TERMINATE,
+	PMIXEV_PMIXD_KILL,
+	PMIXEV_PMIXD_RESTART,
+	PMIXEV_PMIXD_PAUSE,
+	PMIXEV_PMIXD_RESUME,
+	PMIXEV_PMIXD_CHECKPOINT,
+	PMIXEV_PMIXD_CANCEL,
+	PMIXEV_PMIXD_PREEMPTIBLE,
+	PMIXEV_PMIXD_ACTION_MAX = PMIXEV_PMIXD_PREEMPTIBLE
+};
+
+/* jobctl_call.h's struct target. */
+struct pmixev_pmixd_target {
+	uint32_t job, step; /* step PMIXEV_STEP_ANY: the whole job */
+	bool tasks;	    /* the own step's tasks */
+	uint32_t rank;	    /* tasks: < ntasks, or PMIXEV_PMIXD_ALL */
+};
+
+/* ckpt.h's struct ckpt_req. */
+struct pmixev_pmixd_ckpt {
+	char id[PMIXEV_PMIXD_ID_MAX];
+	char ctl_id[PMIXEV_PMIXD_ID_MAX];
+	uint32_t rank;	/* < ntasks, or PMIXEV_PMIXD_ALL */
+	uint32_t signo; /* 0: by event */
+	uint32_t timeout_sec;
+};
+
+/* JOBCTL (O->R): jobctl_call.h's struct ctl_call as read. */
+struct pmixev_pmixd_jobctl {
+	uint64_t id;
+	uint32_t rank; /* requester: < ntasks, or PMIXEV_PMIXD_NO_RANK */
+	enum pmixev_pmixd_action action;
+	uint32_t signo; /* SIGNAL: 1..64; else 0..64 */
+	bool preemptible;
+	struct pmixev_pmixd_ckpt ckpt;
+	char ctl_id[PMIXEV_PMIXD_ID_MAX];
+	uint32_t nt;
+	struct pmixev_pmixd_target t[PMIXEV_PMIXD_TARGETS_MAX];
+	uint32_t timeout_sec;
+};
+int pmixev_pmixd_jobctl_pack(struct pmixev_buf *b,
+			     const struct pmixev_pmixd_jobctl *m);
+int pmixev_pmixd_jobctl_unpack(struct pmixev_buf *b,
+			       const struct pmixev_pmixd_bounds *lim,
+			       struct pmixev_pmixd_jobctl *m);
+
+/* JOBCTL_DONE and LOG_DONE (R->O): a PMIx status (root has the
+ * constants, not the library) and why, for O's answer. */
+struct pmixev_pmixd_status {
+	uint64_t id;
+	int32_t status;
+	char why[PMIXEV_PMIXD_REASON_MAX];
+};
+int pmixev_pmixd_status_pack(struct pmixev_buf *b,
+			     const struct pmixev_pmixd_status *m);
+int pmixev_pmixd_status_unpack(struct pmixev_buf *b,
+			       struct pmixev_pmixd_status *m);
+
+/* applog_call.h's enum channel. */
+enum pmixev_pmixd_channel {
+	PMIXEV_PMIXD_STDOUT,
+	PMIXEV_PMIXD_STDERR,
+	PMIXEV_PMIXD_SYSLOG,
+	PMIXEV_PMIXD_GLOBAL,
+	PMIXEV_PMIXD_JOBREC,
+	PMIXEV_PMIXD_EMAIL,
+	PMIXEV_PMIXD_CHANNEL_MAX = PMIXEV_PMIXD_EMAIL
+};
+
+/* One message. EMAIL: `to` and `subject` as pmixev_owner_mail_ok wants
+ * them and text within PMIXEV_OWNER_MAIL_TEXT; root adds the command. */
+struct pmixev_pmixd_log_msg {
+	enum pmixev_pmixd_channel ch;
+	char *text; /* malloc'd by unpack */
+	char to[PMIXEV_OWNER_TEXT];
+	char subject[PMIXEV_OWNER_TEXT];
+};
+
+#define PMIXEV_PMIXD_LOG_ONCE	  0x1
+#define PMIXEV_PMIXD_LOG_TAG	  0x2
+#define PMIXEV_PMIXD_LOG_STAMP	  0x4
+#define PMIXEV_PMIXD_LOG_JREC_ALL 0x8
+#define PMIXEV_PMIXD_LOG_FLAGS	  0xf
+
+/* LOG (O->R): applog_call.h's struct log_call as read. */
+struct pmixev_pmixd_log {
+	uint64_t id;
+	uint32_t rank; /* task: a local rank; else as claimed */
+	bool task;
+	char who[PMIXEV_PMIXD_WHO_MAX]; /* as claimed */
+	uint8_t flags;			/* PMIXEV_PMIXD_LOG_* */
+	uint8_t level;			/* 0..7 */
+	int64_t when;
+	uint32_t n;
+	struct pmixev_pmixd_log_msg m[PMIXEV_PMIXD_MSGS_MAX];
+};
+int pmixev_pmixd_log_pack(struct pmixev_buf *b,
+			  const struct pmixev_pmixd_log *m);
+int pmixev_pmixd_log_unpack(struct pmixev_buf *b,
+			    const struct pmixev_pmixd_bounds *lim,
+			    struct pmixev_pmixd_log *m);
+void pmixev_pmixd_log_release(struct pmixev_pmixd_log *m);
+
+#endif /* PMIXEV_PMIXD_CTL_H_ */

@@ -1,0 +1,464 @@
+/*
+ * Unit tests for common/pmixev_pmixd_msg.c and _coll.c: the
+ * frame header, round trips (strict: no prefix and no trailing byte
+ * unpacks), and every refusal of the bounds root applies to O's messages.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pmixd_fixture.h"
+#include "pmixev_pmixd_coll.h"
+#include "proto_strict.h"
+
+/* Each unpacker as proto_strict.h wants it (bounds: the fixture's). */
+#define UNPACKER(name, type, call)                                             \
+	static int name(const uint8_t *data, size_t len)                       \
+	{                                                                      \
+		struct pmixev_buf r;                                           \
+		type m;                                                        \
+		int rc;                                                        \
+		memset(&m, 0, sizeof(m));                                      \
+		pmixev_buf_reader(&r, data, len);                              \
+		rc = call;                                                     \
+		return rc;                                                     \
+	}
+
+UNPACKER(un_abort, struct pmixev_pmixd_abort,
+	 pmixev_pmixd_abort_unpack(&r, &fx, &m))
+UNPACKER(un_done, struct pmixev_pmixd_done, pmixev_pmixd_done_unpack(&r, &m))
+UNPACKER(un_client, struct pmixev_pmixd_client_state,
+	 pmixev_pmixd_client_state_unpack(&r, &fx, &m))
+UNPACKER(un_alert, struct pmixev_pmixd_alert_msg,
+	 pmixev_pmixd_alert_unpack(&r, &fx, &m))
+UNPACKER(un_ckpt, struct pmixev_pmixd_ckpt_done,
+	 pmixev_pmixd_ckpt_done_unpack(&r, &fx, &m))
+UNPACKER(un_line, struct pmixev_pmixd_log_line,
+	 pmixev_pmixd_log_line_unpack(&r, &m))
+UNPACKER(un_seq, uint64_t, pmixev_pmixd_seq_unpack(&r, &m))
+UNPACKER(un_notify, struct pmixev_notify_msg,
+	 pmixev_pmixd_notify_unpack(&r, &fx, &m))
+UNPACKER(un_inject, struct pmixev_pmixd_inject,
+	 pmixev_pmixd_inject_unpack(&r, &m))
+UNPACKER(un_fence, struct pmixev_pmixd_fence,
+	 (pmixev_pmixd_fence_unpack(&r, &fx, &m) < 0
+		  ? -1
+		  : (pmixev_pmixd_fence_release(&m), 0)))
+UNPACKER(un_data, struct pmixev_pmixd_data, pmixev_pmixd_data_unpack(&r, &m))
+UNPACKER(un_dmodex, struct pmixev_pmixd_dmodex,
+	 pmixev_pmixd_dmodex_unpack(&r, &fx, &m))
+UNPACKER(un_serve, struct pmixev_pmixd_serve, pmixev_pmixd_serve_unpack(&r, &m))
+UNPACKER(un_pubsub, struct pmixev_pmixd_pubsub,
+	 (pmixev_pmixd_pubsub_unpack(&r, &fx, &m) < 0
+		  ? -1
+		  : (pmixev_pmixd_entries_release(&m.e, &m.n), 0)))
+UNPACKER(un_psdone, struct pmixev_pmixd_pubsub_done,
+	 (pmixev_pmixd_pubsub_done_unpack(&r, &m) < 0
+		  ? -1
+		  : (pmixev_pmixd_entries_release(&m.e, &m.n), 0)))
+
+static void test_header(void **state)
+{
+	uint8_t h[PMIXEV_PMIXD_HDR_LEN], type = 0;
+	uint32_t len = 0;
+	const char *why = NULL;
+
+	(void)state;
+	pmixev_pmixd_hdr_encode(PMIXEV_PMIXD_FENCE, 77, h);
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, 11, 100,
+						 PMIXEV_PMIXD_FROM_OWNER, &type,
+						 &len, &why),
+			 0);
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 100,
+						 PMIXEV_PMIXD_FROM_OWNER, &type,
+						 &len, &why),
+			 1);
+	assert_int_equal(type, PMIXEV_PMIXD_FENCE);
+	assert_int_equal(len, 77);
+	/* Root's type from O, too long, bad magic/version/flags/type. */
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 100,
+						 PMIXEV_PMIXD_FROM_ROOT, &type,
+						 &len, &why),
+			 -1);
+	assert_string_equal(why, "message type of the other side");
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 76,
+						 PMIXEV_PMIXD_FROM_OWNER, &type,
+						 &len, &why),
+			 -1);
+	for (size_t off = 0; off < 8; off++) {
+		uint8_t bad[PMIXEV_PMIXD_HDR_LEN];
+
+		if (off == 5)
+			continue;
+		memcpy(bad, h, sizeof(bad));
+		bad[off] ^= 0x40;
+		assert_int_equal(
+			pmixev_pmixd_hdr_decode(bad, sizeof(bad), 100,
+						PMIXEV_PMIXD_FROM_OWNER, &type,
+						&len, &why),
+			-1);
+	}
+	pmixev_pmixd_hdr_encode(0, 0, h);
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 100,
+						 PMIXEV_PMIXD_FROM_ROOT, &type,
+						 &len, &why),
+			 -1);
+	pmixev_pmixd_hdr_encode(PMIXEV_PMIXD_TYPE_MAX + 1, 0, h);
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 100,
+						 PMIXEV_PMIXD_FROM_ROOT, &type,
+						 &len, &why),
+			 -1);
+	pmixev_pmixd_hdr_encode(PMIXEV_PMIXD_FINI, 0, h);
+	assert_int_equal(pmixev_pmixd_hdr_decode(h, sizeof(h), 100,
+						 PMIXEV_PMIXD_FROM_ROOT, &type,
+						 &len, &why),
+			 1);
+	assert_string_equal(pmixev_pmixd_type_name(PMIXEV_PMIXD_SYNC_ECHO),
+			    "SYNC_ECHO");
+	assert_string_equal(pmixev_pmixd_type_name(99), "?");
+}
+
+static void test_abort_done(void **state)
+{
+	struct pmixev_pmixd_abort a = {.id = 9, .rank = 3, .status = -2};
+	struct pmixev_pmixd_done d = {.id = 5, .result = PMIXEV_ERR_TIMEOUT};
+	struct pmixev_buf w;
+
+	(void)state;
+	strcpy(a.text, "bye");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_abort_pack(&w, &a), 0);
+	assert_strict(&w, un_abort);
+	a.rank = 4; /* node 1's */
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_abort_pack(&w, &a), 0);
+	assert_int_equal(un_abort(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	memset(a.text, 'x', sizeof(a.text));
+	assert_int_equal(pmixev_pmixd_abort_pack(&w, &a), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(w.len, 0);
+
+	assert_int_equal(pmixev_pmixd_done_pack(&w, &d), 0);
+	assert_strict(&w, un_done);
+	d.result = PMIXEV_RESULT_COUNT;
+	assert_int_equal(pmixev_pmixd_done_pack(&w, &d), -1);
+	pmixev_buf_put_u64(&w, 1);
+	pmixev_buf_put_u8(&w, PMIXEV_RESULT_COUNT);
+	assert_int_equal(un_done(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+static void test_small_claims(void **state)
+{
+	struct pmixev_pmixd_client_state c = {2, PMIXEV_PMIXD_FINALIZED};
+	struct pmixev_pmixd_alert_msg al = {0, PMIXEV_PMIXD_FILE};
+	struct pmixev_pmixd_ckpt_done k = {.rank = 1, .id = "ck1"};
+	struct pmixev_buf w;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_client_state_pack(&w, &c), 0);
+	assert_strict(&w, un_client);
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), 0);
+	assert_strict(&w, un_alert);
+	assert_int_equal(pmixev_pmixd_ckpt_done_pack(&w, &k), 0);
+	assert_strict(&w, un_ckpt);
+	/* Off-node and out-of-step ranks, unknown states and codes. */
+	for (uint32_t rank = 4; rank <= 8; rank += 4) {
+		pmixev_buf_put_u32(&w, rank);
+		pmixev_buf_put_u8(&w, 1);
+		assert_int_equal(un_client(w.data, w.len), -1);
+		assert_int_equal(un_alert(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+		pmixev_buf_put_u32(&w, rank);
+		pmixev_buf_put_str(&w, "ck");
+		assert_int_equal(un_ckpt(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+	for (uint8_t v = 0; v < 4; v += 3) {
+		pmixev_buf_put_u32(&w, 0);
+		pmixev_buf_put_u8(&w, v);
+		assert_int_equal(un_client(w.data, w.len), -1);
+		assert_int_equal(un_alert(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+	c.state = 3;
+	al.code = 0;
+	assert_int_equal(pmixev_pmixd_client_state_pack(&w, &c), -1);
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), -1);
+}
+
+static void test_line_seq(void **state)
+{
+	struct pmixev_pmixd_log_line l = {.level = 7, .text = "lib: hi"};
+	struct pmixev_buf w;
+	uint64_t seq = 0;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_log_line_pack(&w, &l), 0);
+	assert_strict(&w, un_line);
+	l.level = 8;
+	assert_int_equal(pmixev_pmixd_log_line_pack(&w, &l), -1);
+	pmixev_buf_put_u8(&w, 8);
+	pmixev_buf_put_str(&w, "x");
+	assert_int_equal(un_line(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	assert_int_equal(pmixev_pmixd_seq_pack(&w, 42), 0);
+	assert_strict(&w, un_seq);
+	assert_int_equal(pmixev_pmixd_seq_pack(&w, 42), 0);
+	{
+		struct pmixev_buf r;
+
+		fx_reader(&r, &w);
+		assert_int_equal(pmixev_pmixd_seq_unpack(&r, &seq), 0);
+		assert_int_equal(seq, 42);
+		pmixev_buf_reader(&r, w.data, 0);
+		assert_int_equal(pmixev_pmixd_empty_unpack(&r), 0);
+		fx_reader(&r, &w);
+		assert_int_equal(pmixev_pmixd_empty_unpack(&r), -1);
+	}
+	pmixev_buf_release(&w);
+}
+
+/* Pack `n` and check un_notify's verdict. */
+static void notify_case(const struct pmixev_notify_msg *n, int want)
+{
+	struct pmixev_buf w;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_notify_pack(&w, n), 0);
+	assert_int_equal(un_notify(w.data, w.len), want);
+	pmixev_buf_release(&w);
+}
+
+static void test_notify(void **state)
+{
+	static const uint8_t info[65] = {1};
+	struct pmixev_notify_msg n = {.rank = 5, .code = -1, .range = 7};
+	struct pmixev_buf w;
+
+	(void)state;
+	strcpy(n.nspace, fx.nspace);
+	n.info = info;
+	n.ninfo = 64;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_notify_pack(&w, &n), 0);
+	assert_strict(&w, un_notify);
+	n.ninfo = 65; /* above event_max */
+	notify_case(&n, -1);
+	n.ninfo = 1;
+	n.range = 8;
+	notify_case(&n, -1);
+	assert_int_equal(pmixev_pmixd_notify_pack(&w, &n), -1);
+	n.range = 0;
+	n.rank = 8;
+	notify_case(&n, -1);
+	strcpy(n.nspace, "slurm.pmixev.7.0.tool.3"); /* any tool rank */
+	notify_case(&n, 0);
+	strcpy(n.nspace, fx.srv_nspace);
+	n.rank = 0;
+	notify_case(&n, -1);
+	strcpy(n.nspace, "slurm.pmixev.7.1");
+	notify_case(&n, -1);
+	strcpy(n.nspace, "slurm.pmixev.7.0.toolx");
+	notify_case(&n, -1);
+}
+
+static void test_inject(void **state)
+{
+	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_EVENT};
+	struct pmixev_buf w;
+
+	(void)state;
+	in.ev.code = -3;
+	in.ev.rank = 2;
+	strcpy(in.ev.text, "exit");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
+	in.kind = PMIXEV_PMIXD_INJECT_NOTIFY;
+	strcpy(in.nt.nspace, "x");
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
+	in.kind = 3;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	in.kind = PMIXEV_PMIXD_INJECT_EVENT;
+	in.ev.flags = 0x80; /* refused by the event's own pack */
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	assert_int_equal(w.len, 0);
+	pmixev_buf_put_u8(&w, 0);
+	assert_int_equal(un_inject(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+static uint32_t some_ranks[3] = {1, 5, 7};
+
+static void test_fence(void **state)
+{
+	static const uint8_t blob[3] = {1, 2, 3};
+	struct pmixev_pmixd_fence f = {.id = 1,
+				       .kind = PMIXEV_COLL_CONNECT,
+				       .nranks = 3,
+				       .ranks = some_ranks,
+				       .collect = true,
+				       .timeout_sec = 60,
+				       .data = blob,
+				       .ndata = 3};
+	struct pmixev_pmixd_fence got;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), 0);
+	fx_reader(&r, &w);
+	assert_int_equal(pmixev_pmixd_fence_unpack(&r, &fx, &got), 0);
+	assert_int_equal(got.ranks[2], 7);
+	assert_memory_equal(got.data, blob, 3);
+	pmixev_pmixd_fence_release(&got);
+	assert_strict(&w, un_fence);
+	f.all = true; /* with ranks */
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	f.nranks = 0;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), 0);
+	assert_strict(&w, un_fence);
+	f.all = false; /* and no ranks */
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	f.nranks = 3;
+	some_ranks[1] = 1; /* not increasing */
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	some_ranks[1] = 5;
+	f.kind = 4;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	f.kind = PMIXEV_COLL_FENCE;
+	f.timeout_sec = 86401;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	f.timeout_sec = 0;
+	/* Packable, but rank 8 is not the step's. */
+	some_ranks[2] = 8;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), 0);
+	assert_int_equal(un_fence(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	some_ranks[2] = 7;
+	/* More ranks than the step has, refused before the allocation. */
+	pmixev_buf_put_u64(&w, 1);
+	pmixev_buf_put_u8(&w, 1);
+	pmixev_buf_put_u8(&w, 0);
+	pmixev_buf_put_u32(&w, 9);
+	for (uint32_t i = 0; i < 9; i++)
+		pmixev_buf_put_u32(&w, i);
+	pmixev_buf_put_u8(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_bytes(&w, NULL, 0);
+	assert_int_equal(un_fence(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+static void test_dmodex(void **state)
+{
+	struct pmixev_pmixd_dmodex d = {.id = 3, .rank = 7, .timeout_sec = 5};
+	struct pmixev_pmixd_serve s = {.sid = 4, .rank = 1};
+	struct pmixev_pmixd_data a = {.id = 4, .result = PMIXEV_OK};
+	struct pmixev_buf w;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &d), 0);
+	assert_strict(&w, un_dmodex);
+	d.rank = 8;
+	assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &d), 0);
+	assert_int_equal(un_dmodex(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	d.timeout_sec = 86401;
+	assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &d), -1);
+	assert_int_equal(pmixev_pmixd_serve_pack(&w, &s), 0);
+	assert_strict(&w, un_serve);
+	a.data = (const uint8_t *)"abc";
+	a.ndata = 3;
+	assert_int_equal(pmixev_pmixd_data_pack(&w, &a), 0);
+	assert_strict(&w, un_data);
+	a.result = PMIXEV_RESULT_COUNT;
+	assert_int_equal(pmixev_pmixd_data_pack(&w, &a), -1);
+}
+
+static void test_pubsub(void **state)
+{
+	struct pmixev_pmixd_entry e[2] = {{.key = "k1"}, {.key = "k2"}};
+	struct pmixev_pmixd_pubsub p = {
+		.id = 1, .op = PMIXEV_PMIXD_PUBLISH, .rank = 2, .n = 2, .e = e};
+	struct pmixev_pmixd_pubsub_done d = {.id = 1, .n = 2, .e = e};
+	struct pmixev_buf w;
+
+	(void)state;
+	e[0].value = (const uint8_t *)"0123456789";
+	e[0].nvalue = 10;
+	e[1].value = (const uint8_t *)"abcdef";
+	e[1].nvalue = 6; /* 16 bytes: publish_max exactly */
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
+	assert_strict(&w, un_pubsub);
+	e[1].nvalue = 7;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
+	assert_int_equal(un_pubsub(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	e[1].rank = 6;
+	assert_int_equal(pmixev_pmixd_pubsub_done_pack(&w, &d), 0);
+	assert_strict(&w, un_psdone);
+	/* Values on a lookup, wait on a publish, unknown op, no keys. */
+	p.op = PMIXEV_PMIXD_LOOKUP;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
+	e[0].nvalue = e[1].nvalue = 0;
+	p.wait = true;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
+	assert_strict(&w, un_pubsub);
+	p.op = PMIXEV_PMIXD_UNPUBLISH;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
+	p.wait = false;
+	p.op = 4;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
+	p.op = PMIXEV_PMIXD_UNPUBLISH;
+	p.n = 0;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
+	p.n = 2;
+	e[1].key[0] = '\0';
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
+	e[1].key[0] = 'k';
+	/* A requester off this node. */
+	p.rank = 4;
+	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
+	assert_int_equal(un_pubsub(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	/* A count above ENTRIES_MAX, or above what the bytes hold. */
+	pmixev_buf_put_u64(&w, 1);
+	pmixev_buf_put_u8(&w, PMIXEV_PMIXD_UNPUBLISH);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u8(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u32(&w, PMIXEV_PMIXD_ENTRIES_MAX + 1);
+	assert_int_equal(un_pubsub(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_abort_done),
+		cmocka_unit_test(test_small_claims),
+		cmocka_unit_test(test_line_seq),
+		cmocka_unit_test(test_notify),
+		cmocka_unit_test(test_inject),
+		cmocka_unit_test(test_fence),
+		cmocka_unit_test(test_dmodex),
+		cmocka_unit_test(test_pubsub),
+	};
+
+	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
+}
