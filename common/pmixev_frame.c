@@ -54,32 +54,18 @@ static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)
 	return h;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 void pmixev_frame_encode_hdr(const struct pmixev_frame_hdr *hdr,
 			     uint8_t out[PMIXEV_FRAME_HDR_LEN])
 {
-	put32(out, PMIXEV_FRAME_MAGIC);
+	pmixev_put_be32(out, PMIXEV_FRAME_MAGIC);
 	out[4] = PMIXEV_FRAME_VERSION;
 	out[5] = hdr->type;
 	out[6] = (uint8_t)(hdr->flags >> 8);
 	out[7] = (uint8_t)hdr->flags;
-	put32(out + 8, hdr->src);
-	put32(out + 12, hdr->dst);
-	put32(out + 16, hdr->len);
-	put32(out + HCRC_OFFSET, pmixev_frame_hcrc(out));
+	pmixev_put_be32(out + 8, hdr->src);
+	pmixev_put_be32(out + 12, hdr->dst);
+	pmixev_put_be32(out + 16, hdr->len);
+	pmixev_put_be32(out + HCRC_OFFSET, pmixev_frame_hcrc(out));
 }
 
 int pmixev_frame_decode_hdr(const void *buf, size_t avail, uint32_t max_len,
@@ -93,12 +79,12 @@ int pmixev_frame_decode_hdr(const void *buf, size_t avail, uint32_t max_len,
 	if (avail < PMIXEV_FRAME_HDR_LEN)
 		return 0;
 	flags = (uint16_t)(p[6] << 8 | p[7]);
-	len = get32(p + 16);
-	if (get32(p) != PMIXEV_FRAME_MAGIC)
+	len = pmixev_get_be32(p + 16);
+	if (pmixev_get_be32(p) != PMIXEV_FRAME_MAGIC)
 		reason = "bad magic";
 	else if (p[4] != PMIXEV_FRAME_VERSION)
 		reason = "unsupported version";
-	else if (get32(p + HCRC_OFFSET) != pmixev_frame_hcrc(p))
+	else if (pmixev_get_be32(p + HCRC_OFFSET) != pmixev_frame_hcrc(p))
 		reason = "bad header checksum";
 	else if (p[5] == 0 || p[5] > PMIXEV_MSG_TYPE_MAX)
 		reason = "unknown message type";
@@ -113,8 +99,8 @@ int pmixev_frame_decode_hdr(const void *buf, size_t avail, uint32_t max_len,
 	}
 	hdr->type = p[5];
 	hdr->flags = flags;
-	hdr->src = get32(p + 8);
-	hdr->dst = get32(p + 12);
+	hdr->src = pmixev_get_be32(p + 8);
+	hdr->dst = pmixev_get_be32(p + 12);
 	hdr->len = len;
 	return 1;
 }

@@ -71,6 +71,21 @@ struct pmixev_frame_hdr {
 	uint32_t len;
 };
 
+/* A 32-bit number in network order at `p` (the frame headers' fields). */
+static inline void pmixev_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint32_t pmixev_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Write the 24 header bytes for `hdr` (magic, version, checksum filled in). */
 void pmixev_frame_encode_hdr(const struct pmixev_frame_hdr *hdr,
 			     uint8_t out[PMIXEV_FRAME_HDR_LEN]);

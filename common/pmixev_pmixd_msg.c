@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include "pmixev_pmixd_int.h"
+#include "pmixev_frame.h"
 #include "pmixev_pmixd_msg.h"
 
 #include <errno.h>
@@ -86,29 +87,15 @@ static bool from_owner(unsigned type)
 	}
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 void pmixev_pmixd_hdr_encode(uint8_t type, uint32_t len,
 			     uint8_t out[PMIXEV_PMIXD_HDR_LEN])
 {
-	put32(out + MAGIC_OFF, PMIXEV_PMIXD_MAGIC);
+	pmixev_put_be32(out + MAGIC_OFF, PMIXEV_PMIXD_MAGIC);
 	out[VERSION_OFF] = PMIXEV_PMIXD_VERSION;
 	out[TYPE_OFF] = type;
 	out[FLAGS_OFF] = 0;
 	out[FLAGS_OFF + 1] = 0;
-	put32(out + LEN_OFF, len);
+	pmixev_put_be32(out + LEN_OFF, len);
 }
 
 int pmixev_pmixd_hdr_decode(const void *buf, size_t avail, uint32_t max_len,
@@ -122,7 +109,7 @@ int pmixev_pmixd_hdr_decode(const void *buf, size_t avail, uint32_t max_len,
 	if (avail < PMIXEV_PMIXD_HDR_LEN)
 		return 0;
 	t = p[TYPE_OFF];
-	if (get32(p + MAGIC_OFF) != PMIXEV_PMIXD_MAGIC)
+	if (pmixev_get_be32(p + MAGIC_OFF) != PMIXEV_PMIXD_MAGIC)
 		reason = "bad magic";
 	else if (p[VERSION_OFF] != PMIXEV_PMIXD_VERSION)
 		reason = "unsupported version";
@@ -132,7 +119,7 @@ int pmixev_pmixd_hdr_decode(const void *buf, size_t avail, uint32_t max_len,
 		reason = "message type of the other side";
 	else if (p[FLAGS_OFF] || p[FLAGS_OFF + 1])
 		reason = "nonzero flags";
-	else if (get32(p + LEN_OFF) > max_len)
+	else if (pmixev_get_be32(p + LEN_OFF) > max_len)
 		reason = "payload too long";
 	if (reason) {
 		if (why)
@@ -140,7 +127,7 @@ int pmixev_pmixd_hdr_decode(const void *buf, size_t avail, uint32_t max_len,
 		return -1;
 	}
 	*type = (uint8_t)t;
-	*len = get32(p + LEN_OFF);
+	*len = pmixev_get_be32(p + LEN_OFF);
 	return 1;
 }
 
