@@ -92,7 +92,7 @@ typedef int (*pmixev_step_owner_fn)(struct pmixev_step_owner *out);
  * name they know, never list it). Each stepd listens there for site events
  * from pmixev-notify (sockets NODE.JOB.STEP.sock, mode 0600; plugins/
  * plugins/mpi_pmixev/stepd/site.h has the protocol) and keeps its PMIx server's
- * directories (plugins/mpi_pmixev/pmix/server.c).
+ * directories (plugins/mpi_pmixev/server/server.c).
  */
 #define PMIXEV_RUN_DIR	"/run/pmixev"
 #define PMIXEV_RUN_MODE 0711

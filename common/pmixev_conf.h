@@ -48,7 +48,7 @@ struct pmixev_conf {
 				     of the policies a job may choose */
 };
 
-/* What a monitor alert leads to (pmix/monitor.h). */
+/* What a monitor alert leads to (jobmgmt/monitor.h). */
 enum pmixev_monitor_policy {
 	PMIXEV_MONITOR_NOTIFY,	/* the step's processes are told, no more */
 	PMIXEV_MONITOR_KILL,	/* and the step is ended */

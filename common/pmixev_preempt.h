@@ -1,7 +1,7 @@
 /*
  * pmixev_preempt.h - a job's "preemptible" mark in its Slurm comment.
  *
- * PMIX_JOB_CTRL_PREEMPTIBLE (pmix/jobctl.h) is recorded as the word
+ * PMIX_JOB_CTRL_PREEMPTIBLE (jobmgmt/jobctl.h) is recorded as the word
  * "pmixev:preemptible" in the job's comment, which its owner may change
  * and admins, squeue (%k), sacct and a site's job_submit plugin
  * (slurm_job_modify) see. Other words of the comment are kept. Pure code,

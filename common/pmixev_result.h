@@ -4,7 +4,7 @@
  * overlay messages carry (one byte on the wire). They are not PMIx
  * statuses: the mpi plugin turns them into PMIx statuses, and PMIx's
  * statuses into them, in one place only
- * (plugins/mpi_pmixev/pmix/status.c). Values are never reused.
+ * (plugins/mpi_pmixev/pmixbase/status.c). Values are never reused.
  * Pure definitions; any thread.
  */
 #ifndef PMIXEV_RESULT_H_

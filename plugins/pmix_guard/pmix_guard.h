@@ -15,7 +15,7 @@
  * This small library defines PMIx_Query_info_nb and nothing else of
  * PMIx's. The mpi plugin loads it, hands it the library's function
  * (pmixev_guard_arm), and puts it into the global scope before it starts
- * the PMIx server (pmix/guard.h), so the library's own calls find it
+ * the PMIx server (pmixbase/guard.h), so the library's own calls find it
  * before the library's definition (libpmix loads its components
  * RTLD_GLOBAL, which puts libpmix itself into the global scope, ahead of
  * the plugin: the plugin cannot define it). It calls the library's in

@@ -80,7 +80,7 @@ stage_plugins() {
 		install -m 0755 "$OWNER_SRC" "$DIR/plugins/.pmixev-owner.tmp"
 		mv -f "$DIR/plugins/.pmixev-owner.tmp" "$DIR/plugins/pmixev-owner"
 	fi
-	# ... and the PMIx query guard beside it (pmix/guard.h).
+	# ... and the PMIx query guard beside it (pmixbase/guard.h).
 	for f in "$MPI_SRC" "$SPANK_SRC" ${GUARD_SRC:+"$GUARD_SRC"}; do
 		if ((COPY_PLUGINS)); then
 			# temp name + rename: never rewrite a mapped .so in place

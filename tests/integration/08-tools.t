@@ -37,7 +37,7 @@ ok $? "n1's stepd gave both tools an identity of their own" ||
 # pattrs asks n1's stepd what its host serves (PMIX_QUERY_ATTRIBUTE_
 # SUPPORT), one function at a time (OpenPMIx 4.2's pattrs itself crashes
 # on some lists of three). OpenPMIx 4.2 answers the query with the wrong
-# callback data, which crashed slurmstepd; the query guard (pmix/guard.h)
+# callback data, which crashed slurmstepd; the query guard (pmixbase/guard.h)
 # hands the answer on. (lib.sh: attr-query)
 listed=0
 for f in PMIx_Query_info:PMIX_QUERY_JOB_STATUS PMIx_Job_control:PMIX_JOB_CTRL_CHECKPOINT \

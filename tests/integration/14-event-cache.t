@@ -12,7 +12,7 @@
 plan 6
 
 cache=$(client pmix_cache)
-notify=$PMIXEV_BUILDDIR/tools/pmixev-notify
+notify=$PMIXEV_BUILDDIR/programs/pmixev-notify
 flag=$PMIXEV_CLUSTER_WORKDIR/14-cache-sent
 rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/14-cache.out

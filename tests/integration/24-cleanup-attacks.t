@@ -10,7 +10,7 @@
 # after the registration; and the removal of a file and a directory of its
 # own. pmixev serves job control, so the library accepts every request and
 # carries them out; it does so on threads that pmixev gives the job
-# owner's file identity (pmix/confine.h): root's files must all survive,
+# owner's file identity (pmixbase/confine.h): root's files must all survive,
 # the task's own must go.
 . "$(dirname "$0")/lib.sh"
 plan 3

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PMIx_Query_info answered by the step on every node (pmix/query.h): the
+# PMIx_Query_info answered by the step on every node (jobmgmt/query.h): the
 # namespace and its info, spawn and debug support (none), the node's own
 # server URI, and no process sets; an unknown key among known ones gives
 # PMIX_ERR_PARTIAL_SUCCESS with the rest answered; PMIX_PROCID with

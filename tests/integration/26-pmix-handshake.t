@@ -73,7 +73,7 @@ out=$(cat "$log")
 ok $? "the step ends well: ranks 1 and 2 got the client's event (srun $rc)" || show
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: pmix gate: during the step 4 connection\(s\) refused for their hello, 1 ended before it"
 # One line each for the first refusals of a quiet spell, the others summed
-# up (pmix/gate_tally.h): 4 in all.
+# up (gate/gate_tally.h): 4 in all.
 said=$(grep "step $job\.0 on n1: pmix gate: " "$(slurmd_log n1)" |
 	awk '/refusing a PMIx connection from .*: its hello has / { n++ }
 		/ connection\(s\) refused in the last / {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# PMIx_Query_info answered from Slurm (pmix/query_slurm.h,
-# slurmctld/jobinfo.h): the job's status, Slurm's state, the time left and
+# PMIx_Query_info answered from Slurm (jobmgmt/query_slurm.h,
+# ownerhelper/jobinfo.h): the job's status, Slurm's state, the time left and
 # the allocation, for the own job and for another job of the owner; the
 # partitions and their state; another user sees what Slurm shows that user
 # (PrivateData=jobs hides the job: the request is made with the asking

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # PMIx_Job_control carried out by slurmctld with the job owner's rights
-# (pmix/jobctl.h): a signal to every rank of the own step on three nodes,
+# (jobmgmt/jobctl.h): a signal to every rank of the own step on three nodes,
 # to one rank, pause and resume of one rank, the kill of one rank (by the
-# stepds: pmix/tasksig.h),
+# stepds: jobmgmt/tasksig.h),
 # the kill of another step of the same job, its pause and resume (SIGSTOP,
 # SIGCONT through Slurm), the cancel of another job of
 # the owner, the requeue of a batch job (and Slurm's refusal for a job

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PMIx_Log (pmix/applog.h): a rank's message into its own stdout or stderr,
+# PMIx_Log (jobmgmt/applog.h): a rank's message into its own stdout or stderr,
 # in order with what it printed itself (through srun, labelled as the
 # rank's); into the node's syslog with its priority, or the step's first
 # node's (global); into the job record in the slurmd log; PMIX_LOG_ONCE;

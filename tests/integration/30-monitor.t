@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PMIx_Process_monitor across the step (pmix/monitor.h): the library's
+# PMIx_Process_monitor across the step (jobmgmt/monitor.h): the library's
 # heartbeat and file alerts reach every other rank of the step on every node,
 # once; the job's policy (--pmixev-monitor) kills the step or requeues the
 # job as the owner; an alert a client raises itself applies no policy; a

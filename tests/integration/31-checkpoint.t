@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PMIX_JOB_CTRL_CHECKPOINT of the own step (pmix/ckpt.h): the request
+# PMIX_JOB_CTRL_CHECKPOINT of the own step (jobmgmt/ckpt.h): the request
 # reaches the target ranks on every node by event or by signal, and the
 # requester hears back once every target completed; a rank that never
 # completes makes it time out, saying how far it got; PMIX_JOB_CTRL_CANCEL

@@ -1,5 +1,5 @@
 /*
- * Unit tests for plugins/mpi_pmixev/pmix/directives.c: PMIX_TIMEOUT,
+ * Unit tests for plugins/mpi_pmixev/pmixbase/directives.c: PMIX_TIMEOUT,
  * PMIX_COLLECT_DATA and PMIX_WAIT as fence, direct modex and
  * publish/lookup read them.
  */
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "pmix/directives.h"
+#include "pmixbase/directives.h"
 
 static void test_none(void **state)
 {

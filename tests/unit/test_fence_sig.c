@@ -1,5 +1,5 @@
 /*
- * Unit tests for plugins/mpi_pmixev/pmix/fence_sig.c: the canonical text
+ * Unit tests for plugins/mpi_pmixev/wireup/fence_sig.c: the canonical text
  * of a participant set, the nodes it names, and the names of collectives.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "pmix/fence_sig.h"
+#include "wireup/fence_sig.h"
 
 static void test_format(void **state)
 {

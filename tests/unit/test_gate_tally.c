@@ -1,5 +1,5 @@
 /*
- * Unit tests for pmix/gate_tally.c (built with a 200 ms interval): the
+ * Unit tests for gate/gate_tally.c (built with a 200 ms interval): the
  * first refusal of a quiet spell is logged at once, a flood within the
  * interval becomes one summary naming its uids and its last cause, a quiet
  * interval ends the spell, and every line is at info level (never error:
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmix/gate_tally.h"
+#include "gate/gate_tally.h"
 #include "pmixev_log.h"
 
 /* The lines logged, one after the other. */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for plugins/mpi_pmixev/pmix/logsink.c: PMIx_Log's lines to a
+ * Unit tests for plugins/mpi_pmixev/jobmgmt/logsink.c: PMIx_Log's lines to a
  * syslog socket that only root may write to, while the process's effective
  * uid is the job owner's (as slurmstepd's is around the tasks' launch); a
  * daemon that restarts, a stream socket, a daemon that comes up late.
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "pmix/logsink.h"
+#include "jobmgmt/logsink.h"
 
 struct fixture {
 	char dir[64];

@@ -1,5 +1,5 @@
 /*
- * Unit tests for plugins/mpi_pmixev/pmix/status.c: pmixev results as PMIx
+ * Unit tests for plugins/mpi_pmixev/pmixbase/status.c: pmixev results as PMIx
  * statuses and back, and the answers through PMIx's callbacks.
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "pmix/status.h"
+#include "pmixbase/status.h"
 
 /* Every result becomes a distinct PMIx status and comes back as itself. */
 static void test_round_trip(void **state)

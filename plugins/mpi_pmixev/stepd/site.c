@@ -20,7 +20,7 @@
 #include <event2/listener.h>
 
 #include "base/agent.h"
-#include "pmix/events.h"
+#include "events/events.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
 

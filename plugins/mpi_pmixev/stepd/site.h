@@ -7,8 +7,8 @@
  * (directory 0700 root, socket 0600) and accepts only peers whose
  * credentials say uid 0. A request is one line "CODE TEXT"; the answer is
  * "ok" or "error: REASON". The event goes to every process of the step
- * as a node event about this node (pmix/events.h), non-default, cached by PMIx
- * for clients that register later.
+ * as a node event about this node (events/events.h), non-default, cached by
+ * PMIx for clients that register later.
  */
 #ifndef PMIXEV_STEPD_SITE_H_
 #define PMIXEV_STEPD_SITE_H_

@@ -1,0 +1,57 @@
+/*
+ * gate/tools.c - PMIx tools (PMIx_tool_init of a debugger, a monitor, the
+ * test clients) connecting to the step's server, let in by the gate
+ * (gate/gate.h): named on the agent thread.
+ */
+#include "config.h"
+
+#include "gate/tools.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/agent.h"
+#include "base/step.h"
+#include "pmixbase/confine.h"
+#include "pmixev_log.h"
+
+struct tool_call {
+	pmix_tool_connection_cbfunc_t cbfunc;
+	void *cbdata;
+};
+
+static void tool_agent(void *arg)
+{
+	const struct step *s = step_served();
+	static unsigned ntools; /* agent thread only */
+	struct tool_call *c = arg;
+	pmix_proc_t proc;
+	char ns[PMIX_MAX_NSLEN + 1];
+
+	snprintf(ns, sizeof(ns), "%.200s.tool.%u.%u", s->lay.nspace,
+		 s->lay.nodeid, ++ntools);
+	PMIX_LOAD_PROCID(&proc, ns, 0);
+	PMIXEV_DEBUG(1, "tool connected as %s", ns);
+	c->cbfunc(PMIX_SUCCESS, &proc, c->cbdata);
+	free(c);
+}
+
+void tools_upcall_connected(pmix_info_t *info, size_t ninfo,
+			    pmix_tool_connection_cbfunc_t cbfunc, void *cbdata)
+{
+	const struct step *s = step_served();
+	struct tool_call *c;
+
+	if (!confine_pmix_thread(s->lay.uid, s->lay.gid)) {
+		cbfunc(PMIX_ERR_NO_PERMISSIONS, NULL, cbdata);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c)))) {
+		c->cbfunc = cbfunc;
+		c->cbdata = cbdata;
+		if (agent_post(s->agent, tool_agent, c) == 0)
+			return;
+		free(c);
+	}
+	cbfunc(PMIX_ERR_NOMEM, NULL, cbdata);
+}

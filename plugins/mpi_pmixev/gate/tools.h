@@ -1,0 +1,14 @@
+/*
+ * gate/tools.h - the tool_connected upcall: a tool of the job owner (or
+ * root) gets its own namespace "NSPACE.tool.NODE.N"; a tool of anyone else
+ * never gets past the gate (gate/gate.h). PMIx progress thread.
+ */
+#ifndef PMIXEV_PMIX_TOOLS_H_
+#define PMIXEV_PMIX_TOOLS_H_
+
+#include <pmix_server.h>
+
+void tools_upcall_connected(pmix_info_t *info, size_t ninfo,
+			    pmix_tool_connection_cbfunc_t cbfunc, void *cbdata);
+
+#endif /* PMIXEV_PMIX_TOOLS_H_ */

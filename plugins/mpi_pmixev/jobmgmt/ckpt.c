@@ -1,0 +1,411 @@
+/*
+ * jobmgmt/ckpt.c - checkpoint requests to the step's ranks, and their
+ * completions back to the requester's node.
+ */
+#include "config.h"
+
+#include "jobmgmt/ckpt.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <pmix.h>
+
+#include "base/agent.h"
+#include "base/step.h"
+#include "overlay/overlay.h"
+#include "events/inject.h"
+#include "jobmgmt/ptable.h"
+#include "jobmgmt/taskproc.h"
+#include "pmixev_buf.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+
+#define DEFAULT_SEC 60
+#define WATCH_MAX   64 /* requests this node's ranks may answer */
+#define INFO_MAX    2
+
+/* A request made from this node. */
+struct request {
+	struct ckpt *k;
+	bool used;
+	uint32_t serial;
+	struct ckpt_req req;
+	unsigned total, done;
+	uint8_t *seen; /* [ntasks]: completed */
+	struct event *deadline;
+	ckpt_fn fn;
+	void *arg;
+};
+
+/* A request this node's ranks were given, until they complete. */
+struct watch {
+	bool used;
+	uint32_t origin, serial, rank;
+	char id[CKPT_ID_MAX];
+	time_t expires;
+};
+
+struct ckpt {
+	struct step *s;
+	uint32_t next_serial;
+	struct request rq[CKPT_MAX];
+	struct watch w[WATCH_MAX];
+};
+
+/* A completion on its way to the agent thread. */
+struct completion {
+	struct ckpt *k;
+	uint32_t rank;
+	char id[CKPT_ID_MAX];
+	bool has_id;
+};
+
+/* --- the requester's node: one answer per request ----------------------- */
+
+static void finish(struct request *rq, pmix_status_t st)
+{
+	PMIXEV_INFO("job control: checkpoint '%s': %u of %u rank(s) "
+		    "completed: %s",
+		    rq->req.id, rq->done, rq->total, PMIx_Error_string(st));
+	if (rq->deadline)
+		event_free(rq->deadline);
+	free(rq->seen);
+	rq->used = false;
+	rq->fn(rq->arg, st, rq->done, rq->total);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	finish(arg, PMIX_ERR_TIMEOUT);
+}
+
+/* Rank `rank` (on node `node`) completed request `serial`. */
+static void origin_done(struct ckpt *k, uint32_t node, uint32_t serial,
+			uint32_t rank)
+{
+	const struct layout *lay = &k->s->lay;
+
+	if (rank >= lay->map.ntasks || lay->map.node_of[rank] != node)
+		return;
+	for (size_t i = 0; i < CKPT_MAX; i++) {
+		struct request *rq = &k->rq[i];
+
+		if (!rq->used || rq->serial != serial || rq->seen[rank] ||
+		    (rq->req.rank != CKPT_ALL && rq->req.rank != rank))
+			continue;
+		rq->seen[rank] = 1;
+		if (++rq->done == rq->total)
+			finish(rq, PMIX_SUCCESS);
+		return;
+	}
+}
+
+/* --- every node: the request to its ranks, their completions ------------ */
+
+static void add_watch(struct ckpt *k, uint32_t origin, uint32_t serial,
+		      uint32_t rank, const char *id, unsigned timeout_sec)
+{
+	time_t now = time(NULL);
+	struct watch *w = &k->w[0];
+
+	for (size_t i = 0; i < WATCH_MAX; i++) {
+		if (!k->w[i].used || k->w[i].expires < now) {
+			w = &k->w[i];
+			break;
+		}
+		if (k->w[i].expires < w->expires)
+			w = &k->w[i];
+	}
+	if (w->used && w->expires >= now)
+		PMIXEV_INFO("job control: more than %d checkpoints at once "
+			    "on this node: completions of the oldest are no "
+			    "longer counted",
+			    WATCH_MAX);
+	*w = (struct watch){.used = true,
+			    .origin = origin,
+			    .serial = serial,
+			    .rank = rank,
+			    .expires = now + (time_t)timeout_sec + 5};
+	snprintf(w->id, sizeof(w->id), "%s", id);
+}
+
+/* Give this node's target ranks the request: the event, or the signal. */
+static void deliver(struct ckpt *k, uint32_t origin, uint32_t serial,
+		    uint32_t rank, int signo, const char *id,
+		    unsigned timeout_sec)
+{
+	const struct layout *lay = &k->s->lay;
+	char source[PMIXEV_NODENAME_MAX + 8];
+	pmix_data_array_t range;
+	pmix_proc_t from, to;
+	pmix_info_t *info;
+
+	add_watch(k, origin, serial, rank, id, timeout_sec);
+	if (signo) {
+		unsigned sent = 0;
+
+		for (uint32_t i = 0; i < layout_nlocal(lay); i++) {
+			uint32_t r = lay->map.ranks[lay->nodeid][i];
+
+			if ((rank == CKPT_ALL || rank == r) &&
+			    taskproc_signal(ptable_pid(k->s->ptable, r),
+					    signo) == 0)
+				sent++;
+		}
+		PMIXEV_DEBUG(1, "checkpoint '%s': signal %d to %u task(s)", id,
+			     signo, sent);
+		return;
+	}
+	snprintf(source, sizeof(source), "stepd@%s", lay->nodes[lay->nodeid]);
+	PMIX_INFO_CREATE(info, INFO_MAX);
+	if (!info) {
+		inject_undelivered(k->s->inject, source, "out of memory");
+		return;
+	}
+	PMIX_LOAD_PROCID(&from, lay->srv_nspace, lay->nodeid);
+	PMIX_LOAD_PROCID(&to, lay->nspace,
+			 rank == CKPT_ALL ? PMIX_RANK_WILDCARD : rank);
+	range = (pmix_data_array_t){.type = PMIX_PROC, .size = 1, .array = &to};
+	PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &range,
+		       PMIX_DATA_ARRAY);
+	PMIX_INFO_LOAD(&info[1], PMIX_JOB_CTRL_CHECKPOINT, id, PMIX_STRING);
+	inject_event(k->s->inject, source, PMIX_JCTRL_CHECKPOINT, &from,
+		     PMIX_RANGE_CUSTOM, info, INFO_MAX, INFO_MAX);
+}
+
+static void completion_agent(void *arg)
+{
+	struct completion *c = arg;
+	struct ckpt *k = c->k;
+	const struct layout *lay = &k->s->lay;
+	time_t now = time(NULL);
+
+	for (size_t i = 0; i < WATCH_MAX; i++) {
+		struct watch *w = &k->w[i];
+		struct pmixev_buf b;
+
+		if (!w->used || w->expires < now ||
+		    (w->rank != CKPT_ALL && w->rank != c->rank) ||
+		    (c->has_id && strcmp(w->id, c->id)))
+			continue;
+		if (w->origin == lay->nodeid) {
+			origin_done(k, w->origin, w->serial, c->rank);
+			continue;
+		}
+		pmixev_buf_init(&b);
+		pmixev_buf_put_u32(&b, w->serial);
+		pmixev_buf_put_u32(&b, c->rank);
+		if (!pmixev_buf_ok(&b) ||
+		    overlay_send(k->s->ov, w->origin, PMIXEV_MSG_CKPT_DONE,
+				 b.data, b.len) < 0)
+			PMIXEV_ERROR("checkpoint '%s': cannot tell node %u "
+				     "that rank %u completed",
+				     w->id, w->origin, c->rank);
+		pmixev_buf_release(&b);
+	}
+	free(c);
+}
+
+/* A rank says it completed a checkpoint (PMIx thread). */
+static void on_complete_pmix(size_t id, pmix_status_t code,
+			     const pmix_proc_t *source, pmix_info_t info[],
+			     size_t ninfo, pmix_info_t *results,
+			     size_t nresults,
+			     pmix_event_notification_cbfunc_fn_t cbfunc,
+			     void *cbdata)
+{
+	struct step *s = step_served();
+	struct completion *c;
+
+	if (s && s->ckpt && source &&
+	    PMIX_CHECK_NSPACE(source->nspace, s->lay.nspace) &&
+	    layout_is_local(&s->lay, source->rank) &&
+	    (c = calloc(1, sizeof(*c)))) {
+		c->k = s->ckpt;
+		c->rank = source->rank;
+		for (size_t i = 0; i < ninfo; i++)
+			if (PMIX_CHECK_KEY(&info[i],
+					   PMIX_JOB_CTRL_CHECKPOINT) &&
+			    info[i].value.type == PMIX_STRING &&
+			    info[i].value.data.string) {
+				c->has_id = true;
+				snprintf(c->id, sizeof(c->id), "%s",
+					 info[i].value.data.string);
+			}
+		if (agent_post(s->agent, completion_agent, c) < 0)
+			free(c);
+	}
+	if (cbfunc)
+		cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* --- the overlay -------------------------------------------------------- */
+
+static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct ckpt *k = ctx;
+	const struct layout *lay = &k->s->lay;
+	uint32_t serial, rank, signo, timeout;
+	char id[CKPT_ID_MAX];
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, buf, len);
+	pmixev_buf_get_u32(&b, &serial);
+	pmixev_buf_get_u32(&b, &rank);
+	pmixev_buf_get_u32(&b, &signo);
+	pmixev_buf_get_u32(&b, &timeout);
+	pmixev_buf_get_str(&b, id, sizeof(id));
+	if (src >= lay->step.nnodes || !pmixev_buf_ok(&b) ||
+	    pmixev_buf_remaining(&b) || signo > 64 || timeout > 86400 ||
+	    (rank != CKPT_ALL && !layout_is_local(lay, rank))) {
+		PMIXEV_ERROR("job control: malformed checkpoint request from "
+			     "node %u",
+			     src);
+		return;
+	}
+	deliver(k, src, serial, rank, (int)signo, id, timeout);
+}
+
+static void on_done(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct ckpt *k = ctx;
+	uint32_t serial, rank;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, buf, len);
+	pmixev_buf_get_u32(&b, &serial);
+	pmixev_buf_get_u32(&b, &rank);
+	if (src >= k->s->lay.step.nnodes || !pmixev_buf_ok(&b) ||
+	    pmixev_buf_remaining(&b)) {
+		PMIXEV_ERROR("job control: malformed checkpoint completion "
+			     "from node %u",
+			     src);
+		return;
+	}
+	origin_done(k, src, serial, rank);
+}
+
+static int ask_node(struct ckpt *k, const struct request *rq, uint32_t node)
+{
+	struct pmixev_buf b;
+	int rc;
+
+	pmixev_buf_init(&b);
+	pmixev_buf_put_u32(&b, rq->serial);
+	pmixev_buf_put_u32(&b, rq->req.rank);
+	pmixev_buf_put_u32(&b, (uint32_t)rq->req.signo);
+	pmixev_buf_put_u32(&b, rq->req.timeout_sec);
+	pmixev_buf_put_str(&b, rq->req.id);
+	rc = pmixev_buf_ok(&b)
+		     ? overlay_send(k->s->ov, node, PMIXEV_MSG_CKPT_REQ, b.data,
+				    b.len)
+		     : -1;
+	pmixev_buf_release(&b);
+	return rc;
+}
+
+void ckpt_start(struct ckpt *k, const struct ckpt_req *req, ckpt_fn fn,
+		void *arg)
+{
+	const struct layout *lay = &k->s->lay;
+	struct request *rq = NULL;
+	struct timeval tv;
+
+	for (size_t i = 0; i < CKPT_MAX && !rq; i++)
+		if (!k->rq[i].used)
+			rq = &k->rq[i];
+	if (!rq) {
+		fn(arg, PMIX_ERR_OUT_OF_RESOURCE, 0, 0);
+		return;
+	}
+	*rq = (struct request){.k = k,
+			       .used = true,
+			       .serial = ++k->next_serial,
+			       .req = *req,
+			       .total = req->rank == CKPT_ALL ? lay->map.ntasks
+							      : 1,
+			       .fn = fn,
+			       .arg = arg};
+	if (!rq->req.timeout_sec)
+		rq->req.timeout_sec = DEFAULT_SEC;
+	tv = (struct timeval){(time_t)rq->req.timeout_sec, 0};
+	if (!(rq->seen = calloc(lay->map.ntasks, 1)) ||
+	    !(rq->deadline =
+		      evtimer_new(agent_base(k->s->agent), on_deadline, rq))) {
+		finish(rq, PMIX_ERR_NOMEM);
+		return;
+	}
+	evtimer_add(rq->deadline, &tv);
+	for (uint32_t n = 0; n < lay->step.nnodes; n++) {
+		if (req->rank == CKPT_ALL ? !lay->map.count[n]
+					  : lay->map.node_of[req->rank] != n)
+			continue;
+		if (n == lay->nodeid)
+			deliver(k, n, rq->serial, req->rank, req->signo,
+				req->id, rq->req.timeout_sec);
+		else if (ask_node(k, rq, n) < 0) {
+			PMIXEV_ERROR("checkpoint '%s': node %u unreachable",
+				     req->id, n);
+			finish(rq, PMIX_ERR_UNREACH);
+			return;
+		}
+	}
+}
+
+unsigned ckpt_cancel_local(struct ckpt *k, const char *ctl_id)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < CKPT_MAX; i++)
+		if (k->rq[i].used && ctl_id[0] &&
+		    !strcmp(k->rq[i].req.ctl_id, ctl_id)) {
+			finish(&k->rq[i], PMIX_ERR_JOB_CANCELED);
+			n++;
+		}
+	return n;
+}
+
+/* --- create, destroy (slurmstepd's thread) ------------------------------ */
+
+struct ckpt *ckpt_create(struct step *s)
+{
+	pmix_status_t code = PMIX_JCTRL_CHECKPOINT_COMPLETE, rc;
+	struct ckpt *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		PMIXEV_ERROR("checkpoint: out of memory");
+		return NULL;
+	}
+	k->s = s;
+	/* Waits for the registration (see jobmgmt/monitor.c). */
+	rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_complete_pmix,
+					 NULL, NULL);
+	if (rc < 0) {
+		PMIXEV_ERROR("checkpoint: cannot watch for completions (the "
+			     "step's checkpoint requests are refused): %s",
+			     PMIx_Error_string(rc));
+		free(k);
+		return NULL;
+	}
+	overlay_on(s->ov, PMIXEV_MSG_CKPT_REQ, on_req, k);
+	overlay_on(s->ov, PMIXEV_MSG_CKPT_DONE, on_done, k);
+	return k;
+}
+
+void ckpt_destroy(struct ckpt *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < CKPT_MAX; i++)
+		if (k->rq[i].used) {
+			if (k->rq[i].deadline)
+				event_free(k->rq[i].deadline);
+			free(k->rq[i].seen);
+		}
+	free(k);
+}

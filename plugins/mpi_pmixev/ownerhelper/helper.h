@@ -1,0 +1,93 @@
+/*
+ * ownerhelper/helper.h - the step's owner helper: slurmctld requests made with
+ * the job owner's identity, never root's.
+ *
+ * The helper is pmixev-owner (programs/pmixev-owner.c), started as the job
+ * owner by ownerhelper/helper_proc.c, which also says where it is looked
+ * for. It is started with the first request and talks over a socketpair
+ * watched by the agent's event loop. One request is in flight at a time,
+ * up to 64 more wait their turn in order; each answer comes back through
+ * its callback on the agent thread. If the
+ * helper dies, or gives no answer in 30 s (stuck in a Slurm call), the
+ * request fails and the next one starts a new helper. A helper that never
+ * answered (missing, not executable by the owner, dead at start) is logged
+ * once per step with its path and the cause; its first answer after
+ * failures is logged too.
+ */
+#ifndef PMIXEV_SLURMCTLD_HELPER_H_
+#define PMIXEV_SLURMCTLD_HELPER_H_
+
+#include <pmix_common.h>
+
+#include "base/step.h"
+#include "pmixev_helper_msg.h"
+#include "ownerhelper/helper_write.h"
+
+struct helper;
+
+/* The answer to a request (NULL when the helper failed). */
+typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
+
+/* For the step's owner, with slurmstepd's slurm.conf (s->slurm_conf). */
+struct helper *helper_create(const struct step *s);
+
+/*
+ * Ask slurmctld (agent thread) for a job's state (PMIXEV_OWNER_JOB_STATE:
+ * the step's job, whatever `job_id`; PMIXEV_OWNER_OTHER_JOB: job `job_id`,
+ * 0 for the step's), the job's nodes' (PMIXEV_OWNER_NODE_STATE) or the
+ * partitions' (PMIXEV_OWNER_PARTITIONS). 0: `fn` will be called once (with
+ * NULL if the helper fails); -1 when the queue is full or the helper cannot
+ * be started (logged).
+ */
+int helper_request(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
+		   helper_fn fn, void *arg);
+
+/*
+ * Ask slurmctld, as the owner, to act on job `job_id` (and step `step_id`):
+ * `action` with `signo` (common/pmixev_helper_msg.h). The answer's ctl
+ * holds Slurm's verdict. Not carried out at all (ETIMEDOUT) if the helper
+ * gets to it more than `timeout_sec` seconds from now (0: any time): a
+ * caller told PMIX_ERR_TIMEOUT never sees it happen later. 0, or -1 as
+ * for helper_request.
+ */
+int helper_control(struct helper *o, enum pmixev_control_action action,
+		   uint32_t job_id, uint32_t step_id, uint32_t signo,
+		   unsigned timeout_sec, helper_fn fn, void *arg);
+
+/*
+ * Send `mail` as the owner: the helper runs the site's mail command
+ * (common/pmixev_helper_msg.h). The answer's ctl says whether it
+ * succeeded, and why not. 0, or -1 as for helper_request.
+ */
+int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
+		helper_fn fn, void *arg);
+
+/*
+ * `n` bytes of `p` into descriptor `fd` (a task's output, ours: the helper
+ * gets a duplicate), written by the helper as the job owner within
+ * `timeout_ms` (ownerhelper/helper_write.h), the helper started if need be: 0,
+ * and `fn` is called once, later; or -1 with errno.
+ */
+int helper_write(struct helper *o, int fd, const char *p, size_t n,
+		 unsigned timeout_ms, helper_write_fn fn, void *arg);
+
+/* The helper says it got signal `signo`: Slurm's to the step, or the
+ * owner's to the helper (it runs as the owner); a hint to look, no more. */
+typedef void (*helper_signal_fn)(void *arg, uint32_t signo);
+
+/* Call `fn` for every signal the helper reports (agent thread). */
+void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg);
+
+/*
+ * Slurm's error number (0 for success) as the PMIx status pmixev answers
+ * with - the one place they are converted: no such job (or already done)
+ * PMIX_ERR_NOT_FOUND, refused to the owner PMIX_ERR_NO_PERMISSIONS, an
+ * operation Slurm does not offer here PMIX_ERR_NOT_SUPPORTED, slurmctld
+ * unreachable PMIX_ERR_UNREACH, anything else PMIX_ERROR.
+ */
+pmix_status_t helper_pmix_status(int32_t slurm_rc);
+
+/* Close the channel (the helper exits) and reap it. */
+void helper_destroy(struct helper *o);
+
+#endif /* PMIXEV_SLURMCTLD_HELPER_H_ */

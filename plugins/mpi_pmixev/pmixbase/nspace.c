@@ -1,0 +1,278 @@
+/*
+ * pmixbase/nspace.c - namespace registration info.
+ */
+#include "config.h"
+
+#include "pmixbase/nspace.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+/* Comma-separated ranks of one node ("0,1,2"); malloc'd. */
+static char *peers_of(const struct layout *lay, uint32_t node)
+{
+	size_t cap = (size_t)lay->map.count[node] * 11 + 1, off = 0;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (uint32_t i = 0; i < lay->map.count[node]; i++)
+		off += (size_t)snprintf(s + off, cap - off, "%s%u",
+					i ? "," : "", lay->map.ranks[node][i]);
+	return s;
+}
+
+/* "n1,n2,n3" and "0,1;2;3" for PMIx_generate_regex / _ppn; malloc'd. */
+static int maps(const struct layout *lay, char **nodemap, char **procmap)
+{
+	size_t ncap = 1, pcap = 1, off;
+	char *n = NULL, *p = NULL, *peers;
+	int rc = -1;
+
+	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
+		ncap += strlen(lay->nodes[i]) + 1;
+		pcap += (size_t)lay->map.count[i] * 11 + 1;
+	}
+	if (!(n = calloc(1, ncap)) || !(p = calloc(1, pcap)))
+		goto out;
+	for (uint32_t i = 0, noff = 0; i < lay->step.nnodes; i++)
+		noff += (uint32_t)snprintf(n + noff, ncap - noff, "%s%s",
+					   i ? "," : "", lay->nodes[i]);
+	off = 0;
+	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
+		if (!(peers = peers_of(lay, i)))
+			goto out;
+		off += (size_t)snprintf(p + off, pcap - off, "%s%s",
+					i ? ";" : "", peers);
+		free(peers);
+	}
+	if (PMIx_generate_regex(n, nodemap) != PMIX_SUCCESS ||
+	    PMIx_generate_ppn(p, procmap) != PMIX_SUCCESS)
+		goto out;
+	rc = 0;
+out:
+	free(n);
+	free(p);
+	return rc;
+}
+
+/* Add a nested info array built in `sub` under `key`; releases `sub`. */
+static pmix_status_t add_array(void *list, const char *key, void *sub)
+{
+	pmix_data_array_t da;
+	pmix_status_t rc = PMIx_Info_list_convert(sub, &da);
+
+	PMIx_Info_list_release(sub);
+	if (rc != PMIX_SUCCESS)
+		return rc;
+	rc = PMIx_Info_list_add(list, key, &da, PMIX_DATA_ARRAY);
+	PMIX_DATA_ARRAY_DESTRUCT(&da);
+	return rc;
+}
+
+static pmix_status_t node_info(void *list, const struct layout *lay,
+			       uint32_t node)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t size = lay->map.count[node];
+	pmix_rank_t ldr = size ? lay->map.ranks[node][0] : PMIX_RANK_UNDEF;
+	char *peers = peers_of(lay, node);
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (!sub || !peers)
+		goto out;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_SIZE, &size,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODE_SIZE, &size,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_PEERS, peers,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK)))
+		goto out;
+	rc = add_array(list, PMIX_NODE_INFO_ARRAY, sub);
+	sub = NULL;
+out:
+	if (sub)
+		PMIx_Info_list_release(sub);
+	free(peers);
+	return rc;
+}
+
+/* Where a local rank runs, as PMIx strings (free both). */
+struct where {
+	char *locality, *cpuset;
+};
+
+static void where_of(hwloc_const_cpuset_t cpus, struct where *w)
+{
+	pmix_cpuset_t cs = {.source = "hwloc", .bitmap = (void *)cpus};
+
+	if (PMIx_server_generate_locality_string(&cs, &w->locality) !=
+	    PMIX_SUCCESS)
+		w->locality = NULL;
+	if (PMIx_server_generate_cpuset_string(&cs, &w->cpuset) != PMIX_SUCCESS)
+		w->cpuset = NULL;
+}
+
+static pmix_status_t proc_info(void *list, const struct layout *lay,
+			       pmix_rank_t rank, const struct where *w)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t node = lay->map.node_of[rank],
+		 appnum = lay->apps.node_of[rank];
+	pmix_rank_t app_rank = lay->apps.local_of[rank];
+	uint16_t local = (uint16_t)lay->map.local_of[rank];
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (!sub)
+		return rc;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_RANK, &rank, PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_GLOBAL_RANK, &rank,
+				     PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_RANK, &app_rank,
+				     PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_RANK, &local,
+				     PMIX_UINT16)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODE_RANK, &local,
+				     PMIX_UINT16)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
+				     PMIX_STRING)) ||
+	    (w->locality &&
+	     (rc = PMIx_Info_list_add(sub, PMIX_LOCALITY_STRING, w->locality,
+				      PMIX_STRING))) ||
+	    (w->cpuset && (rc = PMIx_Info_list_add(sub, PMIX_CPUSET, w->cpuset,
+						   PMIX_STRING)))) {
+		PMIx_Info_list_release(sub);
+		return rc;
+	}
+	return add_array(list, PMIX_PROC_INFO_ARRAY, sub);
+}
+
+static pmix_status_t app_info(void *list, const struct layout *lay,
+			      uint32_t appnum)
+{
+	void *sub = PMIx_Info_list_start();
+	uint32_t size = lay->apps.count[appnum];
+	pmix_rank_t ldr = lay->apps.ranks[appnum][0];
+	pmix_status_t rc;
+
+	if (!sub)
+		return PMIX_ERR_NOMEM;
+	if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK))) {
+		PMIx_Info_list_release(sub);
+		return rc;
+	}
+	return add_array(list, PMIX_APP_INFO_ARRAY, sub);
+}
+
+static pmix_status_t job_info(void *list, const struct layout *lay,
+			      const struct nspace_dirs *dirs)
+{
+	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes,
+		 napps = lay->apps.nnodes;
+	uint32_t nlocal = layout_nlocal(lay);
+	pmix_rank_t ldr =
+		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
+	char *nodemap = NULL, *procmap = NULL, *peers = NULL;
+	bool no = false, yes = true;
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (maps(lay, &nodemap, &procmap) < 0 ||
+	    !(peers = peers_of(lay, lay->nodeid)))
+		goto out;
+	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_SPAWNED, &no, PMIX_BOOL)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_MAX_PROCS, &ntasks,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NUM_NODES, &nnodes,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &napps,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, nodemap,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, procmap,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_TMPDIR, dirs->tmpdir,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NSDIR, dirs->nsdir,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_TDIR_RMCLEAN, &yes,
+				     PMIX_BOOL)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_SIZE, &nlocal,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_SIZE, &nlocal,
+				     PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_LOCALLDR, &ldr,
+				     PMIX_PROC_RANK)))
+		goto out;
+	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++)
+		rc = app_info(list, lay, a);
+out:
+	free(nodemap);
+	free(procmap);
+	free(peers);
+	return rc;
+}
+
+int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
+		      const hwloc_const_cpuset_t *task_cpus, pmix_info_t **info,
+		      size_t *ninfo, char *err, size_t errlen)
+{
+	void *list = PMIx_Info_list_start();
+	pmix_data_array_t da = {0};
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+	const char *what = "job info";
+
+	if (!list)
+		goto fail;
+	if ((rc = job_info(list, lay, dirs)) != PMIX_SUCCESS)
+		goto fail;
+	what = "node info";
+	for (uint32_t n = 0; n < lay->step.nnodes; n++)
+		if ((rc = node_info(list, lay, n)) != PMIX_SUCCESS)
+			goto fail;
+	what = "proc info";
+	for (pmix_rank_t r = 0; r < lay->step.ntasks; r++) {
+		struct where w = {NULL, NULL};
+
+		if (lay->map.node_of[r] == lay->nodeid)
+			where_of(task_cpus[lay->map.local_of[r]], &w);
+		rc = proc_info(list, lay, r, &w);
+		free(w.locality);
+		free(w.cpuset);
+		if (rc != PMIX_SUCCESS)
+			goto fail;
+	}
+	what = "info list";
+	if ((rc = PMIx_Info_list_convert(list, &da)) != PMIX_SUCCESS)
+		goto fail;
+	PMIx_Info_list_release(list);
+	*info = da.array;
+	*ninfo = da.size;
+	return 0;
+fail:
+	if (list)
+		PMIx_Info_list_release(list);
+	snprintf(err, errlen, "cannot build %s: %s", what,
+		 PMIx_Error_string(rc));
+	return -1;
+}

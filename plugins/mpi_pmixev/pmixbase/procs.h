@@ -1,0 +1,31 @@
+/*
+ * pmixbase/procs.h - the processes an upcall names, as ranks of the step: the
+ * participants of a fence, connect or disconnect, or the rank a direct
+ * modex asks for. Called on the PMIx progress thread, before an upcall
+ * posts its copy to the agent (any thread would do: it only reads the
+ * layout).
+ */
+#ifndef PMIXEV_PMIX_PROCS_H_
+#define PMIXEV_PMIX_PROCS_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_common.h>
+
+#include "base/layout.h"
+#include "pmixev_result.h"
+
+/*
+ * The ranks of `procs` (all in the step's namespace) into *ranks (malloc'd,
+ * `nprocs` entries; PMIX_RANK_WILDCARD sets *all). PMIXEV_OK, or
+ * PMIXEV_ERR_BAD_REQUEST (none, or a rank beyond the step),
+ * PMIXEV_ERR_NOT_SUPPORTED (another namespace), PMIXEV_ERR_NOMEM; on
+ * error nothing is allocated.
+ */
+enum pmixev_result procs_to_ranks(const struct layout *lay,
+				  const pmix_proc_t procs[], size_t nprocs,
+				  bool *all, uint32_t **ranks);
+
+#endif /* PMIXEV_PMIX_PROCS_H_ */

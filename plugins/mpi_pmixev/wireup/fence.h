@@ -1,0 +1,48 @@
+/*
+ * wireup/fence.h - collectives over the overlay tree: PMIx fences (with or
+ * without data) and the barriers behind connect/disconnect. The upcalls
+ * (fence_upcall_*) run on the PMIx progress thread and post to the agent;
+ * the rest is called on the agent thread.
+ *
+ * A collective is named by its kind and participant set (the signature,
+ * wireup/fence_sig.h) plus a per-signature sequence number, so different
+ * sets can run at the same time. Each node waits for its own contribution
+ * (if it hosts participants) and for every child whose subtree hosts
+ * participants, then passes the combined data up; the root sends the
+ * result down the same branches. A data-less fence is therefore a true
+ * barrier across nodes. Failure (timeout, lost node, error from a peer)
+ * ends the collective with an error on every participating node; it never
+ * hangs.
+ */
+#ifndef PMIXEV_PMIX_FENCE_H_
+#define PMIXEV_PMIX_FENCE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pmix_server.h>
+
+#include "base/step.h"
+
+struct fence;
+
+/* `timeout_sec`: how long a collective waits unless its call says. */
+/* For step `s` (default timeout PMIxevTimeout); follows its node loss. */
+struct fence *fence_create(struct step *s);
+
+/* Free everything without answering any call (the PMIx server is gone). */
+void fence_destroy(struct fence *f);
+
+/* The upcalls (PMIx progress thread), for the server module's table. */
+pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    char *data, size_t ndata,
+				    pmix_modex_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
+				   const pmix_info_t info[], size_t ninfo,
+				   pmix_op_cbfunc_t cbfunc, void *cbdata);
+pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo,
+				      pmix_op_cbfunc_t cbfunc, void *cbdata);
+
+#endif /* PMIXEV_PMIX_FENCE_H_ */

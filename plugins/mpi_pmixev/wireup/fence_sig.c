@@ -1,0 +1,145 @@
+/*
+ * wireup/fence_sig.c - names of collectives (see fence_sig.h). Agent thread.
+ */
+#include "config.h"
+
+#include "wireup/fence_sig.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "0-3,5" from `n` sorted, distinct ranks. 0, or -1 if it does not fit. */
+static int format_ranges(const uint32_t *ranks, size_t n, char *sig, size_t len)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		off += (size_t)snprintf(sig + off, off < len ? len - off : 0,
+					"%s%u", i ? "," : "", ranks[i]);
+		if (j > i)
+			off += (size_t)snprintf(sig + off,
+						off < len ? len - off : 0,
+						"-%u", ranks[j]);
+		if (off >= len)
+			return -1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+int fence_sig_format(bool all, const uint32_t *ranks, size_t nranks, char *sig,
+		     size_t len)
+{
+	uint32_t *sorted = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (all) {
+		if (snprintf(sig, len, "*") < (int)len)
+			return 0;
+		errno = EINVAL;
+		return -1;
+	}
+	if (!(sorted = malloc((nranks ? nranks : 1) * sizeof(*sorted)))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(sorted, ranks, nranks * sizeof(*sorted));
+	qsort(sorted, nranks, sizeof(*sorted), cmp_u32);
+	for (size_t i = 0; i < nranks; i++)
+		if (!n || sorted[n - 1] != sorted[i])
+			sorted[n++] = sorted[i];
+	if (n && format_ranges(sorted, n, sig, len) == 0)
+		rc = 0;
+	else
+		errno = EINVAL;
+	free(sorted);
+	return rc;
+}
+
+int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
+		    bool *nodes)
+{
+	const char *p = sig;
+	unsigned long a, b;
+	char *end;
+
+	if (strcmp(p, "*") == 0) {
+		for (uint32_t i = 0; i < map->nnodes; i++)
+			nodes[i] = map->count[i] > 0;
+		return 0;
+	}
+	memset(nodes, 0, map->nnodes * sizeof(*nodes));
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = b = strtoul(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return -1;
+			b = strtoul(p, &end, 10);
+		}
+		if (b < a || b >= map->ntasks)
+			return -1;
+		for (unsigned long r = a; r <= b; r++)
+			nodes[map->node_of[r]] = true;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+}
+
+struct fence_sig *fence_sig_get(struct fence_sig **list,
+				enum pmixev_coll_kind kind, const char *sig)
+{
+	struct fence_sig *ss;
+
+	for (ss = *list; ss; ss = ss->next)
+		if (ss->kind == kind && strcmp(ss->sig, sig) == 0)
+			return ss;
+	if (!(ss = calloc(1, sizeof(*ss))))
+		return NULL;
+	ss->kind = kind;
+	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
+	ss->next = *list;
+	*list = ss;
+	return ss;
+}
+
+void fence_sig_free(struct fence_sig *list)
+{
+	while (list) {
+		struct fence_sig *next = list->next;
+
+		free(list);
+		list = next;
+	}
+}
+
+const char *fence_kind_name(enum pmixev_coll_kind kind)
+{
+	switch (kind) {
+	case PMIXEV_COLL_FENCE:
+		return "fence";
+	case PMIXEV_COLL_CONNECT:
+		return "connect";
+	default:
+		return "disconnect";
+	}
+}
