@@ -37,6 +37,7 @@ struct pmixev_conf {
 	unsigned event_kib;   /* PMIxevEventMax: a relayed client event */
 	unsigned publish_mib; /* PMIxevPublishMax: the publish directory */
 	unsigned overlay_mib; /* PMIxevOverlayMax: queued for one link */
+	unsigned fence_max;   /* PMIxevFenceMax: collectives in flight */
 	/* PMIx_Log (site only: a job cannot change them). */
 	unsigned log_rate;    /* PMIxevLogRate: syslog and job-record lines
 				 per second and node */
@@ -72,6 +73,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_EVENT_MAX,
 	PMIXEV_CONF_PUBLISH_MAX,
 	PMIXEV_CONF_OVERLAY_MAX,
+	PMIXEV_CONF_FENCE_MAX,
 	PMIXEV_CONF_LOG_RATE,
 	PMIXEV_CONF_LOG_SYSLOG,
 	PMIXEV_CONF_LOG_MAIL,

@@ -13,10 +13,22 @@
  *                                     of 1000 keys nobody publishes, each
  *                                     with PMIX_WAIT and PMIX_TIMEOUT 5
  *                                     (the first node's stepd holds them)
+ *        pmix_hog fences COUNT KIB    each rank not on rank 0's node (block
+ *                                     layout, as many ranks on each node)
+ *                                     puts KIB KiB and starts a fence
+ *                                     (PMIX_COLLECT_DATA, PMIX_TIMEOUT 5)
+ *                                     over each of COUNT distinct sets of
+ *                                     rank 0 and such ranks that holds it;
+ *                                     rank 0 never joins, so the stepds
+ *                                     hold them in flight (the other ranks
+ *                                     wait them out before the last fence)
  *
  * Output, publish: "pmix_hog: published P of COUNT; then STATUS"
  *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
  *         wait:    "pmix_hog: lookups: H held, R refused, O other"
+ *         fences:  "pmix_hog: rank R: F fence(s): P refused within 2 s,
+ *                  T timed out, O other[, first STATUS]" (not on rank 0's
+ *                  node)
  * Exit status 0 unless a PMIx call failed in an unexpected way.
  */
 #include <pthread.h>
@@ -151,6 +163,146 @@ out:
 	return rc;
 }
 
+struct fences {
+	pthread_mutex_t lock;
+	long done, refused, timedout;
+	pmix_status_t other; /* the first other status */
+};
+
+struct fence_call {
+	struct fences *all;
+	double start;
+};
+
+static void on_fence(pmix_status_t status, void *arg)
+{
+	struct fence_call *c = arg;
+	struct fences *w = c->all;
+
+	pthread_mutex_lock(&w->lock);
+	w->done++;
+	if (status == PMIX_ERR_OUT_OF_RESOURCE && client_now() - c->start < 2)
+		w->refused++;
+	else if (status == PMIX_ERR_TIMEOUT)
+		w->timedout++;
+	else if (!w->other)
+		w->other = status;
+	pthread_mutex_unlock(&w->lock);
+	free(c);
+}
+
+/* The mask of set number `i` (from 1, below 2^bits): odd multiples are
+ * distinct modulo a power of 2, and spread over every bit. */
+static long fence_mask(long i, uint32_t bits)
+{
+	return (i * 1103) & ((1L << bits) - 1);
+}
+
+/* Rank 0 and each rank `first` + b with bit b of `mask`. */
+static size_t fence_set(const pmix_proc_t *me, long mask, uint32_t first,
+			uint32_t bits, pmix_proc_t *procs)
+{
+	size_t n = 1;
+
+	/* PMIX_LOAD_PROCID evaluates its first argument twice. */
+	PMIX_LOAD_PROCID(&procs[0], me->nspace, 0);
+	for (uint32_t b = 0; b < bits; b++)
+		if (mask & (1L << b)) {
+			PMIX_LOAD_PROCID(&procs[n], me->nspace, first + b);
+			n++;
+		}
+	return n;
+}
+
+/* PMIX_LOCAL_SIZE of ME's node, or 0. */
+static uint32_t local_size(const pmix_proc_t *me)
+{
+	pmix_value_t *v = NULL;
+	pmix_proc_t wild;
+	uint32_t n = 0;
+
+	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_LOCAL_SIZE, NULL, 0, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_UINT32)
+		n = v->data.uint32;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	return n;
+}
+
+static int fences(const pmix_proc_t *me, long count, long kib)
+{
+	struct fences w = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	uint32_t size = client_job_size(me), first = local_size(me), bits;
+	size_t len = (size_t)kib << 10;
+	pmix_proc_t *procs = calloc(size ? size : 1, sizeof(*procs));
+	char *blob = malloc(len);
+	pmix_info_t info[2];
+	int timeout = 5, rc = 1;
+	long started = 0;
+	pmix_value_t val;
+
+	bits = size - first;
+	if (!procs || !blob || !first || size <= first || bits > 30 ||
+	    count >= (1L << bits))
+		goto out;
+	memset(blob, 'x', len);
+	val.type = PMIX_BYTE_OBJECT;
+	val.data.bo.bytes = blob;
+	val.data.bo.size = len;
+	if (PMIx_Put(PMIX_REMOTE, "pmixev.hog", &val) != PMIX_SUCCESS ||
+	    PMIx_Commit() != PMIX_SUCCESS)
+		goto out;
+	rc = 0;
+	if (me->rank < first) {
+		/* The step's last fence must not meet the others in flight. */
+		sleep((unsigned)timeout + 3);
+		goto out;
+	}
+	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+	for (long i = 1; i <= count; i++) {
+		long mask = fence_mask(i, bits);
+		struct fence_call *c;
+
+		if (!(mask & (1L << (me->rank - first))))
+			continue;
+		if (!(c = malloc(sizeof(*c))))
+			break;
+		c->all = &w;
+		c->start = client_now();
+		if (PMIx_Fence_nb(procs,
+				  fence_set(me, mask, first, bits, procs), info,
+				  2, on_fence, c) != PMIX_SUCCESS) {
+			free(c);
+			break;
+		}
+		started++;
+	}
+	for (int t = 0; t < 300; t++) {
+		long done;
+
+		pthread_mutex_lock(&w.lock);
+		done = w.done;
+		pthread_mutex_unlock(&w.lock);
+		if (done >= started)
+			break;
+		usleep(100000);
+	}
+	pthread_mutex_lock(&w.lock);
+	printf(PROG ": rank %u: %ld fence(s): %ld refused within 2 s, %ld "
+		    "timed out, %ld other%s%s\n",
+	       me->rank, started, w.refused, w.timedout,
+	       started - w.refused - w.timedout, w.other ? ", first " : "",
+	       w.other ? PMIx_Error_string(w.other) : "");
+	pthread_mutex_unlock(&w.lock);
+	sleep(2); /* until they have ended on every node */
+out:
+	free(blob);
+	free(procs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	long a = 0, b = 0;
@@ -171,10 +323,14 @@ int main(int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[1], "wait") &&
 		 !client_parse_long(argv[2], 1, 1000, &a))
 		rc = wait_lookups(&me, a);
+	else if (argc == 4 && !strcmp(argv[1], "fences") &&
+		 !client_parse_long(argv[2], 1, 100000, &a) &&
+		 !client_parse_long(argv[3], 1, 1 << 20, &b))
+		rc = fences(&me, a, b);
 	else
 		fprintf(stderr, "usage: " PROG
 				" publish COUNT KIB | notify KIB [COUNT] | "
-				"wait COUNT\n");
+				"wait COUNT | fences COUNT KIB\n");
 	client_sync(&me, 2);
 	PMIx_Finalize(NULL, 0);
 	return rc;

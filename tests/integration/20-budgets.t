@@ -7,9 +7,12 @@
 # that lowers the bound to 1 MiB is held to it; an event larger than
 # PMIxevEventMax stays on its node, counted and logged, while a small one
 # still reaches every rank; lookups that wait for keys count against
-# PMIxevPublishMax too.
+# PMIxevPublishMax too; fences over many distinct sets of ranks that
+# cannot complete are held to PMIxevFenceMax collectives in flight per
+# node: the others fail at once with PMIX_ERR_OUT_OF_RESOURCE for every
+# participant, and the step still ends cleanly.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 13
 
 hog=$(client pmix_hog)
 
@@ -74,5 +77,29 @@ ok $? "an event of 2 MiB (PMIxevEventMax=1024 KiB) does not leave rank 0's node"
 grep -q "step $job\.0 on n1: .*rank@0.*more than PMIxevEventMax=1024 KiB: not relayed" "$(slurmd_log n1)"
 ok $? "n1's stepd logs and counts it as undelivered" ||
 	grep "step $job\.0 on n1" "$(slurmd_log n1)" | tail -n 5 | sed 's/^/#   /' >&2
+
+# 12 ranks, 4 per node: ranks 4-11 fence over 200 distinct sets of them
+# and rank 0, which never joins: every collective would wait its 5 s in
+# the stepds (with no bound, all 200 at once). A job may lower
+# PMIxevFenceMax to 16: past 16 in flight on a node, a fence fails at
+# once on every node it involves.
+step_env=(SLURM_PMIXEV_FENCE_MAX=16)
+peak_rss run_step --mpi=pmixev -N3 -n12 --ntasks-per-node=4 -t 2 "$hog" fences 200 16
+step_env=()
+good=$(echo "$out" | grep '^pmix_hog: rank' | awk '$4 >= 50 && $11 <= 16 && $14 == 0 && $4 == $6 + $11' | wc -l)
+[ "$rc" = 0 ] && [ "$good" = 8 ]
+ok $? "fences past PMIxevFenceMax=16 in flight fail within 2 s with PMIX_ERR_OUT_OF_RESOURCE for every participant; at most 16 per rank wait for their timeout" || show
+diag "peak RSS of n1's slurmstepd under the fence attack: $((rss / 1024)) MiB"
+[ "$rss" -lt $((100 * 1024)) ]
+ok $? "n1's slurmstepd stayed under 100 MiB ($((rss / 1024)) MiB)"
+logs=("$(slurmd_log n1)" "$(slurmd_log n2)" "$(slurmd_log n3)")
+grep -Eq "step $job\.0 on n[1-3]: fence [0-9,-]* #1 refused: [0-9]* collective\(s\) in flight on this node, PMIxevFenceMax=16 \(further refusals are counted\)" "${logs[@]}" &&
+	[ "$(cat "${logs[@]}" | grep -c "step $job\.0 on n[1-3]: fence .* refused:")" -le 3 ]
+ok $? "a refusing stepd logs its first refusal with the bound, and only that one" ||
+	cat "${logs[@]}" | grep "step $job\.0 on n.*refused" | tail -n 5 | sed 's/^/#   /' >&2
+grep -Eq "step $job\.0 on n[1-3]: [0-9]* collective\(s\) refused over PMIxevFenceMax=16 or PMIxevOverlayMax=256 MiB" "${logs[@]}" &&
+	[ "$(cat "${logs[@]}" | grep -c "step $job\.0 on n[1-3]: fence .*#1 failed:")" -lt 100 ]
+ok $? "at the step's end the refusals are summed up; no line per refused collective" ||
+	cat "${logs[@]}" | grep "step $job\.0 on n" | grep -c "failed:" | sed 's/^/#   failed lines: /' >&2
 
 done_testing

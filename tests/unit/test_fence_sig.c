@@ -1,6 +1,7 @@
 /*
  * Unit tests for plugins/mpi_pmixev/wireup/fence_sig.c: the canonical text
- * of a participant set, the nodes it names, and the names of collectives.
+ * of a participant set, the nodes it names, and the names of collectives:
+ * when they are forgotten and how PMIxevFenceMax bounds them.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -111,27 +113,132 @@ static void test_round_trip(void **state)
 /* Names are per kind and signature; each is made once. */
 static void test_names(void **state)
 {
-	struct fence_sig *list = NULL, *a, *b, *c;
+	struct fence_sigs l = {.max = 8};
+	struct fence_sig *a, *b, *c;
 
-	a = fence_sig_get(&list, PMIXEV_COLL_FENCE, "*");
-	b = fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*");
-	c = fence_sig_get(&list, PMIXEV_COLL_FENCE, "0-3");
+	a = fence_sig_get(&l, PMIXEV_COLL_FENCE, "*");
+	b = fence_sig_get(&l, PMIXEV_COLL_CONNECT, "*");
+	c = fence_sig_get(&l, PMIXEV_COLL_FENCE, "0-3");
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(c);
 	assert_ptr_not_equal(a, b);
 	assert_ptr_not_equal(a, c);
-	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_FENCE, "*"), a);
-	assert_ptr_equal(fence_sig_get(&list, PMIXEV_COLL_CONNECT, "*"), b);
+	assert_ptr_equal(fence_sig_get(&l, PMIXEV_COLL_FENCE, "*"), a);
+	assert_ptr_equal(fence_sig_get(&l, PMIXEV_COLL_CONNECT, "*"), b);
+	assert_ptr_equal(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0-3"), c);
+	assert_null(fence_sig_find(&l, PMIXEV_COLL_DISCONNECT, "0-3"));
+	assert_int_equal(l.n, 3);
 	assert_int_equal(a->kind, PMIXEV_COLL_FENCE);
 	assert_string_equal(c->sig, "0-3");
 	assert_true(a->next_local == 0 && a->done == 0 && a->last == PMIXEV_OK);
-	fence_sig_free(list);
-	fence_sig_free(NULL);
+	assert_true(a->listed && a->live == 0);
+	fence_sig_free(&l);
+	assert_null(l.head);
+	assert_int_equal(l.n, 0);
+	fence_sig_free(&l);
 	assert_string_equal(fence_kind_name(PMIXEV_COLL_FENCE), "fence");
 	assert_string_equal(fence_kind_name(PMIXEV_COLL_CONNECT), "connect");
 	assert_string_equal(fence_kind_name(PMIXEV_COLL_DISCONNECT),
 			    "disconnect");
+}
+
+/* A name whose collective ended well, with nothing in flight or owed to
+ * a local caller, is forgotten: the next one over the set is number 1. */
+static void test_forget_done(void **state)
+{
+	struct fence_sigs l = {.max = 4};
+	struct fence_sig *a, *b;
+
+	a = fence_sig_get(&l, PMIXEV_COLL_FENCE, "0-3");
+	a->next_local = 1;
+	fence_sig_start(&l, a);
+	assert_int_equal(l.live, 1);
+	fence_sig_end(&l, a, 1, PMIXEV_OK);
+	assert_int_equal(l.live, 0);
+	assert_int_equal(l.n, 0);
+	assert_null(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0-3"));
+	/* A node that hosts none of the ranks forgets it too. */
+	b = fence_sig_get(&l, PMIXEV_COLL_FENCE, "4");
+	fence_sig_start(&l, b);
+	fence_sig_end(&l, b, 1, PMIXEV_OK);
+	assert_int_equal(l.n, 0);
+	/* Kept while another of its collectives is in flight. */
+	a = fence_sig_get(&l, PMIXEV_COLL_FENCE, "0-3");
+	a->next_local = 2;
+	fence_sig_start(&l, a);
+	fence_sig_start(&l, a);
+	fence_sig_end(&l, a, 1, PMIXEV_OK);
+	assert_ptr_equal(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0-3"), a);
+	assert_int_equal(a->done, 1);
+	fence_sig_end(&l, a, 2, PMIXEV_OK);
+	assert_int_equal(l.n, 0);
+	fence_sig_free(&l);
+}
+
+/* A failed one is remembered (a local caller still to come gets the
+ * failure), until a new name needs its place. */
+static void test_failed_kept(void **state)
+{
+	struct fence_sigs l = {.max = 2};
+	struct fence_sig *a, *b, *c;
+
+	a = fence_sig_get(&l, PMIXEV_COLL_FENCE, "0-1");
+	fence_sig_start(&l, a);
+	fence_sig_end(&l, a, 1, PMIXEV_ERR_TIMEOUT);
+	assert_ptr_equal(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0-1"), a);
+	assert_true(a->done == 1 && a->last == PMIXEV_ERR_TIMEOUT);
+	assert_int_equal(l.live, 0);
+	/* Owed to a local caller: kept even when it ended well. */
+	b = fence_sig_get(&l, PMIXEV_COLL_FENCE, "2-3");
+	fence_sig_start(&l, b);
+	fence_sig_start(&l, b);
+	fence_sig_end(&l, b, 1, PMIXEV_OK);
+	assert_int_equal(l.n, 2);
+	/* Full: a new name takes the place of the oldest not in flight. */
+	c = fence_sig_get(&l, PMIXEV_COLL_CONNECT, "0-3");
+	assert_non_null(c);
+	assert_int_equal(l.n, 2);
+	assert_null(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0-1"));
+	assert_ptr_equal(fence_sig_find(&l, PMIXEV_COLL_FENCE, "2-3"), b);
+	fence_sig_free(&l);
+}
+
+/* PMIxevFenceMax bounds the names and the collectives in flight. */
+static void test_bound(void **state)
+{
+	struct fence_sigs l = {.max = 3};
+	struct fence_sig *ss, standin = {.kind = PMIXEV_COLL_FENCE};
+	char sig[16];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(sig, sizeof(sig), "%d", i);
+		assert_true(fence_sig_room(&l));
+		ss = fence_sig_get(&l, PMIXEV_COLL_FENCE, sig);
+		assert_non_null(ss);
+		fence_sig_start(&l, ss);
+	}
+	assert_false(fence_sig_room(&l));
+	errno = 0;
+	assert_null(fence_sig_get(&l, PMIXEV_COLL_FENCE, "7"));
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(l.n, 3);
+	/* A name it holds is still found. */
+	assert_non_null(fence_sig_get(&l, PMIXEV_COLL_FENCE, "1"));
+	/* A stand-in (refused here) is counted while in flight only. */
+	fence_sig_start(&l, &standin);
+	assert_int_equal(l.live, 4);
+	fence_sig_end(&l, &standin, 1, PMIXEV_ERR_OVER_BUDGET);
+	assert_int_equal(l.live, 3);
+	assert_int_equal(l.n, 3);
+	/* One ends (failed): there is room again, and its place. */
+	ss = fence_sig_find(&l, PMIXEV_COLL_FENCE, "0");
+	fence_sig_end(&l, ss, 1, PMIXEV_ERR_OVER_BUDGET);
+	assert_true(fence_sig_room(&l));
+	assert_non_null(fence_sig_get(&l, PMIXEV_COLL_FENCE, "7"));
+	assert_null(fence_sig_find(&l, PMIXEV_COLL_FENCE, "0"));
+	fence_sig_free(&l);
+	assert_int_equal(l.live, 0);
 }
 
 int main(void)
@@ -143,6 +250,9 @@ int main(void)
 		cmocka_unit_test(test_nodes_malformed),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_forget_done),
+		cmocka_unit_test(test_failed_kept),
+		cmocka_unit_test(test_bound),
 	};
 
 	return cmocka_run_group_tests_name("fence_sig", tests, NULL, NULL);

@@ -2,10 +2,8 @@
  * wireup/fence.c - PMIx fences and the barriers behind connect and
  * disconnect, as collectives over the overlay tree (see fence.h).
  *
- * PMIx progress thread: fence_upcall_* (at the end) copy their arguments
- * and post them to the agent. Agent thread: everything else, that is this
- * node's part of each collective, the messages of the tree, and the
- * answer through the upcall's PMIx callback.
+ * Agent thread: this node's part of each collective and the messages of
+ * the tree (the upcalls are in fence_call.c).
  */
 #include "config.h"
 
@@ -26,14 +24,7 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "base/pending.h"
-#include "pmixbase/directives.h"
 #include "wireup/fence_sig.h"
-#include "pmixbase/procs.h"
-#include "pmixbase/status.h"
-
-/* Result, and the combined data (valid during the call). */
-typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
-			      size_t ndata, void *arg);
 
 struct tracker {
 	struct fence *f;
@@ -61,8 +52,11 @@ struct fence {
 	const struct layout *lay;
 	unsigned timeout_sec;
 	uint32_t self;
-	uint32_t *scratch; /* [nnodes] */
-	struct fence_sig *sigs;
+	uint32_t *scratch;	/* [nnodes] */
+	struct fence_sigs sigs; /* bounded by PMIxevFenceMax */
+	size_t held;		/* contribution bytes held here */
+	size_t max_held;	/* PMIxevOverlayMax */
+	unsigned long refused;	/* collectives refused over a bound */
 	struct pending_set *trackers;
 };
 
@@ -86,9 +80,34 @@ static void tracker_release(void *arg)
 	free(t);
 }
 
+/* Release the contribution `t` holds, and its place in the budget. */
+static void drop_data(struct tracker *t)
+{
+	t->f->held -= t->data.len;
+	pmixev_buf_release(&t->data);
+}
+
+/* Hold `n` more bytes of contribution, if the budget allows. */
+static int add_data(struct tracker *t, const uint8_t *data, size_t n)
+{
+	struct fence *f = t->f;
+
+	if (n > f->max_held - f->held) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (pmixev_buf_put_raw(&t->data, data, n) < 0) {
+		errno = ENOMEM;
+		return -1;
+	}
+	f->held += n;
+	return 0;
+}
+
 static void tracker_free(struct tracker *t)
 {
 	pending_end(t->p);
+	drop_data(t);
 	tracker_release(t);
 }
 
@@ -122,7 +141,10 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
 static void finish(struct tracker *t, enum pmixev_result result,
 		   const uint8_t *data, size_t ndata, uint32_t from)
 {
-	uint32_t parent = overlay_parent(t->f->ov);
+	struct fence *f = t->f;
+	struct fence_sig *ss = t->ss;
+	uint64_t seq = t->seq;
+	uint32_t parent = overlay_parent(f->ov);
 
 	for (uint32_t i = 0; i < t->nchild; i++) {
 		uint32_t c = t->child[i];
@@ -133,20 +155,42 @@ static void finish(struct tracker *t, enum pmixev_result result,
 	}
 	if (result != PMIXEV_OK && parent != PMIXEV_TREE_NONE && parent != from)
 		send_msg(t, parent, PMIXEV_MSG_FENCE_UP, result, NULL, 0);
-	if (t->seq > t->ss->done)
-		t->ss->done = t->seq;
-	t->ss->last = result;
 	if (t->local_in)
 		t->done(result, data, ndata, t->arg);
 	tracker_free(t);
+	fence_sig_end(&f->sigs, ss, seq, result);
 }
 
+/* A refusal elsewhere was logged there (once, with its bound). */
 static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 		 const char *why)
 {
-	PMIXEV_ERROR("%s %s #%llu failed: %s", fence_kind_name(t->ss->kind),
-		     t->ss->sig, (unsigned long long)t->seq, why);
+	if (result == PMIXEV_ERR_OVER_BUDGET)
+		PMIXEV_DEBUG(1, "%s %s #%llu failed: %s (over a bound)",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, why);
+	else
+		PMIXEV_ERROR("%s %s #%llu failed: %s",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, why);
 	finish(t, result, NULL, 0, from);
+}
+
+/*
+ * Holding `t` here passes a bound (`why`): fail it at once on every node
+ * it involves (as a peer's error does: up to the root, down from there),
+ * not at its timeout. The first refusal is logged, the rest counted.
+ */
+static void refuse(struct tracker *t, const char *why)
+{
+	struct fence *f = t->f;
+
+	if (f->refused++ == 0)
+		PMIXEV_ERROR("%s %s #%llu refused: %s (further refusals are "
+			     "counted)",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, why);
+	finish(t, PMIXEV_ERR_OVER_BUDGET, NULL, 0, PMIXEV_TREE_NONE);
 }
 
 static void check_complete(struct tracker *t)
@@ -162,6 +206,7 @@ static void check_complete(struct tracker *t)
 		/* finish() frees t: keep the data alive across the call. */
 		struct pmixev_buf data = t->data;
 
+		t->f->held -= data.len;
 		t->data = (struct pmixev_buf){0};
 		finish(t, PMIXEV_OK, data.data, data.len, PMIXEV_TREE_NONE);
 		pmixev_buf_release(&data);
@@ -170,7 +215,7 @@ static void check_complete(struct tracker *t)
 	send_msg(t, parent, PMIXEV_MSG_FENCE_UP, PMIXEV_OK, t->data.data,
 		 t->data.len);
 	t->sent_up = true;
-	pmixev_buf_release(&t->data);
+	drop_data(t);
 }
 
 /* Its deadline passed, or a node it waits on is lost (see tracker_waits). */
@@ -243,6 +288,7 @@ static struct tracker *tracker_new(struct fence *f, struct fence_sig *ss,
 	if (!(t->p = pending_add(f->trackers, t, PENDING_NO_NODE,
 				 t->timeout_sec)))
 		goto fail;
+	fence_sig_start(&f->sigs, ss);
 	return t;
 fail:
 	tracker_release(t);
@@ -250,18 +296,70 @@ fail:
 }
 
 /*
- * This node's part of a `kind` collective over `ranks` (every rank when
- * `all`). `data` is copied; `timeout_sec` 0 means the default. `done` runs
- * exactly once (possibly before this returns, on a bad request).
+ * The entry of a name, or `standin` (filled in) when this node holds
+ * PMIxevFenceMax names, all in flight: the collective is then refused.
+ * NULL: out of memory.
  */
-static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
-			const uint32_t *ranks, size_t nranks, bool collect,
-			unsigned timeout_sec, const uint8_t *data, size_t ndata,
-			fence_done_fn done, void *arg)
+static struct fence_sig *sig_get(struct fence *f, enum pmixev_coll_kind kind,
+				 const char *sig, struct fence_sig *standin)
+{
+	struct fence_sig *ss = fence_sig_get(&f->sigs, kind, sig);
+
+	if (ss || errno != ENOSPC)
+		return ss;
+	*standin = (struct fence_sig){.kind = kind};
+	snprintf(standin->sig, sizeof(standin->sig), "%s", sig);
+	return standin;
+}
+
+/* Would a new tracker of `ss` (`t` NULL) pass PMIxevFenceMax here? */
+static bool over_count(struct fence *f, const struct fence_sig *ss,
+		       const struct tracker *t)
+{
+	return !ss->listed || (!t && !fence_sig_room(&f->sigs));
+}
+
+/* Hold `n` bytes more for `t` unless `*over` or the budget says no: then
+ * `*over` is set. -1: out of memory (fail `t`). */
+static int take_data(struct tracker *t, const uint8_t *data, size_t n,
+		     bool *over)
+{
+	if (*over || !n || add_data(t, data, n) == 0)
+		return 0;
+	if (errno != ENOSPC)
+		return -1;
+	*over = true;
+	return 0;
+}
+
+/* Refuse `t` over PMIxevFenceMax (`count`) or PMIxevOverlayMax. */
+static void refuse_over(struct tracker *t, bool count)
+{
+	struct fence *f = t->f;
+	char why[128];
+
+	if (!count)
+		snprintf(why, sizeof(why),
+			 "%zu bytes of contributions held on this node, "
+			 "PMIxevOverlayMax=%zu MiB",
+			 f->held, f->max_held >> 20);
+	else
+		snprintf(why, sizeof(why),
+			 "%zu collective(s) in flight on this node, "
+			 "PMIxevFenceMax=%zu",
+			 f->sigs.live - 1, f->sigs.max);
+	refuse(t, why);
+}
+
+void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+		 const uint32_t *ranks, size_t nranks, bool collect,
+		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
+		 fence_done_fn done, void *arg)
 {
 	char sig[PMIXEV_SIG_MAX];
-	struct fence_sig *ss;
+	struct fence_sig standin, *ss;
 	struct tracker *t;
+	bool over, count;
 
 	if (fence_sig_format(all, ranks, nranks, sig, sizeof(sig)) < 0) {
 		if (errno == ENOMEM)
@@ -271,7 +369,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	if (!(ss = fence_sig_get(&f->sigs, kind, sig)))
+	if (!(ss = sig_get(f, kind, sig, &standin)))
 		goto nomem;
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
@@ -280,6 +378,7 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		return;
 	}
 	t = tracker_find(f, ss, ss->next_local);
+	over = count = over_count(f, ss, t);
 	if (!t && !(t = tracker_new(f, ss, ss->next_local, timeout_sec)))
 		goto nomem;
 	if (!t->local || t->local_in) {
@@ -287,14 +386,20 @@ static void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 			     fence_kind_name(kind), sig,
 			     (unsigned long long)t->seq);
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
+		if (over)
+			refuse_over(t, count);
 		return;
 	}
 	t->local_in = true;
 	t->collect = collect;
 	t->done = done;
 	t->arg = arg;
-	if (collect && ndata && pmixev_buf_put_raw(&t->data, data, ndata) < 0) {
+	if (collect && take_data(t, data, ndata, &over) < 0) {
 		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
+		return;
+	}
+	if (over) {
+		refuse_over(t, count);
 		return;
 	}
 	PMIXEV_DEBUG(3, "%s %s #%llu: local contribution (%zu bytes)",
@@ -323,23 +428,24 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
-	struct fence_sig *ss;
+	struct fence_sig standin, *ss;
 	struct tracker *t;
 	uint32_t ci;
+	bool over, count;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
-	if (!overlay_is_child(f->ov, src) ||
-	    !(ss = fence_sig_get(&f->sigs, m.kind, m.sig))) {
+	if (!overlay_is_child(f->ov, src)) {
 		PMIXEV_ERROR("%s %s: contribution from node %u, which is not "
 			     "our child",
 			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if (m.seq <= ss->done)
+	if ((ss = sig_get(f, m.kind, m.sig, &standin)) && m.seq <= ss->done)
 		return; /* already ended here (failed) */
-	t = tracker_find(f, ss, m.seq);
-	if (!t && !(t = tracker_new(f, ss, m.seq, 0))) {
+	t = ss ? tracker_find(f, ss, m.seq) : NULL;
+	over = count = ss && over_count(f, ss, t);
+	if (!t && (!ss || !(t = tracker_new(f, ss, m.seq, 0)))) {
 		PMIXEV_ERROR("%s %s #%llu from node %u: invalid signature "
 			     "or out of memory",
 			     fence_kind_name(m.kind), m.sig,
@@ -356,14 +462,37 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     "node %u",
 			     fence_kind_name(m.kind), m.sig,
 			     (unsigned long long)m.seq, src);
+		if (over)
+			refuse_over(t, count);
 		return;
 	}
 	t->got[ci] = true;
-	if (m.ndata && pmixev_buf_put_raw(&t->data, m.data, m.ndata) < 0) {
+	if (take_data(t, m.data, m.ndata, &over) < 0) {
 		fail(t, PMIXEV_ERR_NOMEM, PMIXEV_TREE_NONE, "out of memory");
 		return;
 	}
+	if (over) {
+		refuse_over(t, count);
+		return;
+	}
 	check_complete(t);
+}
+
+/*
+ * A failure came down for a collective this node holds nothing of yet:
+ * fail it here too, so that the subtree below and the local contribution
+ * still to come end at once (remembered if there is room).
+ */
+static void failed_before(struct fence *f, const struct pmixev_fence_msg *m,
+			  uint32_t src)
+{
+	struct fence_sig standin, *ss;
+	struct tracker *t;
+
+	if (!(ss = sig_get(f, m->kind, m->sig, &standin)) ||
+	    m->seq <= ss->done || !(t = tracker_new(f, ss, m->seq, 0)))
+		return;
+	fail(t, m->result, src, "the root reported an error");
 }
 
 static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
@@ -371,7 +500,7 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	struct fence *f = ctx;
 	struct pmixev_fence_msg m;
 	struct fence_sig *ss;
-	struct tracker *t;
+	struct tracker *t = NULL;
 
 	if (unpack(f, src, buf, len, &m) < 0)
 		return;
@@ -381,10 +510,13 @@ static void on_down(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if (!(ss = fence_sig_get(&f->sigs, m.kind, m.sig)) ||
-	    !(t = tracker_find(f, ss, m.seq)))
+	if ((ss = fence_sig_find(&f->sigs, m.kind, m.sig)))
+		t = tracker_find(f, ss, m.seq);
+	if (!t && m.result != PMIXEV_OK)
+		failed_before(f, &m, src);
+	else if (!t)
 		return; /* ended here already */
-	if (m.result != PMIXEV_OK)
+	else if (m.result != PMIXEV_OK)
 		fail(t, m.result, src, "the root reported an error");
 	else
 		finish(t, PMIXEV_OK, m.data, m.ndata, src);
@@ -441,6 +573,8 @@ struct fence *fence_create(struct step *s)
 	f->ov = s->ov;
 	f->lay = lay;
 	f->timeout_sec = s->conf.timeout_sec;
+	f->sigs.max = s->conf.fence_max;
+	f->max_held = (size_t)s->conf.overlay_mib << 20;
 	f->self = overlay_self(s->ov);
 	overlay_on(s->ov, PMIXEV_MSG_FENCE_UP, on_up, f);
 	overlay_on(s->ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
@@ -451,131 +585,13 @@ void fence_destroy(struct fence *f)
 {
 	if (!f)
 		return;
+	if (f->refused)
+		PMIXEV_ERROR(
+			"%lu collective(s) refused over PMIxevFenceMax=%zu "
+			"or PMIxevOverlayMax=%zu MiB",
+			f->refused, f->sigs.max, f->max_held >> 20);
 	pending_set_destroy(f->trackers, tracker_release);
-	fence_sig_free(f->sigs);
+	fence_sig_free(&f->sigs);
 	free(f->scratch);
 	free(f);
-}
-
-/* --- the upcalls ---------------------------------------------------------- */
-
-/* A fence, connect or disconnect, copied for the agent. */
-struct coll_call {
-	enum pmixev_coll_kind kind;
-	bool all;
-	uint32_t *ranks;
-	size_t nranks;
-	bool collect;
-	unsigned timeout_sec;
-	uint8_t *data; /* fence: this node's contribution */
-	size_t ndata;
-	pmix_modex_cbfunc_t modex_cb; /* fence */
-	pmix_op_cbfunc_t op_cb;	      /* connect, disconnect */
-	void *cbdata;
-};
-
-static void call_free(struct coll_call *c)
-{
-	free(c->ranks);
-	free(c->data);
-	free(c);
-}
-
-/* Agent thread: the collective ended here; answer PMIx. */
-static void coll_answer_agent(enum pmixev_result result, const uint8_t *data,
-			      size_t ndata, void *arg)
-{
-	struct coll_call *c = arg;
-
-	if (c->kind == PMIXEV_COLL_FENCE)
-		status_answer_modex(c->modex_cb, c->cbdata, result, data,
-				    ndata);
-	else
-		status_answer_op(c->op_cb, c->cbdata, result);
-	call_free(c);
-}
-
-/* Agent thread: this node's part of the collective. */
-static void coll_agent(void *arg)
-{
-	struct coll_call *c = arg;
-
-	fence_local(step_served()->fence, c->kind, c->all, c->ranks, c->nranks,
-		    c->collect, c->timeout_sec, c->data, c->ndata,
-		    coll_answer_agent, c);
-}
-
-/* PMIx thread: complete `c` (kind, data, callback) and post it; owns c. */
-static enum pmixev_result coll_upcall(struct coll_call *c,
-				      const pmix_proc_t procs[], size_t nprocs,
-				      const pmix_info_t info[], size_t ninfo)
-{
-	const struct step *s = step_served();
-	struct directives dir;
-	enum pmixev_result rc;
-
-	rc = procs_to_ranks(&s->lay, procs, nprocs, &c->all, &c->ranks);
-	if (rc != PMIXEV_OK)
-		goto fail;
-	directives_read(info, ninfo, &dir);
-	c->nranks = nprocs;
-	c->collect = c->kind == PMIXEV_COLL_FENCE && dir.collect;
-	c->timeout_sec = dir.timeout_sec;
-	if (agent_post(s->agent, coll_agent, c) == 0)
-		return PMIXEV_OK;
-	rc = PMIXEV_ERR_UNREACH;
-fail:
-	call_free(c);
-	return rc;
-}
-
-pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
-				    const pmix_info_t info[], size_t ninfo,
-				    char *data, size_t ndata,
-				    pmix_modex_cbfunc_t cbfunc, void *cbdata)
-{
-	struct coll_call *c = calloc(1, sizeof(*c));
-
-	if (!c || (ndata && !(c->data = malloc(ndata)))) {
-		free(c);
-		return status_to_pmix(PMIXEV_ERR_NOMEM);
-	}
-	if (ndata)
-		memcpy(c->data, data, ndata);
-	c->kind = PMIXEV_COLL_FENCE;
-	c->ndata = ndata;
-	c->modex_cb = cbfunc;
-	c->cbdata = cbdata;
-	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
-}
-
-static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
-				    const pmix_proc_t procs[], size_t nprocs,
-				    const pmix_info_t info[], size_t ninfo,
-				    pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	struct coll_call *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return status_to_pmix(PMIXEV_ERR_NOMEM);
-	c->kind = kind;
-	c->op_cb = cbfunc;
-	c->cbdata = cbdata;
-	return status_to_pmix(coll_upcall(c, procs, nprocs, info, ninfo));
-}
-
-pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
-				   const pmix_info_t info[], size_t ninfo,
-				   pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return barrier_upcall(PMIXEV_COLL_CONNECT, procs, nprocs, info, ninfo,
-			      cbfunc, cbdata);
-}
-
-pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
-				      const pmix_info_t info[], size_t ninfo,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	return barrier_upcall(PMIXEV_COLL_DISCONNECT, procs, nprocs, info,
-			      ninfo, cbfunc, cbdata);
 }

@@ -17,12 +17,15 @@
 #ifndef PMIXEV_PMIX_FENCE_H_
 #define PMIXEV_PMIX_FENCE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <pmix_server.h>
 
 #include "base/step.h"
+#include "pmixev_proto.h"
+#include "pmixev_result.h"
 
 struct fence;
 
@@ -33,7 +36,23 @@ struct fence *fence_create(struct step *s);
 /* Free everything without answering any call (the PMIx server is gone). */
 void fence_destroy(struct fence *f);
 
-/* The upcalls (PMIx progress thread), for the server module's table. */
+/* Result, and the combined data (valid during the call). */
+typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
+			      size_t ndata, void *arg);
+
+/*
+ * This node's part of a `kind` collective over `ranks` (every rank when
+ * `all`). `data` is copied; `timeout_sec` 0 means the default. `done` runs
+ * exactly once (possibly before this returns, on a bad request or over a
+ * bound).
+ */
+void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
+		 const uint32_t *ranks, size_t nranks, bool collect,
+		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
+		 fence_done_fn done, void *arg);
+
+/* The upcalls (PMIx progress thread, fence_call.c), for the server
+ * module's table. */
 pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
 				    const pmix_info_t info[], size_t ninfo,
 				    char *data, size_t ndata,

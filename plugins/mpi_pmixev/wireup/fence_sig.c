@@ -105,31 +105,99 @@ int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 	}
 }
 
-struct fence_sig *fence_sig_get(struct fence_sig **list,
-				enum pmixev_coll_kind kind, const char *sig)
+struct fence_sig *fence_sig_find(const struct fence_sigs *l,
+				 enum pmixev_coll_kind kind, const char *sig)
 {
-	struct fence_sig *ss;
-
-	for (ss = *list; ss; ss = ss->next)
+	for (struct fence_sig *ss = l->head; ss; ss = ss->next)
 		if (ss->kind == kind && strcmp(ss->sig, sig) == 0)
 			return ss;
-	if (!(ss = calloc(1, sizeof(*ss))))
+	return NULL;
+}
+
+static void unlink_free(struct fence_sigs *l, struct fence_sig *ss)
+{
+	struct fence_sig **pp = &l->head;
+
+	while (*pp != ss)
+		pp = &(*pp)->next;
+	*pp = ss->next;
+	l->n--;
+	free(ss);
+}
+
+/* Make room for one more name: forget the oldest not in flight. */
+static int make_room(struct fence_sigs *l)
+{
+	struct fence_sig *old = NULL;
+
+	if (l->n < l->max)
+		return 0;
+	for (struct fence_sig *ss = l->head; ss; ss = ss->next)
+		if (!ss->live)
+			old = ss;
+	if (!old) {
+		errno = ENOSPC;
+		return -1;
+	}
+	unlink_free(l, old);
+	return 0;
+}
+
+struct fence_sig *fence_sig_get(struct fence_sigs *l,
+				enum pmixev_coll_kind kind, const char *sig)
+{
+	struct fence_sig *ss = fence_sig_find(l, kind, sig);
+
+	if (ss)
+		return ss;
+	if (make_room(l) < 0)
 		return NULL;
+	if (!(ss = calloc(1, sizeof(*ss)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	ss->kind = kind;
 	snprintf(ss->sig, sizeof(ss->sig), "%s", sig);
-	ss->next = *list;
-	*list = ss;
+	ss->listed = true;
+	ss->next = l->head;
+	l->head = ss;
+	l->n++;
 	return ss;
 }
 
-void fence_sig_free(struct fence_sig *list)
+bool fence_sig_room(const struct fence_sigs *l)
 {
-	while (list) {
-		struct fence_sig *next = list->next;
+	return l->live < l->max;
+}
 
-		free(list);
-		list = next;
+void fence_sig_start(struct fence_sigs *l, struct fence_sig *ss)
+{
+	ss->live++;
+	l->live++;
+}
+
+void fence_sig_end(struct fence_sigs *l, struct fence_sig *ss, uint64_t seq,
+		   enum pmixev_result result)
+{
+	ss->live--;
+	l->live--;
+	if (seq > ss->done)
+		ss->done = seq;
+	ss->last = result;
+	if (ss->listed && !ss->live && ss->last == PMIXEV_OK &&
+	    ss->next_local <= ss->done)
+		unlink_free(l, ss);
+}
+
+void fence_sig_free(struct fence_sigs *l)
+{
+	while (l->head) {
+		struct fence_sig *next = l->head->next;
+
+		free(l->head);
+		l->head = next;
 	}
+	l->n = l->live = 0;
 }
 
 const char *fence_kind_name(enum pmixev_coll_kind kind)

@@ -4,7 +4,8 @@
  * signature: "*" for every rank of the step, else the sorted ranks as
  * ranges, "0-3,5". Equal sets give equal text on every node. The
  * collectives of one kind and signature run one after another, numbered
- * from 1; struct fence_sig keeps their numbers on this node.
+ * from 1; struct fence_sig keeps their numbers on this node, struct
+ * fence_sigs the names and their bound.
  * Agent thread (pure code but for the list of names); unit-tested.
  */
 #ifndef PMIXEV_PMIX_FENCE_SIG_H_
@@ -25,15 +26,53 @@ struct fence_sig {
 	uint64_t next_local;	 /* last number this node started locally */
 	uint64_t done;		 /* every number <= done has ended */
 	enum pmixev_result last; /* result of the last one that ended */
+	size_t live;		 /* its collectives in flight here */
+	bool listed;		 /* in a struct fence_sigs (else a stand-in) */
 	struct fence_sig *next;
 };
 
-/* The entry of `kind` and `sig` in *list, added if new; NULL: no memory. */
-struct fence_sig *fence_sig_get(struct fence_sig **list,
+/*
+ * The names this node remembers, at most `max` (PMIxevFenceMax), with at
+ * most `max` collectives in flight. A name is forgotten when its last
+ * collective ended well and none is in flight or owed to a local caller:
+ * every node forgets it at the same point, so the next collective over
+ * the set is number 1 everywhere. A name whose last collective failed
+ * stays (a late message or local contribution must meet its number)
+ * until a new name needs its place: the oldest such goes first.
+ */
+struct fence_sigs {
+	struct fence_sig *head; /* the most recent first */
+	size_t n;		/* names remembered */
+	size_t live;		/* collectives in flight, all names */
+	size_t max;
+};
+
+/*
+ * The entry of `kind` and `sig` in `l`, added if new; NULL with errno
+ * ENOSPC when `l` holds `max` names all in use, or ENOMEM.
+ */
+struct fence_sig *fence_sig_get(struct fence_sigs *l,
 				enum pmixev_coll_kind kind, const char *sig);
 
-/* Free a list of names. NULL-safe. */
-void fence_sig_free(struct fence_sig *list);
+/* The entry of `kind` and `sig` in `l`, or NULL (never adds). */
+struct fence_sig *fence_sig_find(const struct fence_sigs *l,
+				 enum pmixev_coll_kind kind, const char *sig);
+
+/* May one more collective start (fewer than `max` in flight)? */
+bool fence_sig_room(const struct fence_sigs *l);
+
+/* A collective of `ss` (listed or a stand-in) starts here. */
+void fence_sig_start(struct fence_sigs *l, struct fence_sig *ss);
+
+/*
+ * Collective `seq` of `ss`, started with fence_sig_start, ended here with
+ * `result`. `ss` is forgotten (freed) if it may be (see above).
+ */
+void fence_sig_end(struct fence_sigs *l, struct fence_sig *ss, uint64_t seq,
+		   enum pmixev_result result);
+
+/* Free every name of `l` and empty it. */
+void fence_sig_free(struct fence_sigs *l);
 
 /* "fence", "connect" or "disconnect", for log lines. */
 const char *fence_kind_name(enum pmixev_coll_kind kind);
