@@ -227,8 +227,7 @@ static void test_rules(void **state)
 		PMIXEV_CONF_EVENT_CACHE, PMIXEV_CONF_EVENT_CACHE_MAX,
 		PMIXEV_CONF_EVENT_MAX,	 PMIXEV_CONF_PUBLISH_MAX,
 		PMIXEV_CONF_OVERLAY_MAX, PMIXEV_CONF_FENCE_MAX};
-	static const size_t raise[] = {PMIXEV_CONF_HEARTBEAT,
-				       PMIXEV_CONF_NODE_INTERVAL};
+	static const size_t raise[] = {PMIXEV_CONF_HEARTBEAT};
 
 	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++)
 		assert_int_equal(pmixev_conf_rule(lower[i]), PMIXEV_RULE_LOWER);
@@ -240,6 +239,9 @@ static void test_rules(void **state)
 	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_WATCH_MIN),
 			 PMIXEV_RULE_SITE);
 	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_DEBUG), PMIXEV_RULE_FREE);
+	/* A node look takes the place of a job look: no request added. */
+	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_NODE_INTERVAL),
+			 PMIXEV_RULE_FREE);
 	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_NKEYS), PMIXEV_RULE_SITE);
 }
 
