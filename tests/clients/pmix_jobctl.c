@@ -3,7 +3,8 @@
  * does to them.
  *
  * usage: pmix_jobctl [--by RANK] [--nspace NS] [--rank R] [--timeout S]
- *                    [--linger SECS] [--repeat N] ACTION [ARG] [ACTION...]
+ *                    [--linger SECS] [--repeat N] [--gate FILE] ACTION [ARG]
+ *                    [ACTION...]
  *   ACTION  signal N | term | kill | restart | pause [SECS] | resume |
  *           preemptible yes|no | key NAME | none
  *   ("key NAME" sends a directive of any NAME, true, as a job would to
@@ -11,13 +12,13 @@
  *
  * Every rank catches SIGUSR1, SIGUSR2 and SIGTERM (printing "pmix_jobctl:
  * rank R got signal N", or with --repeat "... got N signals"), joins a
- * fence and prints "pmix_jobctl: rank R: up"; then rank --by (default 0)
- * asks for ACTION on the target: namespace NS (default its own) and rank
- * R (default PMIX_RANK_WILDCARD), with PMIX_TIMEOUT S if given, and
- * prints "pmix_jobctl: rank R: ACTION: STATUS (T s)" and, if the answer
- * says why, "pmix_jobctl: rank R: reason: TEXT"; --repeat N asks N times
- * (1 too) and adds "pmix_jobctl: rank R: N requests, median U us, p99 U
- * us".
+ * fence and prints "pmix_jobctl: rank R: up"; then rank --by (default 0),
+ * once FILE exists if --gate is given, asks for ACTION on the target:
+ * namespace NS (default its own) and rank R (default PMIX_RANK_WILDCARD),
+ * with PMIX_TIMEOUT S if given, and prints "pmix_jobctl: rank R: ACTION:
+ * STATUS (T s)" and, if the answer says why, "pmix_jobctl: rank R: reason:
+ * TEXT"; --repeat N asks N times (1 too) and adds "pmix_jobctl: rank R: N
+ * requests, median U us, p99 U us".
  * Then every rank waits up
  * to --linger seconds (default 0) for a signal and prints "pmix_jobctl:
  * rank R: done" (with --linger, first "pmix_jobctl: rank R: longest stall
@@ -173,7 +174,7 @@ static int ask(const pmix_proc_t *me, const struct request *req,
 int main(int argc, char **argv)
 {
 	struct request req = {NULL, PMIX_RANK_WILDCARD, 0};
-	const char *what;
+	const char *what, *gate = NULL;
 	pmix_rank_t by = 0;
 	int i = 1, linger = 0, repeat = 1;
 	bool stats = false;
@@ -194,13 +195,16 @@ int main(int argc, char **argv)
 			linger = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--repeat"))
 			repeat = atoi(argv[i + 1]), stats = true;
+		else if (!strcmp(argv[i], "--gate"))
+			gate = argv[i + 1];
 		else
 			break;
 	}
 	if (i >= argc || repeat < 1) {
 		fprintf(stderr, "usage: " PROG " [--by RANK] [--nspace NS] "
 				"[--rank R] [--timeout S] [--linger SECS] "
-				"[--repeat N] ACTION [ARG] [ACTION...]\n");
+				"[--repeat N] [--gate FILE] ACTION [ARG] "
+				"[ACTION...]\n");
 		return 2;
 	}
 	client_watchdog(PROG, (unsigned)linger);
@@ -218,6 +222,8 @@ int main(int argc, char **argv)
 	}
 	printf(PROG ": rank %u: up\n", me.rank);
 	fflush(stdout);
+	while (me.rank == by && gate && access(gate, F_OK) < 0)
+		usleep(100000);
 	t0 = now_s();
 	while (me.rank == by && i < argc) {
 		const char *arg = NULL;

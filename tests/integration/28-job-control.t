@@ -8,9 +8,10 @@
 # the owner, the requeue of a batch job (and Slurm's refusal for a job
 # that is not one); another user's step is refused
 # everything against the owner's job, which runs on untouched; with
-# slurmctld down a request with PMIX_TIMEOUT fails cleanly in time.
+# slurmctld down a request with PMIX_TIMEOUT fails cleanly in time; a
+# node lost while the stepds resume every rank ends the request at once.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 
 jc=$(client pmix_jobctl)
 q="^pmix_jobctl: rank [0-9]+"
@@ -151,6 +152,44 @@ stopped=$(ps -eo stat=,args= | grep -c '^T.* sleep 299$')
 ok $? "another user's step: kill, terminate, signal, requeue, pause and preemptible of the owner's job refused by Slurm (PMIX_ERR_NO_PERMISSIONS: $refused of 6, logged with Slurm's reason); it runs on, its step neither ended nor stopped ($stopped stopped)" ||
 	show
 scancel "$other" "$batch" "$victim"
+
+# n3's stepd frozen (SIGSTOP) just before rank 0 resumes every rank of
+# the step (the stepds signal them) with PMIX_TIMEOUT 30: heartbeats every
+# 1 s declare n3 lost some 4 s later, and the request, which waits on n3,
+# ends then (n1's and n2's ranks resumed, n3's not: partial success), not
+# at its timeout.
+gate=$PMIXEV_CLUSTER_WORKDIR/28-lost-gate
+log=$PMIXEV_CLUSTER_WORKDIR/28-lost.out
+rm -f "$gate"
+step_env=(SLURM_PMIXEV_HEARTBEAT=1000)
+start_step "$log" n3 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
+	"$jc" --gate "$gate" --timeout 30 --linger 60 resume
+step_env=()
+for _ in $(seq 300); do
+	[ "$(grep -c '^pmix_jobctl: rank [0-2]: up$' "$log")" -eq 3 ] && break
+	sleep 0.1
+done
+stepd=$(stepd_pid n3)
+[ -n "$stepd" ] && kill -STOP "$stepd"
+touch "$gate"
+for _ in $(seq 400); do
+	grep -q '^pmix_jobctl: rank 0: resume: ' "$log" && break
+	sleep 0.1
+done
+out=$(cat "$log")
+took=$(printf '%s\n' "$out" | sed -n 's/^pmix_jobctl: rank 0: resume: .* (\([0-9.]*\) s)$/\1/p')
+[ "$(lines '^pmix_jobctl: rank 0: resume: (PMIX_ERR_PARTIAL_SUCCESS|PARTIAL[ -]SUCCESS) ')" -eq 1 ] &&
+	[ "$(echo "${took:-99} < 10" | bc)" = 1 ] &&
+	grep -q "step $job\.0 on n1: job control: rank 0: resume the tasks of step $job\.0: refused: 2 task(s) signalled, 1 not: No route to host" "$(slurmd_log n1)"
+ok $? "n3 lost while rank 0 resumes every rank: partial success ${took:-?} s later, once n3 is declared lost, not at PMIX_TIMEOUT 30 s" ||
+	{ show; grep "step $job\.0 on n1: job control" "$(slurmd_log n1)" | sed 's/^/#   /' >&2; }
+[ -n "$stepd" ] && kill -9 "$stepd"
+scancel "$job" 2>/dev/null
+wait "$srun_pid" 2>/dev/null
+for _ in $(seq 200); do
+	[ "$(sinfo -h -t idle -o %D)" = 3 ] && break
+	sleep 0.1
+done
 
 # slurmctld down: PMIX_TIMEOUT=1 bounds each wait. The owner helper spends
 # about 4 s on the kill (libslurm retries the connection); the requests

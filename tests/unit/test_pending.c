@@ -160,6 +160,63 @@ static void test_waits(void **state)
 	assert_false(far.released);
 }
 
+/* A request that waits on the nodes of a mask, and on a lost one goes on
+ * for the others. */
+struct multi {
+	struct pending *p;
+	unsigned mask, unreach, timeouts;
+};
+
+static void multi_fail(void *arg, enum pmixev_result why, uint32_t lost)
+{
+	struct multi *m = arg;
+
+	if (why == PMIXEV_ERR_UNREACH) {
+		m->unreach++;
+		m->mask &= ~(1u << lost);
+		if (m->mask)
+			return;
+	} else {
+		m->timeouts++;
+	}
+	pending_end(m->p);
+	m->p = NULL;
+}
+
+static bool multi_waits(void *arg, uint32_t node)
+{
+	return ((struct multi *)arg)->mask & (1u << node);
+}
+
+/* One that goes on after a lost node keeps its deadline, and ends on the
+ * last of its nodes lost. */
+static void test_goes_on(void **state)
+{
+	struct fixture *f = *state;
+	struct pending_set *s =
+		pending_set_create(f->base, multi_fail, multi_waits);
+	struct multi one = {.mask = 0x6}, two = {.mask = 0x6};
+
+	assert_non_null(s);
+	one.p = pending_add(s, &one, PENDING_NO_NODE, 0);
+	two.p = pending_add(s, &two, PENDING_NO_NODE, 3600);
+	pending_lost(s, 1);
+	assert_int_equal(one.unreach + two.unreach, 2);
+	assert_non_null(one.p);
+	assert_non_null(two.p);
+	pending_lost(s, 1); /* it no longer waits on node 1 */
+	assert_int_equal(one.unreach + two.unreach, 2);
+	assert_int_equal(event_base_loop(f->base, EVLOOP_ONCE), 0);
+	assert_int_equal(one.timeouts, 1);
+	assert_null(one.p);
+	assert_int_equal(two.timeouts, 0);
+	pending_lost(s, 2);
+	assert_int_equal(two.unreach, 2);
+	assert_null(two.p);
+	pending_set_destroy(s, NULL);
+	assert_int_equal(event_base_loop(f->base, EVLOOP_NONBLOCK), 1);
+}
+
 static bool is_far(void *arg, const void *key)
 {
 	return ((struct req *)arg)->far == *(const bool *)key;
@@ -219,6 +276,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deadline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lost, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_goes_on, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find_and_each, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_destroy, setup, teardown),

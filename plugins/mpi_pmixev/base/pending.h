@@ -6,7 +6,9 @@
  * (PMIXEV_ERR_TIMEOUT) or when pending_lost reports the node it waits on
  * (PMIXEV_ERR_UNREACH); otherwise its owner ends it when the answer comes.
  * The fence, direct modex and publish/lookup engines keep their requests
- * (and the directory its held PMIX_WAIT lookups) in sets of these.
+ * (and the directory its held PMIX_WAIT lookups) in sets of these, and so
+ * do the requests asked of every node: task signals, checkpoints and
+ * their cancels, process tables.
  * The set knows nothing of what a request is: `req` is the owner's.
  * Agent thread only (the set's timers run on the agent's event base).
  */
@@ -30,7 +32,10 @@ struct pending;
  * Request `req` failed: `why` is PMIXEV_ERR_TIMEOUT (its deadline passed;
  * `lost` is PENDING_NO_NODE) or PMIXEV_ERR_UNREACH (node `lost`, which it
  * waits on, is gone). `req` is still in its set: the callback must end it
- * (pending_end), and no other request.
+ * (pending_end), and no other request - but for one that waits on several
+ * nodes, which on PMIXEV_ERR_UNREACH may go on waiting for the others: it
+ * stays in the set, with its deadline, and its `waits` must say no for
+ * `lost` from then on.
  */
 typedef void (*pending_fail_fn)(void *req, enum pmixev_result why,
 				uint32_t lost);

@@ -21,7 +21,7 @@
 #include "base/layout.h"
 #include "pmixev_conf.h"
 
-#define STEP_MAX_SUBSCRIBERS 8
+#define STEP_MAX_SUBSCRIBERS 16
 
 /*
  * Node `node` left the step's tree: `lost` when it failed (the step goes

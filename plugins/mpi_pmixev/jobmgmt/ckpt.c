@@ -12,10 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include <event2/event.h>
 #include <pmix.h>
 
 #include "base/agent.h"
+#include "base/pending.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "events/inject.h"
@@ -29,7 +29,9 @@
 #define WATCH_MAX   64 /* requests this node's ranks may answer */
 #define INFO_MAX    2
 
-/* A request made from this node. */
+/* A request made from this node, in the set until its target ranks
+ * completed, a node with one that has not was lost, or its deadline
+ * passed. */
 struct request {
 	struct ckpt *k;
 	bool used;
@@ -37,7 +39,7 @@ struct request {
 	struct ckpt_req req;
 	unsigned total, done;
 	uint8_t *seen; /* [ntasks]: completed */
-	struct event *deadline;
+	struct pending *p;
 	ckpt_fn fn;
 	void *arg;
 };
@@ -52,6 +54,7 @@ struct watch {
 
 struct ckpt {
 	struct step *s;
+	struct pending_set *requests;
 	uint32_t next_serial;
 	struct request rq[CKPT_MAX];
 	struct watch w[WATCH_MAX];
@@ -72,16 +75,42 @@ static void finish(struct request *rq, pmix_status_t st)
 	PMIXEV_INFO("job control: checkpoint '%s': %u of %u rank(s) "
 		    "completed: %s",
 		    rq->req.id, rq->done, rq->total, PMIx_Error_string(st));
-	if (rq->deadline)
-		event_free(rq->deadline);
+	pending_end(rq->p);
+	rq->p = NULL;
 	free(rq->seen);
 	rq->used = false;
 	rq->fn(rq->arg, st, rq->done, rq->total);
 }
 
-static void on_deadline(evutil_socket_t fd, short what, void *arg)
+/* Does `req` wait for a rank of `node` to complete? */
+static bool request_waits(void *req, uint32_t node)
 {
-	finish(arg, PMIX_ERR_TIMEOUT);
+	const struct request *rq = req;
+	const struct layout *lay = &rq->k->s->lay;
+
+	if (rq->req.rank != CKPT_ALL)
+		return lay->map.node_of[rq->req.rank] == node &&
+		       !rq->seen[rq->req.rank];
+	for (uint32_t i = 0; i < lay->map.count[node]; i++)
+		if (!rq->seen[lay->map.ranks[node][i]])
+			return true;
+	return false;
+}
+
+/* The deadline passed, or a node with ranks yet to complete was lost:
+ * they never will. */
+static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
+{
+	struct request *rq = req;
+
+	if (why == PMIXEV_ERR_UNREACH) {
+		PMIXEV_ERROR("checkpoint '%s': node %u lost before its ranks "
+			     "completed",
+			     rq->req.id, lost);
+		finish(rq, PMIX_ERR_UNREACH);
+		return;
+	}
+	finish(rq, PMIX_ERR_TIMEOUT);
 }
 
 /* Rank `rank` (on node `node`) completed request `serial`. */
@@ -314,7 +343,6 @@ void ckpt_start(struct ckpt *k, const struct ckpt_req *req, ckpt_fn fn,
 {
 	const struct layout *lay = &k->s->lay;
 	struct request *rq = NULL;
-	struct timeval tv;
 
 	for (size_t i = 0; i < CKPT_MAX && !rq; i++)
 		if (!k->rq[i].used)
@@ -333,14 +361,12 @@ void ckpt_start(struct ckpt *k, const struct ckpt_req *req, ckpt_fn fn,
 			       .arg = arg};
 	if (!rq->req.timeout_sec)
 		rq->req.timeout_sec = DEFAULT_SEC;
-	tv = (struct timeval){(time_t)rq->req.timeout_sec, 0};
 	if (!(rq->seen = calloc(lay->map.ntasks, 1)) ||
-	    !(rq->deadline =
-		      evtimer_new(agent_base(k->s->agent), on_deadline, rq))) {
+	    !(rq->p = pending_add(k->requests, rq, PENDING_NO_NODE,
+				  rq->req.timeout_sec))) {
 		finish(rq, PMIX_ERR_NOMEM);
 		return;
 	}
-	evtimer_add(rq->deadline, &tv);
 	for (uint32_t n = 0; n < lay->step.nnodes; n++) {
 		if (req->rank == CKPT_ALL ? !lay->map.count[n]
 					  : lay->map.node_of[req->rank] != n)
@@ -372,14 +398,28 @@ unsigned ckpt_cancel_local(struct ckpt *k, const char *ctl_id)
 
 /* --- create, destroy (slurmstepd's thread) ------------------------------ */
 
+/* A node left the tree: the requests waiting on its ranks fail. Through
+ * the step, as checkpoints may be off in it (s->ckpt NULL). */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
+{
+	struct step *s = ctx;
+
+	if (s->ckpt)
+		pending_lost(s->ckpt->requests, node);
+}
+
 struct ckpt *ckpt_create(struct step *s)
 {
 	pmix_status_t code = PMIX_JCTRL_CHECKPOINT_COMPLETE, rc;
 	struct ckpt *k = calloc(1, sizeof(*k));
 
-	if (!k) {
-		PMIXEV_ERROR("checkpoint: out of memory");
-		return NULL;
+	if (!k ||
+	    !(k->requests = pending_set_create(agent_base(s->agent),
+					       request_fail, request_waits)) ||
+	    step_on_node_gone(s, on_node_gone, s) < 0) {
+		PMIXEV_ERROR("checkpoint: out of memory (the step's checkpoint "
+			     "requests are refused)");
+		goto fail;
 	}
 	k->s = s;
 	/* Waits for the registration (see jobmgmt/monitor.c). */
@@ -389,23 +429,25 @@ struct ckpt *ckpt_create(struct step *s)
 		PMIXEV_ERROR("checkpoint: cannot watch for completions (the "
 			     "step's checkpoint requests are refused): %s",
 			     PMIx_Error_string(rc));
-		free(k);
-		return NULL;
+		goto fail;
 	}
 	overlay_on(s->ov, PMIXEV_MSG_CKPT_REQ, on_req, k);
 	overlay_on(s->ov, PMIXEV_MSG_CKPT_DONE, on_done, k);
 	return k;
+fail:
+	if (k)
+		pending_set_destroy(k->requests, NULL);
+	free(k);
+	return NULL;
 }
 
 void ckpt_destroy(struct ckpt *k)
 {
 	if (!k)
 		return;
+	pending_set_destroy(k->requests, NULL);
 	for (size_t i = 0; i < CKPT_MAX; i++)
-		if (k->rq[i].used) {
-			if (k->rq[i].deadline)
-				event_free(k->rq[i].deadline);
+		if (k->rq[i].used)
 			free(k->rq[i].seen);
-		}
 	free(k);
 }

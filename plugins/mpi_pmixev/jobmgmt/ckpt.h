@@ -11,10 +11,11 @@
  * from the other processes; carrying PMIX_JOB_CTRL_CHECKPOINT, it must
  * name the same id). Each rank's completion goes to the requester's node
  * (CKPT_DONE), which answers once: PMIX_SUCCESS when every target rank
- * completed, PMIX_ERR_TIMEOUT when the time ran out first, PMIX_ERR_JOB_
- * CANCELED when a later request with PMIX_JOB_CTRL_CANCEL, made on any
- * node, named its PMIX_JOB_CTRL_ID first. Agent thread, but for the
- * handler.
+ * completed, PMIX_ERR_TIMEOUT when the time ran out first, PMIX_ERR_UNREACH
+ * as soon as a node with target ranks yet to complete is lost (or could
+ * not be asked; base/pending.h), PMIX_ERR_JOB_CANCELED when a later
+ * request with PMIX_JOB_CTRL_CANCEL, made on any node, named its
+ * PMIX_JOB_CTRL_ID first. Agent thread, but for the handler.
  */
 #ifndef PMIXEV_PMIX_CKPT_H_
 #define PMIXEV_PMIX_CKPT_H_

@@ -6,12 +6,12 @@
 
 #include "jobmgmt/ckpt_cancel.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "base/agent.h"
+#include "base/pending.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "jobmgmt/ckpt.h"
@@ -22,22 +22,23 @@
 #define DEFAULT_SEC 10
 #define PENDING_MAX 16
 
+/* A cancel asked from this node, in the set until every node asked has
+ * answered or was lost, or its deadline passed. */
 struct cancel {
 	struct ckpt_cancel *cc;
+	struct pending *p;
 	uint32_t id;
+	bool *asked;	  /* per node: asked, not answered yet */
 	unsigned waiting; /* nodes yet to answer */
 	unsigned cancelled;
-	struct event *deadline;
 	ckpt_cancel_fn fn;
 	void *arg;
-	struct cancel *next;
 };
 
 struct ckpt_cancel {
 	struct step *s;
-	uint32_t next_id;
 	unsigned npending;
-	struct cancel *pending;
+	struct pending_set *cancels;
 };
 
 /* This node's requests with that id ended; how many. */
@@ -46,29 +47,47 @@ static unsigned cancel_here(struct ckpt_cancel *cc, const char *ctl_id)
 	return cc->s->ckpt ? ckpt_cancel_local(cc->s->ckpt, ctl_id) : 0;
 }
 
-static void cancel_end(struct cancel *x)
+static void cancel_free(void *req)
 {
-	struct ckpt_cancel *cc = x->cc;
+	struct cancel *x = req;
 
-	for (struct cancel **p = &cc->pending; *p; p = &(*p)->next)
-		if (*p == x) {
-			*p = x->next;
-			break;
-		}
-	cc->npending--;
-	if (x->deadline)
-		event_free(x->deadline);
-	x->fn(x->arg, x->cancelled, x->waiting);
+	free(x->asked);
 	free(x);
 }
 
-static void on_deadline(evutil_socket_t fd, short what, void *arg)
+static void cancel_end(struct cancel *x)
 {
-	struct cancel *x = arg;
+	x->cc->npending--;
+	pending_end(x->p);
+	x->fn(x->arg, x->cancelled, x->waiting);
+	cancel_free(x);
+}
 
-	PMIXEV_INFO("job control: %u node(s) did not say in time whether "
-		    "they cancelled requests",
-		    x->waiting);
+static bool cancel_waits(void *req, uint32_t node)
+{
+	return ((struct cancel *)req)->asked[node];
+}
+
+/* A node asked was lost: like one gone before the cancel, it holds no
+ * request in progress any more, and the cancel goes on for the others.
+ * Or the deadline passed. */
+static void cancel_fail(void *req, enum pmixev_result why, uint32_t lost)
+{
+	struct cancel *x = req;
+
+	if (why == PMIXEV_ERR_UNREACH) {
+		PMIXEV_INFO("job control: node %u lost before it said whether "
+			    "it cancelled requests; none are in progress there "
+			    "any more",
+			    lost);
+		x->asked[lost] = false;
+		if (--x->waiting)
+			return;
+	} else {
+		PMIXEV_INFO("job control: %u node(s) did not say in time "
+			    "whether they cancelled requests",
+			    x->waiting);
+	}
 	cancel_end(x);
 }
 
@@ -93,32 +112,31 @@ void ckpt_cancel_send(struct ckpt_cancel *cc, const char *ctl_id,
 		      unsigned timeout_sec, ckpt_cancel_fn fn, void *arg)
 {
 	const struct layout *lay = &cc->s->lay;
-	struct timeval tv = {(time_t)(timeout_sec ? timeout_sec : DEFAULT_SEC),
-			     0};
-	struct cancel *x;
+	struct cancel *x = NULL;
 
-	if (cc->npending == PENDING_MAX || !(x = calloc(1, sizeof(*x)))) {
+	if (cc->npending == PENDING_MAX || !(x = calloc(1, sizeof(*x))) ||
+	    !(x->asked = calloc(lay->step.nnodes, sizeof(*x->asked))) ||
+	    !(x->p = pending_add(cc->cancels, x, PENDING_NO_NODE,
+				 timeout_sec ? timeout_sec : DEFAULT_SEC))) {
+		if (x)
+			cancel_free(x);
 		fn(arg, cancel_here(cc, ctl_id), lay->step.nnodes - 1);
 		return;
 	}
-	*x = (struct cancel){.cc = cc,
-			     .id = ++cc->next_id,
-			     .fn = fn,
-			     .arg = arg,
-			     .next = cc->pending};
-	cc->pending = x;
+	x->cc = cc;
+	x->id = (uint32_t)pending_id(x->p);
+	x->fn = fn;
+	x->arg = arg;
 	cc->npending++;
 	x->cancelled = cancel_here(cc, ctl_id);
 	/* A node that left the tree holds no request in progress. */
 	for (uint32_t n = 0; n < lay->step.nnodes; n++)
-		if (n != lay->nodeid && ask_node(cc, n, x->id, ctl_id) == 0)
+		if (n != lay->nodeid && ask_node(cc, n, x->id, ctl_id) == 0) {
+			x->asked[n] = true;
 			x->waiting++;
-	if (x->waiting && (x->deadline = evtimer_new(agent_base(cc->s->agent),
-						     on_deadline, x))) {
-		evtimer_add(x->deadline, &tv);
-		return;
-	}
-	cancel_end(x);
+		}
+	if (!x->waiting)
+		cancel_end(x);
 }
 
 /* A node asks this one to end its requests with an id. */
@@ -152,6 +170,11 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	pmixev_buf_release(&b);
 }
 
+static bool same_id(void *req, const void *id)
+{
+	return ((struct cancel *)req)->id == *(const uint32_t *)id;
+}
+
 /* A node says how many it ended. */
 static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
@@ -170,13 +193,20 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	for (x = cc->pending; x && x->id != id; x = x->next)
-		;
-	if (!x || !x->waiting)
-		return; /* answered after the deadline */
+	if (!(x = pending_find(cc->cancels, same_id, &id)) || !x->asked[src])
+		return; /* answered after the deadline, or not asked */
+	x->asked[src] = false;
 	x->cancelled += n;
 	if (!--x->waiting)
 		cancel_end(x);
+}
+
+/* A node left the tree: the cancels waiting on it go on without it. */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
+{
+	struct ckpt_cancel *cc = ctx;
+
+	pending_lost(cc->cancels, node);
 }
 
 struct ckpt_cancel *ckpt_cancel_create(struct step *s)
@@ -185,6 +215,13 @@ struct ckpt_cancel *ckpt_cancel_create(struct step *s)
 
 	if (!cc)
 		return NULL;
+	if (!(cc->cancels = pending_set_create(agent_base(s->agent),
+					       cancel_fail, cancel_waits)) ||
+	    step_on_node_gone(s, on_node_gone, cc) < 0) {
+		pending_set_destroy(cc->cancels, NULL);
+		free(cc);
+		return NULL;
+	}
 	cc->s = s;
 	overlay_on(s->ov, PMIXEV_MSG_CANCEL_REQ, on_req, cc);
 	overlay_on(s->ov, PMIXEV_MSG_CANCEL_RESP, on_resp, cc);
@@ -195,13 +232,6 @@ void ckpt_cancel_destroy(struct ckpt_cancel *cc)
 {
 	if (!cc)
 		return;
-	while (cc->pending) {
-		struct cancel *x = cc->pending;
-
-		cc->pending = x->next;
-		if (x->deadline)
-			event_free(x->deadline);
-		free(x);
-	}
+	pending_set_destroy(cc->cancels, cancel_free);
 	free(cc);
 }

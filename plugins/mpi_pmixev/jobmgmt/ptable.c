@@ -12,9 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "base/agent.h"
+#include "base/pending.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "pmixev_frame.h"
@@ -25,26 +24,28 @@
 #define GATHER_SEC  10
 #define GATHERS_MAX 64
 
+/* A gather, in the set until every node asked has answered or was lost,
+ * or its deadline passed. */
 struct gather {
 	struct ptable *pt;
+	struct pending *p;
 	uint32_t id;
 	uint32_t waiting; /* nodes that have not answered */
-	bool *answered;	  /* per node */
+	uint32_t missing; /* nodes lost, or that could not be asked */
+	bool *asked;	  /* per node: asked, not answered yet */
 	struct pmixev_ptable_entry *e;
 	size_t n;
-	struct event *deadline;
 	ptable_fn fn;
 	void *arg;
-	struct gather *next;
 };
 
 struct ptable {
 	struct step *s;
 	struct pmixev_ptable_entry *local; /* by local index */
-	uint32_t nlocal, next_id;
+	uint32_t nlocal;
 	unsigned ngathers;
 	uint64_t refused; /* gathers refused: too many in flight */
-	struct gather *gathers;
+	struct pending_set *gathers;
 };
 
 /* Local index of `rank`, or -1. */
@@ -125,32 +126,49 @@ static int by_rank(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static void gather_end(struct gather *g)
+static void gather_free(void *req)
 {
-	struct ptable *pt = g->pt;
+	struct gather *g = req;
 
-	for (struct gather **p = &pt->gathers; *p; p = &(*p)->next)
-		if (*p == g) {
-			*p = g->next;
-			break;
-		}
-	pt->ngathers--;
-	if (g->waiting)
-		PMIXEV_INFO("process table: %u node(s) did not answer in time; "
-			    "their tasks are left out",
-			    g->waiting);
-	qsort(g->e, g->n, sizeof(*g->e), by_rank);
-	g->fn(g->arg, g->e, g->n, !g->waiting);
-	if (g->deadline)
-		event_free(g->deadline);
-	free(g->answered);
+	free(g->asked);
 	free(g->e);
 	free(g);
 }
 
-static void on_deadline(evutil_socket_t fd, short what, void *arg)
+static void gather_end(struct gather *g)
 {
-	gather_end(arg);
+	g->pt->ngathers--;
+	pending_end(g->p);
+	qsort(g->e, g->n, sizeof(*g->e), by_rank);
+	g->fn(g->arg, g->e, g->n, !g->waiting && !g->missing);
+	gather_free(g);
+}
+
+static bool gather_waits(void *req, uint32_t node)
+{
+	return ((struct gather *)req)->asked[node];
+}
+
+/* A node asked was lost (its tasks are left out, the gather goes on for
+ * the others), or the deadline passed (the table is what came so far). */
+static void gather_fail(void *req, enum pmixev_result why, uint32_t lost)
+{
+	struct gather *g = req;
+
+	if (why == PMIXEV_ERR_UNREACH) {
+		PMIXEV_INFO("process table: node %u lost before it answered; "
+			    "its tasks are left out",
+			    lost);
+		g->asked[lost] = false;
+		g->missing++;
+		if (--g->waiting)
+			return;
+	} else {
+		PMIXEV_INFO("process table: %u node(s) did not answer in time; "
+			    "their tasks are left out",
+			    g->waiting);
+	}
+	gather_end(g);
 }
 
 /* Add `n` entries to `g`. */
@@ -173,7 +191,6 @@ void ptable_get(struct ptable *pt, bool local, unsigned timeout_sec,
 {
 	const struct layout *lay = &pt->s->lay;
 	struct pmixev_ptable_msg req = {.count = 0};
-	struct timeval tv = {timeout_sec ? timeout_sec : GATHER_SEC, 0};
 	struct gather *g = NULL;
 	struct pmixev_buf b;
 
@@ -187,22 +204,21 @@ void ptable_get(struct ptable *pt, bool local, unsigned timeout_sec,
 		return;
 	}
 	if (!(g = calloc(1, sizeof(*g))) ||
-	    !(g->answered = calloc(lay->step.nnodes, 1)) ||
-	    !(g->e = calloc(pt->nlocal + 1, sizeof(*g->e)))) {
+	    !(g->asked = calloc(lay->step.nnodes, sizeof(*g->asked))) ||
+	    !(g->e = calloc(pt->nlocal + 1, sizeof(*g->e))) ||
+	    !(g->p = pending_add(pt->gathers, g, PENDING_NO_NODE,
+				 timeout_sec ? timeout_sec : GATHER_SEC))) {
 		if (g)
-			free(g->answered);
-		free(g);
+			gather_free(g);
 		fn(arg, NULL, 0, false);
 		return;
 	}
 	local_now(pt, g->e);
 	g->n = pt->nlocal;
 	g->pt = pt;
-	g->id = ++pt->next_id;
+	g->id = (uint32_t)pending_id(g->p);
 	g->fn = fn;
 	g->arg = arg;
-	g->next = pt->gathers;
-	pt->gathers = g;
 	pt->ngathers++;
 	req.id = g->id;
 	for (uint32_t node = 0; !local && node < lay->step.nnodes; node++) {
@@ -211,17 +227,16 @@ void ptable_get(struct ptable *pt, bool local, unsigned timeout_sec,
 		pmixev_buf_init(&b);
 		if (pmixev_ptable_pack(&b, &req) == 0 &&
 		    overlay_send(pt->s->ov, node, PMIXEV_MSG_PTABLE_REQ, b.data,
-				 b.len) == 0)
+				 b.len) == 0) {
+			g->asked[node] = true;
 			g->waiting++;
+		} else {
+			g->missing++;
+		}
 		pmixev_buf_release(&b);
 	}
-	if (!g->waiting ||
-	    !(g->deadline =
-		      evtimer_new(agent_base(pt->s->agent), on_deadline, g)) ||
-	    evtimer_add(g->deadline, &tv) < 0) {
-		g->waiting = 0;
+	if (!g->waiting)
 		gather_end(g);
-	}
 }
 
 /* Another node wants our tasks. */
@@ -252,6 +267,11 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	free(m.e);
 }
 
+static bool same_id(void *req, const void *id)
+{
+	return ((struct gather *)req)->id == *(const uint32_t *)id;
+}
+
 /* A node's tasks, for the gather that asked. */
 static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
@@ -267,20 +287,27 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	for (g = pt->gathers; g && g->id != m.id; g = g->next)
-		;
+	g = pending_find(pt->gathers, same_id, &m.id);
 	/* Only ranks that run on that node count. */
-	for (uint32_t i = 0; g && !g->answered[src] && i < m.count; i++)
+	for (uint32_t i = 0; g && g->asked[src] && i < m.count; i++)
 		if (m.e[i].rank >= lay->map.ntasks ||
 		    lay->map.node_of[m.e[i].rank] != src)
 			m.count = 0;
-	if (g && !g->answered[src]) {
-		g->answered[src] = true;
+	if (g && g->asked[src]) {
+		g->asked[src] = false;
 		take(g, m.e, m.count);
 		if (!--g->waiting)
 			gather_end(g);
 	}
 	free(m.e);
+}
+
+/* A node left the tree: the gathers waiting on it go on without it. */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
+{
+	struct ptable *pt = ctx;
+
+	pending_lost(pt->gathers, node);
 }
 
 struct ptable *ptable_create(struct step *s)
@@ -292,7 +319,12 @@ struct ptable *ptable_create(struct step *s)
 		return NULL;
 	pt->s = s;
 	pt->nlocal = layout_nlocal(lay);
-	if (!(pt->local = calloc(pt->nlocal + 1, sizeof(*pt->local)))) {
+	if (!(pt->local = calloc(pt->nlocal + 1, sizeof(*pt->local))) ||
+	    !(pt->gathers = pending_set_create(agent_base(s->agent),
+					       gather_fail, gather_waits)) ||
+	    step_on_node_gone(s, on_node_gone, pt) < 0) {
+		pending_set_destroy(pt->gathers, NULL);
+		free(pt->local);
 		free(pt);
 		return NULL;
 	}
@@ -312,16 +344,7 @@ void ptable_destroy(struct ptable *pt)
 			"process table: %llu request(s) refused, %d were in "
 			"flight already",
 			(unsigned long long)pt->refused, GATHERS_MAX);
-	while (pt->gathers) {
-		struct gather *g = pt->gathers;
-
-		pt->gathers = g->next;
-		if (g->deadline)
-			event_free(g->deadline);
-		free(g->answered);
-		free(g->e);
-		free(g);
-	}
+	pending_set_destroy(pt->gathers, gather_free);
 	free(pt->local);
 	free(pt);
 }

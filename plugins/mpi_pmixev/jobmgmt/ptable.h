@@ -37,8 +37,9 @@ typedef void (*ptable_fn)(void *arg, const struct pmixev_ptable_entry *e,
 			  size_t n, bool complete);
 
 /* This node's tasks only (`local`), at once, or the step's, when every
- * node answered or `timeout_sec` (0: 10 s) passed. At most 64 gathers are
- * in flight; more get no entries at once (counted, logged once). */
+ * node answered or was lost (base/pending.h: incomplete, without its
+ * tasks), or `timeout_sec` (0: 10 s) passed. At most 64 gathers are in
+ * flight; more get no entries at once (counted, logged once). */
 void ptable_get(struct ptable *pt, bool local, unsigned timeout_sec,
 		ptable_fn fn, void *arg);
 

@@ -10,9 +10,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include <event2/event.h>
-
 #include "base/agent.h"
+#include "base/pending.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
 #include "jobmgmt/ptable.h"
@@ -24,23 +23,24 @@
 #define DEFAULT_SEC 10
 #define PENDING_MAX 64
 
+/* A request made from this node, in the set until every node asked has
+ * answered or was lost, or its deadline passed. */
 struct request {
 	struct tasksig *ts;
-	uint32_t id;
+	struct pending *p;
+	uint32_t id, rank;
+	bool *asked;	  /* per node: asked, not answered yet */
 	unsigned waiting; /* nodes yet to answer */
 	unsigned done, failed;
 	int err;
-	struct event *deadline;
 	tasksig_fn fn;
 	void *arg;
-	struct request *next;
 };
 
 struct tasksig {
 	struct step *s;
-	uint32_t next_id;
 	unsigned npending;
-	struct request *pending;
+	struct pending_set *requests;
 };
 
 /* What signalling this node's task(s) did. */
@@ -81,20 +81,20 @@ static void signal_local(struct tasksig *ts, uint32_t rank, int signo,
 	}
 }
 
+static void request_free(void *req)
+{
+	struct request *rq = req;
+
+	free(rq->asked);
+	free(rq);
+}
+
 static void request_end(struct request *rq)
 {
-	struct tasksig *ts = rq->ts;
-
-	for (struct request **p = &ts->pending; *p; p = &(*p)->next)
-		if (*p == rq) {
-			*p = rq->next;
-			break;
-		}
-	ts->npending--;
-	if (rq->deadline)
-		event_free(rq->deadline);
+	rq->ts->npending--;
+	pending_end(rq->p);
 	rq->fn(rq->arg, rq->done, rq->failed, rq->err);
-	free(rq);
+	request_free(rq);
 }
 
 static void add_outcome(struct request *rq, const struct outcome *o)
@@ -105,16 +105,51 @@ static void add_outcome(struct request *rq, const struct outcome *o)
 		rq->err = o->err;
 }
 
-static void on_deadline(evutil_socket_t fd, short what, void *arg)
+/* The tasks `rq` targets on `node`, which cannot say it signalled them:
+ * failed, with `err`. */
+static void node_failed(struct request *rq, uint32_t node, int err)
 {
-	struct request *rq = arg;
+	const struct layout *lay = &rq->ts->s->lay;
 
+	add_outcome(rq,
+		    &(struct outcome){.failed = rq->rank == TASKSIG_ALL
+							? lay->map.count[node]
+							: 1,
+				      .err = err});
+}
+
+static bool request_waits(void *req, uint32_t node)
+{
+	return ((struct request *)req)->asked[node];
+}
+
+/* A node asked was lost (its tasks cannot be signalled: the request goes
+ * on for the others), or the deadline passed (for all it still waits
+ * on). */
+static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
+{
+	struct request *rq = req;
+	const struct layout *lay = &rq->ts->s->lay;
+
+	if (why == PMIXEV_ERR_UNREACH) {
+		PMIXEV_INFO("job control: node %u lost before it said whether "
+			    "it signalled its tasks; they count as not "
+			    "signalled",
+			    lost);
+		rq->asked[lost] = false;
+		rq->waiting--;
+		node_failed(rq, lost, EHOSTUNREACH);
+		if (rq->waiting)
+			return;
+		request_end(rq);
+		return;
+	}
 	PMIXEV_INFO("job control: %u node(s) did not say in time whether "
 		    "they signalled their tasks",
 		    rq->waiting);
-	rq->failed += rq->waiting;
-	if (!rq->err)
-		rq->err = ETIMEDOUT;
+	for (uint32_t n = 0; n < lay->step.nnodes; n++)
+		if (rq->asked[n])
+			node_failed(rq, n, ETIMEDOUT);
 	request_end(rq);
 }
 
@@ -140,44 +175,43 @@ void tasksig_send(struct tasksig *ts, uint32_t rank, int signo,
 		  unsigned timeout_sec, tasksig_fn fn, void *arg)
 {
 	const struct layout *lay = &ts->s->lay;
-	struct timeval tv = {(time_t)(timeout_sec ? timeout_sec : DEFAULT_SEC),
-			     0};
 	struct outcome local = {0};
-	struct request *rq;
+	struct request *rq = NULL;
 
 	if (rank != TASKSIG_ALL && rank >= lay->map.ntasks) {
 		fn(arg, 0, 1, ESRCH);
 		return;
 	}
-	if (ts->npending == PENDING_MAX || !(rq = calloc(1, sizeof(*rq)))) {
+	if (ts->npending == PENDING_MAX || !(rq = calloc(1, sizeof(*rq))) ||
+	    !(rq->asked = calloc(lay->step.nnodes, sizeof(*rq->asked))) ||
+	    !(rq->p = pending_add(ts->requests, rq, PENDING_NO_NODE,
+				  timeout_sec ? timeout_sec : DEFAULT_SEC))) {
+		if (rq)
+			request_free(rq);
 		fn(arg, 0, 1, EBUSY);
 		return;
 	}
-	*rq = (struct request){.ts = ts,
-			       .id = ++ts->next_id,
-			       .fn = fn,
-			       .arg = arg,
-			       .next = ts->pending};
-	ts->pending = rq;
+	rq->ts = ts;
+	rq->id = (uint32_t)pending_id(rq->p);
+	rq->rank = rank;
+	rq->fn = fn;
+	rq->arg = arg;
 	ts->npending++;
 	for (uint32_t n = 0; n < lay->step.nnodes; n++) {
 		if (rank != TASKSIG_ALL && lay->map.node_of[rank] != n)
 			continue;
-		if (n == lay->nodeid)
+		if (n == lay->nodeid) {
 			signal_local(ts, rank, signo, &local);
-		else if (ask_node(ts, rq, n, rank, signo) == 0)
+		} else if (ask_node(ts, rq, n, rank, signo) == 0) {
+			rq->asked[n] = true;
 			rq->waiting++;
-		else
-			add_outcome(rq, &(struct outcome){.failed = 1,
-							  .err = EHOSTUNREACH});
+		} else {
+			node_failed(rq, n, EHOSTUNREACH);
+		}
 	}
 	add_outcome(rq, &local);
-	if (rq->waiting && (rq->deadline = evtimer_new(agent_base(ts->s->agent),
-						       on_deadline, rq))) {
-		evtimer_add(rq->deadline, &tv);
-		return;
-	}
-	request_end(rq);
+	if (!rq->waiting)
+		request_end(rq);
 }
 
 /* A node asks this one to signal its task(s). */
@@ -217,6 +251,11 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	pmixev_buf_release(&b);
 }
 
+static bool same_id(void *req, const void *id)
+{
+	return ((struct request *)req)->id == *(const uint32_t *)id;
+}
+
 /* A node says how its part went. */
 static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
@@ -238,15 +277,22 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	for (rq = ts->pending; rq && rq->id != id; rq = rq->next)
-		;
-	if (!rq || !rq->waiting)
-		return; /* answered after the deadline */
+	if (!(rq = pending_find(ts->requests, same_id, &id)) || !rq->asked[src])
+		return; /* answered after the deadline, or not asked */
+	rq->asked[src] = false;
 	add_outcome(rq, &(struct outcome){.done = done,
 					  .failed = failed,
 					  .err = (int)err});
 	if (!--rq->waiting)
 		request_end(rq);
+}
+
+/* A node left the tree: the requests waiting on it go on without it. */
+static void on_node_gone(void *ctx, uint32_t node, bool lost)
+{
+	struct tasksig *ts = ctx;
+
+	pending_lost(ts->requests, node);
 }
 
 struct tasksig *tasksig_create(struct step *s)
@@ -255,6 +301,13 @@ struct tasksig *tasksig_create(struct step *s)
 
 	if (!ts)
 		return NULL;
+	if (!(ts->requests = pending_set_create(agent_base(s->agent),
+						request_fail, request_waits)) ||
+	    step_on_node_gone(s, on_node_gone, ts) < 0) {
+		pending_set_destroy(ts->requests, NULL);
+		free(ts);
+		return NULL;
+	}
 	ts->s = s;
 	overlay_on(s->ov, PMIXEV_MSG_TASKSIG_REQ, on_req, ts);
 	overlay_on(s->ov, PMIXEV_MSG_TASKSIG_RESP, on_resp, ts);
@@ -265,13 +318,6 @@ void tasksig_destroy(struct tasksig *ts)
 {
 	if (!ts)
 		return;
-	while (ts->pending) {
-		struct request *rq = ts->pending;
-
-		ts->pending = rq->next;
-		if (rq->deadline)
-			event_free(rq->deadline);
-		free(rq);
-	}
+	pending_set_destroy(ts->requests, request_free);
 	free(ts);
 }

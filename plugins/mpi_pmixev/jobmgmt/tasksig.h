@@ -20,12 +20,14 @@ struct tasksig;
 struct tasksig *tasksig_create(struct step *s);
 void tasksig_destroy(struct tasksig *ts);
 
-/* How a request went: tasks signalled, tasks not (gone, or a node that
- * did not answer), and the first failure's errno (0: none). */
+/* How a request went: tasks signalled, tasks not (gone, or on a node
+ * that did not answer: ETIMEDOUT, or was lost or could not be asked:
+ * EHOSTUNREACH), and the first failure's errno (0: none). */
 typedef void (*tasksig_fn)(void *arg, unsigned done, unsigned failed, int err);
 
 /* Signal `signo` to task `rank` (TASKSIG_ALL: every running task); `fn`
- * once every node asked answered, or after `timeout_sec` (0: 10 s). */
+ * once every node asked answered or was lost (base/pending.h), or after
+ * `timeout_sec` (0: 10 s). */
 void tasksig_send(struct tasksig *ts, uint32_t rank, int signo,
 		  unsigned timeout_sec, tasksig_fn fn, void *arg);
 
