@@ -23,7 +23,8 @@
  *                                     hold them in flight (the other ranks
  *                                     wait them out before the last fence)
  *
- * Output, publish: "pmix_hog: published P of COUNT; then STATUS"
+ * Output, publish: "pmix_hog: published P of COUNT; then STATUS" (P before
+ * the first failure, STATUS its status) and "pmix_hog: R refused" (of all)
  *         notify:  "pmix_hog: rank R on HOST: got G event(s)"
  *         wait:    "pmix_hog: lookups: H held, R refused, O other"
  *         fences:  "pmix_hog: rank R: F fence(s): P refused within 2 s,
@@ -47,12 +48,13 @@ static int publish(const pmix_proc_t *me, long count, long kib)
 	uint32_t last = client_job_size(me) - 1;
 	size_t len = (size_t)kib << 10;
 	char *blob = malloc(len);
-	pmix_status_t rc = PMIX_SUCCESS;
-	long i;
+	pmix_status_t rc = PMIX_SUCCESS, first = PMIX_SUCCESS;
+	long i, done = 0, refused = 0;
 
 	if (!blob)
 		return 1;
 	memset(blob, 'x', len);
+	/* Every key is tried: the refusals after the first are counted. */
 	for (i = 0; me->rank == last && i < count; i++) {
 		pmix_byte_object_t bo = {.bytes = blob, .size = len};
 		pmix_info_t info;
@@ -63,12 +65,19 @@ static int publish(const pmix_proc_t *me, long count, long kib)
 		rc = PMIx_Publish(&info, 1);
 		info.value.data.bo.bytes = NULL; /* blob is ours */
 		PMIX_INFO_DESTRUCT(&info);
-		if (rc != PMIX_SUCCESS)
-			break;
+		if (rc == PMIX_SUCCESS && first == PMIX_SUCCESS)
+			done++;
+		else if (first == PMIX_SUCCESS)
+			first = rc;
+		refused += rc != PMIX_SUCCESS;
 	}
 	if (me->rank == last)
-		printf(PROG ": published %ld of %ld; then %s\n", i, count,
-		       rc == PMIX_SUCCESS ? "nothing" : PMIx_Error_string(rc));
+		printf(PROG ": published %ld of %ld; then %s\n" PROG
+			    ": %ld refused\n",
+		       done, count,
+		       first == PMIX_SUCCESS ? "nothing"
+					     : PMIx_Error_string(first),
+		       refused);
 	free(blob);
 	return 0;
 }

@@ -12,7 +12,7 @@
 # node: the others fail at once with PMIX_ERR_OUT_OF_RESOURCE for every
 # participant, and the step still ends cleanly.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 
 hog=$(client pmix_hog)
 
@@ -58,6 +58,12 @@ run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 8 256
 step_env=()
 echo "$out" | grep -Eq "^pmix_hog: published 3 of 8; then (OUT-OF-RESOURCE|PMIX_ERR_OUT_OF_RESOURCE)$"
 ok $? "a job that lowers PMIxevPublishMax to 1 MiB is held to it (3 of 8 x 256 KiB)" || show
+n1log=$(grep "step $job\.0 on n1: .*publish" "$(slurmd_log n1)")
+echo "$out" | grep -q "^pmix_hog: 5 refused$" &&
+	[ "$(printf '%s\n' "$n1log" | grep -c "refused: the step's directory")" -eq 1 ] &&
+	printf '%s\n' "$n1log" | grep -q "5 publish(es) in all were refused: over PMIxevPublishMax=1 MiB"
+ok $? "5 refused publishes: one line when the first is refused, one sum at the step's end" ||
+	{ show; printf '%s\n' "$n1log" | sed 's/^/#   /' >&2; }
 
 # Lookups with PMIX_WAIT for keys nobody publishes are held by n1's
 # stepd: 8 of 1000 keys each (about 520 KiB held each) under a 1 MiB bound.

@@ -64,7 +64,8 @@ struct pubsub {
 	/* Keys and values in dir plus the lookups waiting, and the bound. */
 	size_t held, max_bytes;
 	struct pending_set *waiters;
-	unsigned refused_waits; /* lookups not held: over the bound */
+	unsigned refused_waits;	    /* lookups not held: over the bound */
+	unsigned refused_publishes; /* publishes over the bound */
 };
 
 /* --- wire format ------------------------------------------------------ */
@@ -290,10 +291,13 @@ static enum pmixev_result publish(struct pubsub *ps, const struct req_msg *r)
 		bytes += entry_bytes(&r->e[i]);
 	}
 	if (bytes > ps->max_bytes - ps->held) {
-		PMIXEV_ERROR("publish of %zu bytes by rank %u refused: the "
-			     "step's directory holds %zu of "
-			     "PMIxevPublishMax=%zu MiB",
-			     bytes, r->rank, ps->held, ps->max_bytes >> 20);
+		if (ps->refused_publishes++ == 0)
+			PMIXEV_ERROR("publish of %zu bytes by rank %u refused: "
+				     "the step's directory holds %zu of "
+				     "PMIxevPublishMax=%zu MiB (further "
+				     "refusals are counted)",
+				     bytes, r->rank, ps->held,
+				     ps->max_bytes >> 20);
 		return PMIXEV_ERR_OVER_BUDGET;
 	}
 	for (size_t i = 0; i < r->n; i++) {
@@ -509,6 +513,10 @@ void pubsub_destroy(struct pubsub *ps)
 		PMIXEV_ERROR("%u lookup(s) in all were not held: over "
 			     "PMIxevPublishMax=%zu MiB",
 			     ps->refused_waits, ps->max_bytes >> 20);
+	if (ps->refused_publishes > 1)
+		PMIXEV_ERROR("%u publish(es) in all were refused: over "
+			     "PMIxevPublishMax=%zu MiB",
+			     ps->refused_publishes, ps->max_bytes >> 20);
 	pending_set_destroy(ps->requests, free);
 	pending_set_destroy(ps->waiters, waiter_release);
 	while (ps->dir) {
