@@ -74,7 +74,7 @@ packages=(
 # What the cluster harness and the integration tests run.
 suite_packages=(
 	slurmctld slurmd munge libpmix-bin openmpi-bin libopenmpi-dev
-	iproute2 procps util-linux perl passwd psmisc bc
+	iproute2 procps util-linux perl passwd psmisc bc e2fsprogs
 )
 ((suite)) && packages+=("${suite_packages[@]}")
 
