@@ -18,22 +18,22 @@ rootdir=/run/pmixev/$name.srv/tools
 # The user's listener, on n1's loopback: it records every connection.
 conns=$w/38-connections
 rm -f "$conns" "$w/38-port"
-on_node n1 runuser -u "$PMIXEV_TEST_USER" -- python3 -c '
-import os, socket, sys
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(8)
-open(sys.argv[2], "w").write("%d %d\n" % (s.getsockname()[1], os.getpid()))
-s.settimeout(60)
-try:
-    while True:
-        c, a = s.accept()
-        with open(sys.argv[1], "a") as f:
-            f.write("connection from %s:%d\n" % a)
-        c.close()
-except socket.timeout:
-    pass
-' "$conns" "$w/38-port" &
+on_node n1 runuser -u "$PMIXEV_TEST_USER" -- perl -MIO::Socket::INET -e '
+my ($conns, $portf) = @ARGV;
+my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0,
+	Listen => 8) or die "listen: $!\n";
+open(my $f, ">", "$portf.tmp") or die "$portf: $!\n";
+printf $f "%d %d\n", $s->sockport, $$;
+close $f;
+rename("$portf.tmp", $portf) or die "$portf: $!\n";
+$SIG{ALRM} = sub { exit 0 };
+alarm 60;
+while (my $c = $s->accept) {
+	open(my $o, ">>", $conns) or die "$conns: $!\n";
+	printf $o "connection from %s:%d\n", $c->peerhost, $c->peerport;
+	close $o;
+	close $c;
+}' "$conns" "$w/38-port" &
 listener=$!
 for _ in $(seq 50); do [ -s "$w/38-port" ] && break; sleep 0.1; done
 read -r port listener_pid <"$w/38-port"
