@@ -16,28 +16,7 @@ plan 15
 
 hog=$(client pmix_hog)
 
-# peak RSS (kB) of the step's stepd on n1 while the command runs
-peak_rss() {
-	local stop=$PMIXEV_CLUSTER_WORKDIR/20-stop peak=0 p v
-	rm -f "$stop"
-	(
-		while [ ! -e "$stop" ]; do
-			for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}n1"); do
-				[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || continue
-				v=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$p/status" 2>/dev/null)
-				[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
-			done
-			sleep 0.1
-		done
-		echo "$peak" >"$stop.rss"
-	) &
-	"$@"
-	touch "$stop"
-	wait $!
-	rss=$(cat "$stop.rss")
-}
-
-peak_rss run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 40 8192
+peak_rss "n1" run_step --mpi=pmixev -N3 -n3 -t 2 "$hog" publish 40 8192
 echo "$out" | grep -Eq "^pmix_hog: published 7 of 40; then (OUT-OF-RESOURCE|PMIX_ERR_OUT_OF_RESOURCE)$"
 ok $? "40 publishes of 8 MiB: the 8th is refused with PMIX_ERR_OUT_OF_RESOURCE (PMIxevPublishMax=64)" || show
 grep -q "step $job\.0 on n1: publish of [0-9]* bytes by rank 2 refused: the step's directory holds [0-9]* of PMIxevPublishMax=64 MiB" "$(slurmd_log n1)"
@@ -90,7 +69,7 @@ ok $? "n1's stepd logs and counts it as undelivered" ||
 # PMIxevFenceMax to 16: past 16 in flight on a node, a fence fails at
 # once on every node it involves.
 step_env=(SLURM_PMIXEV_FENCE_MAX=16)
-peak_rss run_step --mpi=pmixev -N3 -n12 --ntasks-per-node=4 -t 2 "$hog" fences 200 16
+peak_rss "n1" run_step --mpi=pmixev -N3 -n12 --ntasks-per-node=4 -t 2 "$hog" fences 200 16
 step_env=()
 # "pmix_hog: rank R: F fence(s): P refused within 2 s, T timed out, O other"
 ranks=$(echo "$out" | grep '^pmix_hog: rank')

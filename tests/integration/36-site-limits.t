@@ -24,35 +24,12 @@ fence=$(client pmix_fence)
 jobctl=$(client pmix_jobctl)
 ckpt=$(client pmix_ckpt)
 
-# peak VmHWM (kB) of the job's stepds on n1-n3 while the command runs
-peak_rss() {
-	local stop=$PMIXEV_CLUSTER_WORKDIR/36-stop peak=0 p v n
-	rm -f "$stop"
-	(
-		while [ ! -e "$stop" ]; do
-			for n in n1 n2 n3; do
-				for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$n"); do
-					[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || continue
-					v=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$p/status" 2>/dev/null)
-					[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
-				done
-			done
-			sleep 0.1
-		done
-		echo "$peak" >"$stop.rss"
-	) &
-	"$@"
-	touch "$stop"
-	wait $!
-	rss=$(cat "$stop.rss")
-}
-
 # (a) the event cache, by count and by bytes
 # The job lowers PMIxevOverlayMax to 16 MiB: what is in transit between
 # stepds is bounded by that budget (20-budgets.t), the cache by its own.
 step_env=(SLURM_PMIXEV_EVENT_CACHE=65536 SLURM_PMIXEV_OVERLAY_MAX=16
 	SLURM_PMIXEV_TIME_WARNING=0)
-PMIXEV_TEST_TIMEOUT=240 peak_rss run_step --mpi=pmixev -N3 -n3 -t 4 "$hog" notify 1000 1200
+PMIXEV_TEST_TIMEOUT=240 peak_rss "n1 n2 n3" run_step --mpi=pmixev -N3 -n3 -t 4 "$hog" notify 1000 1200
 step_env=()
 [ "$rc" -eq 0 ] && [ "$(lines '^pmix_hog: rank 0 on n1: got 1200 event\(s\)$')" -eq 1 ]
 ok $? "rank 0 sends 1,200 events of 1000 KiB, the step ends well" || show

@@ -316,6 +316,32 @@ listen_step() {
 		"$(client pmix_listen)" -3333 "$flag" && wait_ready pmix_listen 3
 }
 
+# peak_rss "NODES" CMD...: run CMD; meanwhile sample the peak VmHWM of
+# every slurmstepd on NODES (e.g. "n1 n2 n3") every 0.1 s. Sets rss (kB).
+peak_rss() {
+	local nodes=$1 stop=$PMIXEV_CLUSTER_WORKDIR/peak-rss-stop
+	shift
+	rm -f "$stop" "$stop.rss"
+	(
+		peak=0
+		while [ ! -e "$stop" ]; do
+			for n in $nodes; do
+				for p in $(ip netns pids "${PMIXEV_CLUSTER_NETNS_PREFIX}$n"); do
+					[ "$(cat "/proc/$p/comm" 2>/dev/null)" = slurmstepd ] || continue
+					v=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$p/status" 2>/dev/null)
+					[ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
+				done
+			done
+			sleep 0.1
+		done
+		echo "$peak" >"$stop.rss"
+	) &
+	"$@"
+	touch "$stop"
+	wait $!
+	rss=$(cat "$stop.rss")
+}
+
 # stepd_pid NODE: pid of this job's slurmstepd of step 0 on NODE.
 stepd_pid() {
 	local p
