@@ -77,8 +77,9 @@ bounded=$(echo "$ranks" | awk '$4 >= 50 && $11 <= 16' | wc -l)
 [ "$rc" = 0 ] && [ "$bounded" = 8 ]
 ok $? "fences past PMIxevFenceMax=16 in flight end at once: at most 16 per rank wait for their timeout" || show
 told=$(echo "$ranks" | awk '$4 >= 50 && $11 <= 16 && $14 == 0 && $4 == $6 + $11' | wc -l)
+defect=$(pmix_defect fence-status)
 [ "$told" = 8 ]
-todo "$(pmix_defect fence-status)" $? "... and every participant is told PMIX_ERR_OUT_OF_RESOURCE within 2 s ($told of 8 ranks)"
+todo "$defect" $? "... and every participant is told PMIX_ERR_OUT_OF_RESOURCE within 2 s ($told of 8 ranks)"
 diag "peak RSS of n1's slurmstepd under the fence attack: $((rss / 1024)) MiB"
 [ "$rss" -lt $((100 * 1024)) ]
 ok $? "n1's slurmstepd stayed under 100 MiB ($((rss / 1024)) MiB)"
