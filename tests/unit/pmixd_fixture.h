@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -46,5 +47,18 @@ static inline void fx_reader(struct pmixev_buf *r, const struct pmixev_buf *w)
 {
 	pmixev_buf_reader(r, w->data, w->len);
 }
+
+/* Each unpacker as proto_strict.h wants it (bounds: the fixture's). */
+#define UNPACKER(name, type, call)                                             \
+	static int name(const uint8_t *data, size_t len)                       \
+	{                                                                      \
+		struct pmixev_buf r;                                           \
+		type m;                                                        \
+		int rc;                                                        \
+		memset(&m, 0, sizeof(m));                                      \
+		pmixev_buf_reader(&r, data, len);                              \
+		rc = call;                                                     \
+		return rc;                                                     \
+	}
 
 #endif /* PMIXEV_PMIXD_FIXTURE_H_ */

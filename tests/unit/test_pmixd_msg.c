@@ -17,19 +17,6 @@
 #include "pmixev_pmixd_coll.h"
 #include "proto_strict.h"
 
-/* Each unpacker as proto_strict.h wants it (bounds: the fixture's). */
-#define UNPACKER(name, type, call)                                             \
-	static int name(const uint8_t *data, size_t len)                       \
-	{                                                                      \
-		struct pmixev_buf r;                                           \
-		type m;                                                        \
-		int rc;                                                        \
-		memset(&m, 0, sizeof(m));                                      \
-		pmixev_buf_reader(&r, data, len);                              \
-		rc = call;                                                     \
-		return rc;                                                     \
-	}
-
 UNPACKER(un_abort, struct pmixev_pmixd_abort,
 	 pmixev_pmixd_abort_unpack(&r, &fx, &m))
 UNPACKER(un_done, struct pmixev_pmixd_done, pmixev_pmixd_done_unpack(&r, &m))

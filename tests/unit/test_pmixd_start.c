@@ -16,19 +16,6 @@
 #include "pmixev_pmixd_start.h"
 #include "proto_strict.h"
 
-/* Each unpacker as proto_strict.h wants it (bounds: the fixture's). */
-#define UNPACKER(name, type, call)                                             \
-	static int name(const uint8_t *data, size_t len)                       \
-	{                                                                      \
-		struct pmixev_buf r;                                           \
-		type m;                                                        \
-		int rc;                                                        \
-		memset(&m, 0, sizeof(m));                                      \
-		pmixev_buf_reader(&r, data, len);                              \
-		rc = call;                                                     \
-		return rc;                                                     \
-	}
-
 UNPACKER(un_start, struct pmixev_pmixd_start,
 	 (pmixev_pmixd_start_unpack(&r, &m) < 0
 		  ? -1
