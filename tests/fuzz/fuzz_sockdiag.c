@@ -9,44 +9,31 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 
+#include "fuzz_conn.h"
 #include "pmixev_sockdiag.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct sockaddr_in l4 = {.sin_family = AF_INET}, r4 = l4;
-	struct sockaddr_in6 l6 = {.sin6_family = AF_INET6}, r6 = l6;
+	struct fuzz_conn c;
 	struct pmixev_sockdiag_answer ans;
-	const struct sockaddr *l, *r;
 	uint8_t *buf;
 	int rc;
 
 	if (size < 1)
 		return 0;
-	l4.sin_addr.s_addr = r4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	l4.sin_port = htons(8080);
-	r4.sin_port = htons(40000);
-	l6.sin6_addr = r6.sin6_addr = in6addr_loopback;
-	l6.sin6_port = htons(8080);
-	r6.sin6_port = htons(40000);
-	l = data[0] & 1 ? (const struct sockaddr *)&l6
-			: (const struct sockaddr *)&l4;
-	r = data[0] & 1 ? (const struct sockaddr *)&r6
-			: (const struct sockaddr *)&r4;
+	fuzz_conn_pick(&c, data[0]);
 	/* An exact-size copy, so that reading past the end is caught. */
 	buf = malloc(size - 1 ? size - 1 : 1);
 	if (!buf)
 		return 0;
 	memcpy(buf, data + 1, size - 1);
-	rc = pmixev_sockdiag_parse(buf, size - 1, 7, l, r, &ans);
+	rc = pmixev_sockdiag_parse(buf, size - 1, 7, c.l, c.r, &ans);
 	free(buf);
 	if (rc < -1 || rc > 1)
 		abort();
