@@ -1,0 +1,298 @@
+/*
+ * pmixd/chan.c - one end of the pmixd channel (see chan.h), on its owner's
+ * event base.
+ *
+ * Frames are read straight into one contiguous buffer, grown to hold the
+ * frame in transit (at most PMIXEV_PMIXD_FRAME_MAX plus a header), and
+ * handed to their handler from there: a body is never copied on the way
+ * in. Frames sent are queued by reference (the bytes packed by the
+ * sender) and written at once when the socket takes them, with
+ * MSG_NOSIGNAL: a peer gone must end the channel, not slurmstepd.
+ */
+#include "config.h"
+
+#include "pmixd/chan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#define RX_CHUNK     (256u << 10) /* read at least this much at a time */
+#define IOV_MAX_SEND 16
+
+struct handler {
+	chan_frame_fn fn;
+	void *ctx;
+};
+
+struct chan {
+	int fd;
+	enum pmixev_pmixd_side peer;
+	struct event *rd, *wr;
+	struct evbuffer *out; /* frames not yet written */
+	uint8_t *rx;	      /* bytes read, not yet handled */
+	size_t rx_len, rx_cap;
+	chan_close_fn on_close;
+	void *ctx;
+	struct handler on[PMIXEV_PMIXD_TYPE_MAX + 1];
+};
+
+int chan_socketpair(int fds[2])
+{
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			  0, fds);
+}
+
+/* Stop reading and writing for good; the close callback runs once. */
+static void close_with(struct chan *l, const char *why)
+{
+	if (l->fd < 0)
+		return;
+	event_del(l->rd);
+	event_del(l->wr);
+	close(l->fd);
+	l->fd = -1;
+	evbuffer_drain(l->out, evbuffer_get_length(l->out));
+	if (l->on_close)
+		l->on_close(l->ctx, why);
+}
+
+/* Write what the socket takes. -1 on a socket error (the channel is dead:
+ * the read side sees it and closes). */
+static int flush(struct chan *l)
+{
+	struct evbuffer_iovec v[IOV_MAX_SEND];
+	struct msghdr mh = {0};
+	ssize_t w;
+	int n;
+
+	while (evbuffer_get_length(l->out)) {
+		n = evbuffer_peek(l->out, -1, NULL, v, IOV_MAX_SEND);
+		mh.msg_iov = (struct iovec *)v; /* same layout (libevent) */
+		mh.msg_iovlen = (size_t)(n < IOV_MAX_SEND ? n : IOV_MAX_SEND);
+		w = sendmsg(l->fd, &mh, MSG_NOSIGNAL);
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			event_add(l->wr, NULL);
+			return 0;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int err = errno;
+
+			evbuffer_drain(l->out, evbuffer_get_length(l->out));
+			errno = err;
+			return -1;
+		}
+		evbuffer_drain(l->out, (size_t)w);
+	}
+	event_del(l->wr);
+	return 0;
+}
+
+static void on_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct chan *l = arg;
+
+	if (flush(l) < 0)
+		close_with(l, strerror(errno));
+}
+
+/* Room for `need` bytes in the receive buffer. */
+static int rx_reserve(struct chan *l, size_t need)
+{
+	uint8_t *p;
+
+	if (need <= l->rx_cap)
+		return 0;
+	if (!(p = realloc(l->rx, need)))
+		return -1;
+	l->rx = p;
+	l->rx_cap = need;
+	return 0;
+}
+
+/*
+ * Hand every whole frame at the buffer's start to its handler; keep the
+ * rest. 0, or -1 once the channel closed.
+ */
+static int handle_frames(struct chan *l)
+{
+	size_t off = 0;
+	const char *why = NULL;
+
+	while (l->rx_len - off >= PMIXEV_PMIXD_HDR_LEN) {
+		struct pmixev_buf body;
+		uint8_t type;
+		uint32_t len;
+
+		if (pmixev_pmixd_hdr_decode(l->rx + off, l->rx_len - off,
+					    PMIXEV_PMIXD_FRAME_MAX, l->peer,
+					    &type, &len, &why) < 0)
+			break;
+		if (l->rx_len - off - PMIXEV_PMIXD_HDR_LEN < len) {
+			if (rx_reserve(l, PMIXEV_PMIXD_HDR_LEN + len) < 0)
+				why = "out of memory for a frame";
+			break;
+		}
+		if (!l->on[type].fn) {
+			why = "a message type this side does not serve";
+			break;
+		}
+		pmixev_buf_reader(&body, l->rx + off + PMIXEV_PMIXD_HDR_LEN,
+				  len);
+		if (l->on[type].fn(l->on[type].ctx, &body) < 0) {
+			why = "a malformed message";
+			break;
+		}
+		if (l->fd < 0)
+			return -1;
+		off += PMIXEV_PMIXD_HDR_LEN + len;
+	}
+	if (why) {
+		close_with(l, why);
+		return -1;
+	}
+	memmove(l->rx, l->rx + off, l->rx_len - off);
+	l->rx_len -= off;
+	return 0;
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct chan *l = arg;
+	ssize_t n;
+
+	if (rx_reserve(l, l->rx_len + RX_CHUNK) < 0) {
+		close_with(l, "out of memory for a frame");
+		return;
+	}
+	n = read(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len);
+	if (n < 0 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close_with(l, n ? strerror(errno) : "closed by the peer");
+		return;
+	}
+	l->rx_len += (size_t)n;
+	if (handle_frames(l) < 0)
+		return;
+	/* A large frame is handled: do not keep its room. */
+	if (l->rx_cap > 4 * RX_CHUNK && l->rx_len <= RX_CHUNK) {
+		uint8_t *p = realloc(l->rx, RX_CHUNK);
+
+		if (p) {
+			l->rx = p;
+			l->rx_cap = RX_CHUNK;
+		}
+	}
+}
+
+struct chan *chan_create(struct event_base *base, int fd,
+			 enum pmixev_pmixd_side peer, chan_close_fn on_close,
+			 void *ctx)
+{
+	struct chan *l = calloc(1, sizeof(*l));
+
+	if (!l) {
+		close(fd);
+		return NULL;
+	}
+	l->fd = fd;
+	l->peer = peer;
+	l->on_close = on_close;
+	l->ctx = ctx;
+	if (!(l->out = evbuffer_new()) ||
+	    !(l->rd = event_new(base, fd, EV_READ | EV_PERSIST, on_readable,
+				l)) ||
+	    !(l->wr = event_new(base, fd, EV_WRITE, on_writable, l)) ||
+	    event_add(l->rd, NULL) < 0) {
+		chan_destroy(l);
+		return NULL;
+	}
+	return l;
+}
+
+void chan_on(struct chan *l, uint8_t type, chan_frame_fn fn, void *ctx)
+{
+	if (type <= PMIXEV_PMIXD_TYPE_MAX) {
+		l->on[type].fn = fn;
+		l->on[type].ctx = ctx;
+	}
+}
+
+void chan_frame_begin(struct pmixev_buf *b)
+{
+	static const uint8_t room[PMIXEV_PMIXD_HDR_LEN];
+
+	pmixev_buf_put_raw(b, room, sizeof(room));
+}
+
+static void free_frame(const void *data, size_t len, void *arg)
+{
+	free((void *)data);
+}
+
+int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	size_t len = b->len;
+	uint8_t *data;
+
+	if (l->fd < 0 || !pmixev_buf_ok(b) || len < PMIXEV_PMIXD_HDR_LEN ||
+	    len - PMIXEV_PMIXD_HDR_LEN > PMIXEV_PMIXD_FRAME_MAX) {
+		pmixev_buf_release(b);
+		return -1;
+	}
+	data = pmixev_buf_steal(b, &len);
+	pmixev_pmixd_hdr_encode(type, (uint32_t)(len - PMIXEV_PMIXD_HDR_LEN),
+				data);
+	if (evbuffer_add_reference(l->out, data, len, free_frame, NULL) < 0) {
+		free(data);
+		return -1;
+	}
+	return flush(l);
+}
+
+int chan_send_data(struct chan *l, uint8_t type,
+		   const struct pmixev_pmixd_data *m)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if (pmixev_pmixd_data_pack(&b, m) < 0) {
+		pmixev_buf_release(&b);
+		return -1;
+	}
+	return chan_send(l, type, &b);
+}
+
+bool chan_is_open(const struct chan *l)
+{
+	return l->fd >= 0;
+}
+
+void chan_destroy(struct chan *l)
+{
+	if (!l)
+		return;
+	l->on_close = NULL;
+	if (l->fd >= 0) {
+		close(l->fd);
+		l->fd = -1;
+	}
+	if (l->rd)
+		event_free(l->rd);
+	if (l->wr)
+		event_free(l->wr);
+	if (l->out)
+		evbuffer_free(l->out);
+	free(l->rx);
+	free(l);
+}

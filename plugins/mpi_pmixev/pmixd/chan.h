@@ -1,0 +1,83 @@
+/*
+ * pmixd/chan.h - one end of the channel between root's agent and the pmix
+ * side (doc/pmix-server-as-owner.md §3b): a stream socket cut into the
+ * frames of pmixev_pmixd_msg.h, on the event base of the thread that owns
+ * this end (one thread: a channel is not shared).
+ *
+ * Each end accepts only the frame types its peer sends, at most
+ * PMIXEV_PMIXD_FRAME_MAX bytes each, and hands each whole frame's body to
+ * the handler of its type. A bad header, a type without a handler, a
+ * handler refusing a body (malformed), EOF or a socket error close the
+ * channel for good: the socket is closed (so the peer sees EOF) and the
+ * close callback runs once with the reason; sends fail from then on. The
+ * channel itself stays allocated until chan_destroy, so its users may keep
+ * their pointer. Nothing here logs: the owner does, with the reason.
+ */
+#ifndef PMIXEV_PMIXD_CHAN_H_
+#define PMIXEV_PMIXD_CHAN_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "pmixev_buf.h"
+#include "pmixev_pmixd_coll.h"
+#include "pmixev_pmixd_msg.h"
+
+struct chan;
+
+/*
+ * A frame's body (a reader, valid during the call only). 0, or -1 when it
+ * is malformed: the channel then closes.
+ */
+typedef int (*chan_frame_fn)(void *ctx, struct pmixev_buf *body);
+
+/* The channel closed (`why`: a static or short-lived text, for the log). */
+typedef void (*chan_close_fn)(void *ctx, const char *why);
+
+/*
+ * Make a connected pair of stream sockets for the two ends (non-blocking,
+ * close-on-exec: slurmstepd forks the tasks while they are open). 0, or
+ * -1 with errno set.
+ */
+int chan_socketpair(int fds[2]);
+
+/*
+ * The end on socket `fd` (owned from now on, also on failure), reading
+ * frames `peer` sends. NULL when out of memory.
+ */
+struct chan *chan_create(struct event_base *base, int fd,
+			 enum pmixev_pmixd_side peer, chan_close_fn on_close,
+			 void *ctx);
+
+/* Hand frames of `type` to `fn`. Before the base runs. */
+void chan_on(struct chan *l, uint8_t type, chan_frame_fn fn, void *ctx);
+
+/*
+ * Start a frame in the empty writer `b`: room for its header, which
+ * chan_send fills in. Pack the body after it (any thread).
+ */
+void chan_frame_begin(struct pmixev_buf *b);
+
+/*
+ * Send the frame of `type` built in `b` (chan_frame_begin, then the
+ * body); its bytes are taken, not copied, and `b` is left empty either
+ * way. 0, or -1 when the channel is closed, the body is too large or out of
+ * memory.
+ */
+int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b);
+
+/*
+ * Pack and send an answer with data (FENCE_DONE, DMODEX_DONE,
+ * DMODEX_SERVED: pmixev_pmixd_coll.h), as chan_send.
+ */
+int chan_send_data(struct chan *l, uint8_t type,
+		   const struct pmixev_pmixd_data *m);
+
+bool chan_is_open(const struct chan *l);
+
+/* Close without the close callback and free. NULL-safe. */
+void chan_destroy(struct chan *l);
+
+#endif /* PMIXEV_PMIXD_CHAN_H_ */
