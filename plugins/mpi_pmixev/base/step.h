@@ -20,6 +20,7 @@
 
 #include "base/layout.h"
 #include "pmixev_conf.h"
+#include "pmixev_pmixd_msg.h"
 
 #define STEP_MAX_SUBSCRIBERS 16
 
@@ -35,6 +36,12 @@ struct step {
 	char slurm_conf[512]; /* slurmstepd's slurm.conf, for the owner helper
 			       */
 	struct agent *agent;  /* pmixev's thread (base/agent.h) */
+	/* The pmix side (pmixside/side.h): the thread that stands for the
+	 * PMIx server process, and root's end of the channel to it, on `agent`,
+	 * whose frames root checks against `pmixd_lim`. */
+	struct pmixside *pside;
+	struct chan *chan;
+	struct pmixev_pmixd_bounds pmixd_lim;
 	struct auth *auth;
 	struct overlay *ov;
 	struct fence *fence;

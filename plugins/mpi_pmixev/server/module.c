@@ -11,8 +11,8 @@
 
 #include "jobmgmt/applog.h"
 #include "server/clients.h"
-#include "wireup/dmodex.h"
-#include "wireup/fence.h"
+#include "pmixside/dmodex_pmix.h"
+#include "pmixside/fence_pmix.h"
 #include "jobmgmt/jobctl.h"
 #include "jobmgmt/monitor.h"
 #include "events/notify.h"

@@ -20,6 +20,9 @@
 #include "mpi_conf.h"
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
+#include "pmixd/chan.h"
+#include "pmixside/dmodex_pmix.h"
+#include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
 #include "wireup/fence.h"
@@ -167,6 +170,44 @@ static int build_watcher(struct step *s)
 	return agent_post(s->agent, start_watcher, NULL);
 }
 
+/* Agent thread: root's end of the channel to the pmix side closed. */
+static void pmix_side_gone(void *ctx, const char *why)
+{
+	struct step *s = ctx;
+
+	PMIXEV_ERROR("the channel to the pmix side closed (%s): the direct "
+		     "modex requests of other nodes it was serving fail",
+		     why);
+	dmodex_pmix_gone(s->dmodex);
+}
+
+/*
+ * The pmix side and the channel between it and the agent (slice 2 of
+ * doc/pmix-server-as-owner.md: a thread of slurmstepd for now). 0, or -1.
+ */
+static int build_pmix_side(struct step *s)
+{
+	int fds[2];
+
+	s->pmixd_lim = (struct pmixev_pmixd_bounds){
+		.map = &s->lay.map,
+		.nodeid = s->lay.nodeid,
+		.nspace = s->lay.nspace,
+		.srv_nspace = s->lay.srv_nspace,
+		.event_max = (size_t)s->conf.event_kib << 10,
+		.publish_max = (size_t)s->conf.publish_mib << 20,
+	};
+	if (chan_socketpair(fds) < 0)
+		return -1;
+	s->chan = chan_create(agent_base(s->agent), fds[0],
+			      PMIXEV_PMIXD_FROM_OWNER, pmix_side_gone, s);
+	s->pside = pmixside_create(&s->lay, fds[1]);
+	if (!s->chan || !s->pside)
+		return -1;
+	dmodex_pmix_serve(s->pside);
+	return 0;
+}
+
 static int build(struct step *s, const struct stepd_binding *bind)
 {
 	const struct layout *lay = &s->lay;
@@ -191,7 +232,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	if (!(s->agent = agent_create()) ||
 	    !(s->auth = auth_create(slurm_conf.authinfo, true)) ||
 	    !(s->ov = overlay_create(s->agent, s->auth, &cfg)) ||
-	    !(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
+	    build_pmix_side(s) < 0 || !(s->fence = fence_create(s)) ||
+	    !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
@@ -207,6 +249,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 			     "or munge unavailable)");
 		return -1;
 	}
+	fence_frames_listen(s);
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);
@@ -216,7 +259,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	s->monitor = monitor_create(s);
 	/* Without it checkpoint requests are refused. */
 	s->ckpt = ckpt_create(s);
-	if (agent_start(s->agent) < 0 ||
+	if (agent_start(s->agent) < 0 || pmixside_start(s->pside) < 0 ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
@@ -407,12 +450,13 @@ void stepd_fini(void)
 		return;
 	PMIXEV_DEBUG(1, "step ended here: shutting down");
 	atomic_store(&st.leaving, true);
-	/* Say goodbye and drain the agent while PMIx still accepts
-	 * callbacks, then stop it. */
+	/* Say goodbye and drain the agent, then the pmix side, while PMIx
+	 * still accepts callbacks, then stop them. */
 	if (s->agent) {
 		agent_post(s->agent, leave, NULL);
 		agent_stop(s->agent);
 	}
+	pmixside_stop(s->pside);
 	server_destroy(s->srv);
 	monitor_destroy(s->monitor);
 	ckpt_destroy(s->ckpt);
@@ -432,6 +476,8 @@ void stepd_fini(void)
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
 	fence_destroy(s->fence);
+	chan_destroy(s->chan);
+	pmixside_destroy(s->pside);
 	overlay_destroy(s->ov);
 	agent_destroy(s->agent);
 	auth_destroy(s->auth);

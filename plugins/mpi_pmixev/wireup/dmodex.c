@@ -1,12 +1,9 @@
 /*
- * wireup/dmodex.c - direct modex over the overlay (see dmodex.h).
- *
- * PMIx progress thread: dmodex_upcall_direct_modex (at the end of the
- * file) copies its arguments and posts them to the agent; serve_done_upcall
- * takes PMIx's answer to a peer's request and posts it to the agent.
- * Agent thread: everything else, that is the requests this node sends,
- * those it serves for peers, and the answer through the upcall's PMIx
- * callback.
+ * wireup/dmodex.c - direct modex over the overlay (see dmodex.h): root's
+ * half, on the agent thread. The requests this node sends come from the
+ * pmix side as DMODEX frames and are answered with DMODEX_DONE; those it
+ * serves for peers go to the pmix side as DMODEX_SERVE and come back as
+ * DMODEX_SERVED. The data stays opaque: no PMIx here.
  */
 #include "config.h"
 
@@ -15,19 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pmix_server.h>
-
 #include "overlay/overlay.h"
+#include "pmixd/chan.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
+#include "pmixev_pmixd_coll.h"
 #include "pmixev_proto.h"
 #include "base/agent.h"
 #include "base/step.h"
 #include "base/pending.h"
-#include "pmixbase/directives.h"
-#include "pmixbase/procs.h"
-#include "pmixbase/status.h"
 
 /* Result, and the rank's data (valid during the call). */
 typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
@@ -41,25 +35,23 @@ struct request {
 	void *arg;
 };
 
-/* A request served here for a peer: lives until PMIx answers. */
+/* A request served here for a peer: lives until the pmix side answers. */
 struct serving {
-	struct agent *agent;
-	struct dmodex *d; /* NULL once the dmodex is gone */
-	uint64_t id;
+	uint64_t sid; /* ours, in DMODEX_SERVE */
+	uint64_t id;  /* the requester's */
 	uint32_t requester;
-	enum pmixev_result result;
-	uint8_t *data;
-	size_t ndata;
 	struct serving *next;
 };
 
 struct dmodex {
 	struct overlay *ov;
-	struct agent *agent;
+	struct chan *chan;
+	const struct pmixev_pmixd_bounds *lim;
 	const struct layout *lay;
 	unsigned timeout_sec;
 	struct pending_set *requests;
 	struct serving *serving;
+	uint64_t last_sid;
 };
 
 static void request_end(struct request *r, enum pmixev_result result,
@@ -117,72 +109,39 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 		request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 }
 
-static void serving_unlink(struct serving *s)
+/* Answer a peer's request `s` served here, and forget it. */
+static void serve_answer(struct dmodex *d, struct serving *s,
+			 enum pmixev_result result, const uint8_t *data,
+			 size_t ndata)
 {
+	struct pmixev_dmdx_resp m = {
+		.id = s->id, .result = result, .data = data, .ndata = ndata};
 	struct serving **pp;
+	struct pmixev_buf b;
 
-	if (!s->d)
-		return;
-	for (pp = &s->d->serving; *pp; pp = &(*pp)->next)
+	pmixev_buf_init(&b);
+	if (pmixev_dmdx_resp_pack(&b, &m) < 0 ||
+	    overlay_send(d->ov, s->requester, PMIXEV_MSG_DMDX_RESP, b.data,
+			 b.len) < 0)
+		PMIXEV_ERROR("direct modex: cannot answer node %u",
+			     s->requester);
+	pmixev_buf_release(&b);
+	for (pp = &d->serving; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
 			break;
 		}
-}
-
-/* Agent thread: send PMIx's answer back to the requester. */
-static void serve_send_agent(void *arg)
-{
-	struct serving *s = arg;
-	struct pmixev_dmdx_resp m = {.id = s->id,
-				     .result = s->result,
-				     .data = s->data,
-				     .ndata = s->ndata};
-	struct pmixev_buf b;
-
-	if (s->d) {
-		pmixev_buf_init(&b);
-		if (pmixev_dmdx_resp_pack(&b, &m) < 0 ||
-		    overlay_send(s->d->ov, s->requester, PMIXEV_MSG_DMDX_RESP,
-				 b.data, b.len) < 0)
-			PMIXEV_ERROR("direct modex: cannot answer node %u",
-				     s->requester);
-		pmixev_buf_release(&b);
-		serving_unlink(s);
-	}
-	free(s->data);
 	free(s);
 }
 
-/* PMIx progress thread: copy the data and hand it to the agent. */
-static void serve_done_upcall(pmix_status_t status, char *data, size_t sz,
-			      void *cbdata)
-{
-	struct serving *s = cbdata;
-
-	s->result = status_from_pmix(status);
-	if (status == PMIX_SUCCESS && sz) {
-		if ((s->data = malloc(sz))) {
-			memcpy(s->data, data, sz);
-			s->ndata = sz;
-		} else {
-			s->result = PMIXEV_ERR_NOMEM;
-		}
-	}
-	if (agent_post(s->agent, serve_send_agent, s) < 0) {
-		free(s->data);
-		free(s);
-	}
-}
-
+/* A peer asks for a local rank's data: ask the pmix side. */
 static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct dmodex *d = ctx;
 	struct pmixev_dmdx_req m;
+	struct pmixev_pmixd_serve q;
 	struct serving *s;
 	struct pmixev_buf b;
-	pmix_proc_t proc;
-	pmix_status_t rc;
 
 	pmixev_buf_reader(&b, buf, len);
 	if (pmixev_dmdx_req_unpack(&b, &m) < 0 || src >= d->lay->step.nnodes) {
@@ -192,25 +151,46 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	if (!(s = calloc(1, sizeof(*s))))
 		return;
-	s->agent = d->agent;
-	s->d = d;
+	s->sid = ++d->last_sid;
 	s->id = m.id;
 	s->requester = src;
 	s->next = d->serving;
 	d->serving = s;
 	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
-	    m.rank >= d->lay->step.ntasks ||
-	    d->lay->map.node_of[m.rank] != d->lay->nodeid) {
-		s->result = PMIXEV_ERR_NOT_FOUND;
-		serve_send_agent(s);
+	    !layout_is_local(d->lay, m.rank)) {
+		serve_answer(d, s, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 		return;
 	}
-	PMIX_LOAD_PROCID(&proc, m.nspace, m.rank);
-	rc = PMIx_server_dmodex_request(&proc, serve_done_upcall, s);
-	if (rc != PMIX_SUCCESS) {
-		s->result = status_from_pmix(rc);
-		serve_send_agent(s);
-	}
+	q = (struct pmixev_pmixd_serve){.sid = s->sid, .rank = m.rank};
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if (pmixev_pmixd_serve_pack(&b, &q) < 0 ||
+	    chan_send(d->chan, PMIXEV_PMIXD_DMODEX_SERVE, &b) < 0)
+		serve_answer(d, s, PMIXEV_ERR_NOT_FOUND, NULL, 0);
+	pmixev_buf_release(&b);
+}
+
+/* DMODEX_SERVED: the pmix side's answer to a DMODEX_SERVE of ours. */
+static int on_served(void *ctx, struct pmixev_buf *body)
+{
+	struct dmodex *d = ctx;
+	struct pmixev_pmixd_data m;
+	struct serving *s;
+
+	if (pmixev_pmixd_data_unpack(body, &m) < 0)
+		return -1;
+	for (s = d->serving; s && s->sid != m.id; s = s->next)
+		;
+	if (!s)
+		return -1; /* a request root never sent */
+	serve_answer(d, s, m.result, m.data, m.ndata);
+	return 0;
+}
+
+void dmodex_pmix_gone(struct dmodex *d)
+{
+	while (d->serving)
+		serve_answer(d, d->serving, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 }
 
 static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
@@ -238,6 +218,55 @@ static void on_node_gone(void *ctx, uint32_t node, bool lost)
 	pending_lost(d->requests, node);
 }
 
+/* A request of the pmix side's, until its answer goes back. */
+struct frame_call {
+	struct chan *chan;
+	uint64_t id;
+};
+
+static void send_done(struct chan *l, uint64_t id, enum pmixev_result result,
+		      const uint8_t *data, size_t ndata)
+{
+	struct pmixev_pmixd_data m = {
+		.id = id, .result = result, .data = data, .ndata = ndata};
+
+	if (chan_send_data(l, PMIXEV_PMIXD_DMODEX_DONE, &m) < 0 &&
+	    chan_is_open(l))
+		PMIXEV_ERROR(
+			"direct modex: cannot answer the pmix side's call %llu "
+			"(out of memory)",
+			(unsigned long long)id);
+}
+
+/* The rank's data came (or the request failed): answer the pmix side. */
+static void answer(enum pmixev_result result, const uint8_t *data, size_t ndata,
+		   void *arg)
+{
+	struct frame_call *c = arg;
+
+	send_done(c->chan, c->id, result, data, ndata);
+	free(c);
+}
+
+/* DMODEX: a local client wants a rank's data. */
+static int on_dmodex(void *ctx, struct pmixev_buf *body)
+{
+	struct dmodex *d = ctx;
+	struct pmixev_pmixd_dmodex m;
+	struct frame_call *c;
+
+	if (pmixev_pmixd_dmodex_unpack(body, d->lim, &m) < 0)
+		return -1;
+	if (!(c = malloc(sizeof(*c)))) {
+		send_done(d->chan, m.id, PMIXEV_ERR_NOMEM, NULL, 0);
+		return 0;
+	}
+	c->chan = d->chan;
+	c->id = m.id;
+	dmodex_request(d, m.rank, m.timeout_sec, answer, c);
+	return 0;
+}
+
 struct dmodex *dmodex_create(struct step *s)
 {
 	struct dmodex *d = calloc(1, sizeof(*d));
@@ -253,84 +282,27 @@ struct dmodex *dmodex_create(struct step *s)
 		return NULL;
 	}
 	d->ov = s->ov;
-	d->agent = s->agent;
+	d->chan = s->chan;
+	d->lim = &s->pmixd_lim;
 	d->lay = &s->lay;
 	d->timeout_sec = s->conf.timeout_sec;
 	overlay_on(s->ov, PMIXEV_MSG_DMDX_REQ, on_req, d);
 	overlay_on(s->ov, PMIXEV_MSG_DMDX_RESP, on_resp, d);
+	chan_on(s->chan, PMIXEV_PMIXD_DMODEX, on_dmodex, d);
+	chan_on(s->chan, PMIXEV_PMIXD_DMODEX_SERVED, on_served, d);
 	return d;
 }
 
 void dmodex_destroy(struct dmodex *d)
 {
+	struct serving *s, *next;
+
 	if (!d)
 		return;
 	pending_set_destroy(d->requests, free);
-	/* Answers still in PMIx's hands free themselves when they come. */
-	for (struct serving *s = d->serving; s; s = s->next)
-		s->d = NULL;
-	free(d);
-}
-
-/* --- the upcall ----------------------------------------------------------- */
-
-/* A direct modex, copied for the agent. */
-struct dmodex_call {
-	uint32_t rank;
-	unsigned timeout_sec;
-	pmix_modex_cbfunc_t cbfunc;
-	void *cbdata;
-};
-
-/* Agent thread: the rank's data came (or the request failed). */
-static void direct_modex_answer_agent(enum pmixev_result result,
-				      const uint8_t *data, size_t ndata,
-				      void *arg)
-{
-	struct dmodex_call *c = arg;
-
-	status_answer_modex(c->cbfunc, c->cbdata, result, data, ndata);
-	free(c);
-}
-
-/* Agent thread: ask the rank's node. */
-static void direct_modex_agent(void *arg)
-{
-	struct dmodex_call *c = arg;
-
-	dmodex_request(step_served()->dmodex, c->rank, c->timeout_sec,
-		       direct_modex_answer_agent, c);
-}
-
-pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
-					 const pmix_info_t info[], size_t ninfo,
-					 pmix_modex_cbfunc_t cbfunc,
-					 void *cbdata)
-{
-	const struct step *s = step_served();
-	struct dmodex_call *c = NULL;
-	struct directives dir;
-	uint32_t *ranks = NULL;
-	enum pmixev_result rc;
-	bool all;
-
-	rc = procs_to_ranks(&s->lay, proc, 1, &all, &ranks);
-	if (rc == PMIXEV_OK && all)
-		rc = PMIXEV_ERR_BAD_REQUEST;
-	else if (rc == PMIXEV_OK && !(c = calloc(1, sizeof(*c))))
-		rc = PMIXEV_ERR_NOMEM;
-	if (rc != PMIXEV_OK)
-		goto out;
-	directives_read(info, ninfo, &dir);
-	c->rank = ranks[0];
-	c->timeout_sec = dir.timeout_sec;
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(s->agent, direct_modex_agent, c) < 0) {
-		rc = PMIXEV_ERR_UNREACH;
-		free(c);
+	for (s = d->serving; s; s = next) {
+		next = s->next;
+		free(s);
 	}
-out:
-	free(ranks);
-	return status_to_pmix(rc);
+	free(d);
 }

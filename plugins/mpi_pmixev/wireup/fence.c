@@ -3,7 +3,7 @@
  * disconnect, as collectives over the overlay tree (see fence.h).
  *
  * Agent thread: this node's part of each collective and the messages of
- * the tree (the upcalls are in fence_call.c).
+ * the tree (the calls come as frames: fence_frames.c).
  */
 #include "config.h"
 
@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <pmix_server.h>
 
 #include "overlay/overlay.h"
 #include "pmixev_buf.h"

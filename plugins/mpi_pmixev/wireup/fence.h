@@ -1,8 +1,9 @@
 /*
  * wireup/fence.h - collectives over the overlay tree: PMIx fences (with or
- * without data) and the barriers behind connect/disconnect. The upcalls
- * (fence_upcall_*) run on the PMIx progress thread and post to the agent;
- * the rest is called on the agent thread.
+ * without data) and the barriers behind connect/disconnect: root's half,
+ * the tree engine, on the agent thread. The calls come from the pmix side
+ * as FENCE frames (fence_frames.c; the upcalls are in
+ * pmixside/fence_pmix.c), and so does their data: opaque bytes here.
  *
  * A collective is named by its kind and participant set (the signature,
  * wireup/fence_sig.h) plus a per-signature sequence number, so different
@@ -20,8 +21,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <pmix_server.h>
 
 #include "base/step.h"
 #include "pmixev_proto.h"
@@ -51,17 +50,11 @@ void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		 unsigned timeout_sec, const uint8_t *data, size_t ndata,
 		 fence_done_fn done, void *arg);
 
-/* The upcalls (PMIx progress thread, fence_call.c), for the server
- * module's table. */
-pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
-				    const pmix_info_t info[], size_t ninfo,
-				    char *data, size_t ndata,
-				    pmix_modex_cbfunc_t cbfunc, void *cbdata);
-pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
-				   const pmix_info_t info[], size_t ninfo,
-				   pmix_op_cbfunc_t cbfunc, void *cbdata);
-pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
-				      const pmix_info_t info[], size_t ninfo,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata);
+/*
+ * Take the pmix side's FENCE frames on `s->chan` (checked against
+ * `s->pmixd_lim`) to `s->fence`, and answer each with FENCE_DONE
+ * (fence_frames.c). Before the agent runs.
+ */
+void fence_frames_listen(struct step *s);
 
 #endif /* PMIXEV_PMIX_FENCE_H_ */

@@ -1,0 +1,121 @@
+/*
+ * pmixside/fence_pmix.c - the PMIx upcalls of fences, connect and
+ * disconnect (see fence_pmix.h). PMIx progress thread: fence_upcall_*
+ * read their arguments into a FENCE frame and post it to the pmix side's
+ * agent, which sends it to root and answers PMIx when FENCE_DONE comes
+ * (pmixside/side.c). Root's half is wireup/fence_frames.c.
+ */
+#include "config.h"
+
+#include "pmixside/fence_pmix.h"
+
+#include <stdlib.h>
+
+#include "base/step.h"
+#include "pmixbase/directives.h"
+#include "pmixbase/procs.h"
+#include "pmixbase/status.h"
+#include "pmixev_pmixd_coll.h"
+#include "pmixside/side.h"
+
+static int by_rank(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort `ranks` and drop repeats (the frame wants a strictly increasing
+ * set; the collective's signature is the same). The new count. */
+static uint32_t sort_unique(uint32_t *ranks, size_t n)
+{
+	uint32_t k = 0;
+
+	qsort(ranks, n, sizeof(*ranks), by_rank);
+	for (size_t i = 0; i < n; i++)
+		if (!k || ranks[i] != ranks[k - 1])
+			ranks[k++] = ranks[i];
+	return k;
+}
+
+/* PMIx thread: pack a `kind` collective into `c` and post it; owns c. */
+static pmix_status_t coll_upcall(struct pmixside_call *c,
+				 enum pmixev_coll_kind kind,
+				 const pmix_proc_t procs[], size_t nprocs,
+				 const pmix_info_t info[], size_t ninfo,
+				 const char *data, size_t ndata)
+{
+	const struct step *s = step_served();
+	struct pmixev_pmixd_fence m = {.id = c->call.id, .kind = kind};
+	struct directives dir;
+	enum pmixev_result rc;
+
+	rc = procs_to_ranks(&s->lay, procs, nprocs, &m.all, &m.ranks);
+	if (rc != PMIXEV_OK)
+		goto fail;
+	directives_read(info, ninfo, &dir);
+	m.nranks = m.all ? 0 : sort_unique(m.ranks, nprocs);
+	m.collect = kind == PMIXEV_COLL_FENCE && dir.collect;
+	m.timeout_sec = pmixside_frame_timeout(dir.timeout_sec);
+	/* Root keeps a contribution only when the fence collects data. */
+	if (m.collect) {
+		m.data = (const uint8_t *)data;
+		m.ndata = ndata;
+	}
+	rc = pmixev_pmixd_fence_pack(&c->frame, &m) < 0 ? PMIXEV_ERR_NOMEM
+							: PMIXEV_OK;
+	free(m.ranks);
+	if (rc != PMIXEV_OK)
+		goto fail;
+	return status_to_pmix(pmixside_call_post(c));
+fail:
+	pmixside_call_free(c);
+	return status_to_pmix(rc);
+}
+
+pmix_status_t fence_upcall_fence_nb(const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    char *data, size_t ndata,
+				    pmix_modex_cbfunc_t cbfunc, void *cbdata)
+{
+	struct pmixside_call *c =
+		pmixside_call_new(step_served()->pside, PMIXEV_PMIXD_FENCE);
+
+	if (!c)
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
+	c->modex_cb = cbfunc;
+	c->cbdata = cbdata;
+	return coll_upcall(c, PMIXEV_COLL_FENCE, procs, nprocs, info, ninfo,
+			   data, ndata);
+}
+
+static pmix_status_t barrier_upcall(enum pmixev_coll_kind kind,
+				    const pmix_proc_t procs[], size_t nprocs,
+				    const pmix_info_t info[], size_t ninfo,
+				    pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	struct pmixside_call *c =
+		pmixside_call_new(step_served()->pside, PMIXEV_PMIXD_FENCE);
+
+	if (!c)
+		return status_to_pmix(PMIXEV_ERR_NOMEM);
+	c->op_cb = cbfunc;
+	c->cbdata = cbdata;
+	return coll_upcall(c, kind, procs, nprocs, info, ninfo, NULL, 0);
+}
+
+pmix_status_t fence_upcall_connect(const pmix_proc_t procs[], size_t nprocs,
+				   const pmix_info_t info[], size_t ninfo,
+				   pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_CONNECT, procs, nprocs, info, ninfo,
+			      cbfunc, cbdata);
+}
+
+pmix_status_t fence_upcall_disconnect(const pmix_proc_t procs[], size_t nprocs,
+				      const pmix_info_t info[], size_t ninfo,
+				      pmix_op_cbfunc_t cbfunc, void *cbdata)
+{
+	return barrier_upcall(PMIXEV_COLL_DISCONNECT, procs, nprocs, info,
+			      ninfo, cbfunc, cbdata);
+}

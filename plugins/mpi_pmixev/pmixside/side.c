@@ -1,0 +1,148 @@
+/*
+ * pmixside/side.c - the pmix side's agent, its end of the channel and the
+ * calls waiting on root (see side.h).
+ */
+#include "config.h"
+
+#include "pmixside/side.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "pmixbase/status.h"
+#include "pmixev_log.h"
+
+struct pmixside {
+	struct agent *agent;
+	struct chan *chan;
+	struct calls *calls;
+	const struct layout *lay;
+};
+
+/* Agent thread: root is gone; nothing will answer the waiting calls. */
+static void chan_closed(void *ctx, const char *why)
+{
+	struct pmixside *p = ctx;
+	size_t n = calls_fail_all(p->calls, PMIXEV_ERR_UNREACH);
+
+	PMIXEV_ERROR("pmix side: the channel to root closed (%s); %zu fence or "
+		     "direct modex call(s) waiting on it fail, and new ones "
+		     "will",
+		     why, n);
+}
+
+struct pmixside *pmixside_create(const struct layout *lay, int fd)
+{
+	struct pmixside *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->agent = agent_create())) {
+		free(p);
+		close(fd);
+		return NULL;
+	}
+	p->lay = lay;
+	if (!(p->chan = chan_create(agent_base(p->agent), fd,
+				    PMIXEV_PMIXD_FROM_ROOT, chan_closed, p)) ||
+	    !(p->calls = calls_create(p->chan))) {
+		pmixside_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+int pmixside_start(struct pmixside *p)
+{
+	return agent_start(p->agent);
+}
+
+void pmixside_stop(struct pmixside *p)
+{
+	if (p)
+		agent_stop(p->agent);
+}
+
+void pmixside_destroy(struct pmixside *p)
+{
+	if (!p)
+		return;
+	agent_stop(p->agent);
+	/* Events of the channel are freed before their base. */
+	chan_destroy(p->chan);
+	calls_destroy(p->calls);
+	agent_destroy(p->agent);
+	free(p);
+}
+
+struct agent *pmixside_agent(struct pmixside *p)
+{
+	return p->agent;
+}
+
+struct chan *pmixside_chan(struct pmixside *p)
+{
+	return p->chan;
+}
+
+const struct layout *pmixside_layout(const struct pmixside *p)
+{
+	return p->lay;
+}
+
+/* Agent thread: root answered `call` (or the channel is gone). */
+static void answer_agent(struct call *call, enum pmixev_result result,
+			 const uint8_t *data, size_t ndata)
+{
+	struct pmixside_call *c = (struct pmixside_call *)call;
+
+	if (c->modex_cb)
+		status_answer_modex(c->modex_cb, c->cbdata, result, data,
+				    ndata);
+	else
+		status_answer_op(c->op_cb, c->cbdata, result);
+	free(c);
+}
+
+/* Agent thread: send the call's frame and wait for root. */
+static void send_agent(void *arg)
+{
+	struct pmixside_call *c = arg;
+
+	calls_send(c->p->calls, &c->call, c->type, &c->frame);
+}
+
+struct pmixside_call *pmixside_call_new(struct pmixside *p, uint8_t type)
+{
+	struct pmixside_call *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->call.id = calls_new_id(p->calls);
+	c->call.answer = answer_agent;
+	c->p = p;
+	c->type = type;
+	pmixev_buf_init(&c->frame);
+	chan_frame_begin(&c->frame);
+	return c;
+}
+
+void pmixside_call_free(struct pmixside_call *c)
+{
+	if (!c)
+		return;
+	pmixev_buf_release(&c->frame);
+	free(c);
+}
+
+enum pmixev_result pmixside_call_post(struct pmixside_call *c)
+{
+	if (agent_post(c->p->agent, send_agent, c) == 0)
+		return PMIXEV_OK;
+	pmixside_call_free(c);
+	return PMIXEV_ERR_UNREACH;
+}
+
+uint32_t pmixside_frame_timeout(unsigned timeout_sec)
+{
+	return timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ? PMIXEV_PMIXD_TIMEOUT_MAX
+						      : timeout_sec;
+}

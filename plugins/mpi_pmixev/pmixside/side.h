@@ -1,0 +1,89 @@
+/*
+ * pmixside/side.h - the pmix side of slurmstepd: the thread that stands
+ * for the PMIx server process of doc/pmix-server-as-owner.md (slice 2: in
+ * the same process, no split yet). It has its own agent (base/agent.h)
+ * and its end of the pmixd channel to root's agent; everything it asks of
+ * root, and everything root asks of the PMIx library, crosses that channel
+ * as frames of pmixev_pmixd_msg.h.
+ *
+ * Three threads meet here. The PMIx progress thread runs the upcalls
+ * (fence_pmix.c, dmodex_pmix.c): each makes a call with its frame and
+ * posts it (pmixside_call_post), never blocking. The pmix side's agent
+ * sends it and, when root answers, answers PMIx through the call's
+ * callback; it also runs what root asks of the library. Root's agent
+ * only reads and writes frames.
+ */
+#ifndef PMIXEV_PMIXSIDE_SIDE_H_
+#define PMIXEV_PMIXSIDE_SIDE_H_
+
+#include <stdint.h>
+
+#include <pmix_server.h>
+
+#include "base/agent.h"
+#include "base/layout.h"
+#include "pmixd/chan.h"
+#include "pmixev_buf.h"
+#include "pmixev_result.h"
+#include "pmixside/calls.h"
+
+struct pmixside;
+
+/*
+ * The pmix side of the step laid out in `lay`, on channel socket `fd` (taken,
+ * also on failure). Stopped; NULL when out of memory.
+ */
+struct pmixside *pmixside_create(const struct layout *lay, int fd);
+
+/* Start its agent thread. 0, or -1 (errno set). */
+int pmixside_start(struct pmixside *p);
+
+/*
+ * Stop its agent (work already posted runs first); before the PMIx
+ * server is finalized: nothing may call into the library after it.
+ */
+void pmixside_stop(struct pmixside *p);
+
+/* Stop, then free everything without answering PMIx. NULL-safe. */
+void pmixside_destroy(struct pmixside *p);
+
+/* Its agent, its end of the channel, its step's layout (for its parts). */
+struct agent *pmixside_agent(struct pmixside *p);
+struct chan *pmixside_chan(struct pmixside *p);
+const struct layout *pmixside_layout(const struct pmixside *p);
+
+/*
+ * An upcall's request to root, answered through its PMIx callback: a
+ * modex callback (fence, direct modex: with data) or an op callback
+ * (connect, disconnect).
+ */
+struct pmixside_call {
+	struct call call; /* first: see calls.h */
+	struct pmixside *p;
+	uint8_t type; /* PMIXEV_PMIXD_FENCE or _DMODEX */
+	struct pmixev_buf frame;
+	pmix_modex_cbfunc_t modex_cb;
+	pmix_op_cbfunc_t op_cb;
+	void *cbdata;
+};
+
+/*
+ * PMIx thread: a call of `type` with a fresh id and its frame begun
+ * (chan_frame_begin): pack the body into `frame`. NULL: out of memory.
+ */
+struct pmixside_call *pmixside_call_new(struct pmixside *p, uint8_t type);
+
+/* Free a call not posted. NULL-safe. */
+void pmixside_call_free(struct pmixside_call *c);
+
+/*
+ * PMIx thread: hand the packed call to the agent, which sends it and
+ * answers PMIx when root does. PMIXEV_OK, or PMIXEV_ERR_UNREACH when the
+ * agent is stopping (`c` is freed: the upcall fails, PMIx answers).
+ */
+enum pmixev_result pmixside_call_post(struct pmixside_call *c);
+
+/* A client's PMIX_TIMEOUT as a frame carries it: at most a day. */
+uint32_t pmixside_frame_timeout(unsigned timeout_sec);
+
+#endif /* PMIXEV_PMIXSIDE_SIDE_H_ */
