@@ -13,7 +13,8 @@
  *   seq            u64 seq                            (SYNC, SYNC_ECHO)
  *   empty          nothing                            (FINI)
  *   notify         as pmixev_proto.h's NOTIFY
- *   inject         u8 kind (1..2), then pmixev_proto.h's EVENT or NOTIFY
+ *   inject         u8 kind (1..3), u32 origin, then pmixev_proto.h's EVENT
+ *                  (kinds EVENT and CKPT) or NOTIFY
  */
 #include "config.h"
 
@@ -424,7 +425,8 @@ int pmixev_pmixd_notify_unpack(struct pmixev_buf *b,
 static bool inject_ok(unsigned kind)
 {
 	return kind == PMIXEV_PMIXD_INJECT_EVENT ||
-	       kind == PMIXEV_PMIXD_INJECT_NOTIFY;
+	       kind == PMIXEV_PMIXD_INJECT_NOTIFY ||
+	       kind == PMIXEV_PMIXD_INJECT_CKPT;
 }
 
 int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
@@ -437,12 +439,13 @@ int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
 		return pmixd_invalid();
 	/* The body first, so that a refused one leaves `b` untouched. */
 	pmixev_buf_init(&body);
-	if (m->kind == PMIXEV_PMIXD_INJECT_EVENT)
-		rc = pmixev_event_pack(&body, &m->ev);
-	else
+	if (m->kind == PMIXEV_PMIXD_INJECT_NOTIFY)
 		rc = pmixev_notify_pack(&body, &m->nt);
+	else
+		rc = pmixev_event_pack(&body, &m->ev);
 	if (rc == 0) {
 		pmixev_buf_put_u8(b, (uint8_t)m->kind);
+		pmixev_buf_put_u32(b, m->origin);
 		pmixev_buf_put_raw(b, body.data, body.len);
 		rc = pmixd_pack_done(b);
 	}
@@ -457,12 +460,13 @@ int pmixev_pmixd_inject_unpack(struct pmixev_buf *b,
 	int rc = -1;
 
 	pmixev_buf_get_u8(b, &kind);
+	pmixev_buf_get_u32(b, &m->origin);
 	if (!pmixev_buf_ok(b) || !inject_ok(kind))
 		return -1;
-	if (kind == PMIXEV_PMIXD_INJECT_EVENT)
-		rc = pmixev_event_unpack(b, &m->ev);
-	else
+	if (kind == PMIXEV_PMIXD_INJECT_NOTIFY)
 		rc = pmixev_notify_unpack(b, &m->nt);
+	else
+		rc = pmixev_event_unpack(b, &m->ev);
 	if (rc == 0)
 		m->kind = (enum pmixev_pmixd_inject_kind)kind;
 	return rc;

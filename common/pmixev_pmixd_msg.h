@@ -210,14 +210,22 @@ int pmixev_pmixd_notify_unpack(struct pmixev_buf *b,
 			       const struct pmixev_pmixd_bounds *lim,
 			       struct pmixev_notify_msg *m);
 
-/* INJECT (R->O): an event for O to deliver to its clients. */
+/*
+ * INJECT (R->O): an event for O to deliver to its clients, from the stepd
+ * of node `origin` (which observed it, relayed it, or asks for the
+ * checkpoint). O checks origin, ranks and nodes against its layout.
+ */
 enum pmixev_pmixd_inject_kind {
 	PMIXEV_PMIXD_INJECT_EVENT = 1,	/* a stepd-observed event */
 	PMIXEV_PMIXD_INJECT_NOTIFY = 2, /* a relayed client event */
+	PMIXEV_PMIXD_INJECT_CKPT = 3,	/* PMIX_JCTRL_CHECKPOINT: ev.rank (or
+					   PMIXEV_EVENT_NO_RANK: all), id in
+					   ev.text */
 };
 struct pmixev_pmixd_inject {
 	enum pmixev_pmixd_inject_kind kind;
-	struct pmixev_event_msg ev;  /* _EVENT */
+	uint32_t origin;
+	struct pmixev_event_msg ev;  /* _EVENT, _CKPT */
 	struct pmixev_notify_msg nt; /* _NOTIFY */
 };
 int pmixev_pmixd_inject_pack(struct pmixev_buf *b,

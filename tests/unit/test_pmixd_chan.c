@@ -5,10 +5,14 @@
  * socket buffer; a bad header, an oversize length, a type of the wrong
  * side or without a handler, a malformed body, EOF: each closes the
  * channel once with a reason. And the calls waiting on root: answered by
- * id, failed when root closes the channel on a malformed frame, failed at
- * once once it is closed, and an answer for an unknown id closes it.
+ * id, failed when root closes the channel on a malformed frame, refused
+ * once it is closed, and an answer for an unknown id closes it. Sends from
+ * another thread: a frame larger than the socket buffer is finished by the
+ * owner after the kick, and a write error that thread meets closes the
+ * channel on the owner's thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -131,6 +135,12 @@ static void fence_frame(struct pmixev_buf *b, uint64_t id, size_t ndata)
 	free(data);
 }
 
+/* The kick: counted; the test runs chan_kick itself, as the agent would. */
+static void count_kick(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
 static void put(int fd, const void *p, size_t n)
 {
 	assert_int_equal(write(fd, p, n), (ssize_t)n);
@@ -198,6 +208,82 @@ static void test_large_frame(void **state)
 	assert_int_equal(f->rs.last_ndata, 8u << 20);
 	assert_int_equal(f->rs.bad_data, 0);
 	assert_int_equal(f->rs.closed + ps.closed, 0);
+	chan_destroy(pmix);
+}
+
+struct sender {
+	struct chan *l;
+	size_t ndata;
+	int rc;
+};
+
+static void *send_thread(void *arg)
+{
+	struct sender *t = arg;
+	struct pmixev_buf b;
+
+	fence_frame(&b, 9, t->ndata);
+	t->rc = chan_send_any(t->l, PMIXEV_PMIXD_FENCE, &b);
+	return NULL;
+}
+
+/* Another thread sends more than the socket takes: the owner, kicked,
+ * writes the rest; the frame arrives whole. */
+static void test_send_any_large(void **state)
+{
+	struct fixture *f = *state;
+	struct seen ps = {0};
+	struct chan *pmix = chan_create(f->base, f->fds[1],
+					PMIXEV_PMIXD_FROM_ROOT, on_close, &ps);
+	struct sender t = {.l = pmix, .ndata = 8u << 20, .rc = -5};
+	pthread_t th;
+	int kicks = 0;
+
+	f->fds[1] = -1;
+	assert_non_null(pmix);
+	chan_set_kick(pmix, count_kick, &kicks);
+	assert_int_equal(pthread_create(&th, NULL, send_thread, &t), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(t.rc, 0);
+	assert_int_equal(kicks, 1);
+	chan_kick(pmix);
+	for (int i = 0; i < 10000 && !f->rs.frames; i++)
+		event_base_loop(f->base, EVLOOP_ONCE);
+	assert_int_equal(f->rs.frames, 1);
+	assert_int_equal(f->rs.last_ndata, 8u << 20);
+	assert_int_equal(f->rs.bad_data, 0);
+	assert_int_equal(f->rs.closed + ps.closed, 0);
+	chan_destroy(pmix);
+}
+
+/* The peer is gone when another thread writes: the send fails, the
+ * owner is kicked and closes with the cause, once. */
+static void test_send_any_error(void **state)
+{
+	struct fixture *f = *state;
+	struct seen ps = {0};
+	struct chan *pmix = chan_create(f->base, f->fds[1],
+					PMIXEV_PMIXD_FROM_ROOT, on_close, &ps);
+	struct sender t = {.l = pmix, .ndata = 16, .rc = -5};
+	pthread_t th;
+	int kicks = 0;
+
+	f->fds[1] = -1;
+	assert_non_null(pmix);
+	chan_set_kick(pmix, count_kick, &kicks);
+	chan_destroy(f->root);
+	f->root = NULL;
+	assert_int_equal(pthread_create(&th, NULL, send_thread, &t), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(t.rc, -1);
+	assert_int_equal(kicks, 1);
+	assert_false(chan_is_open(pmix));
+	assert_int_equal(ps.closed, 0); /* only the owner closes */
+	chan_kick(pmix);
+	assert_int_equal(ps.closed, 1);
+	assert_non_null(strstr(ps.why, "pipe"));
+	chan_kick(pmix);
+	assert_int_equal(ps.closed, 1);
 	chan_destroy(pmix);
 }
 
@@ -317,20 +403,26 @@ struct answers {
 	size_t ndata;
 };
 
-static void send_call(struct calls *cs, struct answers *a)
+static int send_call(struct calls *cs, struct answers *a)
 {
 	struct req *r = calloc(1, sizeof(*r));
 	struct pmixev_buf b;
 
 	assert_non_null(r);
 	r->call.id = calls_new_id(cs);
+	r->call.done_type = PMIXEV_PMIXD_FENCE_DONE;
 	r->call.answer = req_answer;
 	r->answers = &a->n;
 	r->result = &a->result;
 	r->ndata = &a->ndata;
 	fence_frame(&b, r->call.id, 0);
-	calls_send(cs, &r->call, PMIXEV_PMIXD_FENCE, &b);
+	if (calls_send(cs, &r->call, PMIXEV_PMIXD_FENCE, &b) < 0) {
+		free(r);
+		assert_int_equal(b.len, 0);
+		return -1;
+	}
 	assert_int_equal(b.len, 0);
+	return 0;
 }
 
 static void test_calls(void **state)
@@ -344,14 +436,15 @@ static void test_calls(void **state)
 					 .data = (const uint8_t *)"xyz",
 					 .ndata = 3};
 	uint8_t h[PMIXEV_PMIXD_HDR_LEN];
-	int fd = f->fds[1];
+	int fd = f->fds[1], kicks = 0;
 
 	f->fds[1] = -1;
 	assert_non_null(pmix);
 	ps.calls = calls_create(pmix);
 	assert_non_null(ps.calls);
-	send_call(ps.calls, &a1);
-	send_call(ps.calls, &a2);
+	chan_set_kick(pmix, count_kick, &kicks);
+	assert_int_equal(send_call(ps.calls, &a1), 0);
+	assert_int_equal(send_call(ps.calls, &a2), 0);
 	spin(f);
 	assert_int_equal(f->rs.frames, 2);
 	/* Root answers the first (ids from 1). */
@@ -375,10 +468,10 @@ static void test_calls(void **state)
 	assert_int_equal(ps.failed, 1);
 	assert_int_equal(a2.n, 1);
 	assert_int_equal(a2.result, PMIXEV_ERR_UNREACH);
-	/* Later calls fail at once. */
-	send_call(ps.calls, &a3);
-	assert_int_equal(a3.n, 1);
-	assert_int_equal(a3.result, PMIXEV_ERR_UNREACH);
+	/* Later calls are refused at once, not kept nor answered. */
+	assert_int_equal(send_call(ps.calls, &a3), -1);
+	assert_int_equal(a3.n, 0);
+	assert_int_equal(kicks, 0);
 	calls_destroy(ps.calls);
 	chan_destroy(pmix);
 }
@@ -392,11 +485,13 @@ static void test_unknown_id(void **state)
 					PMIXEV_PMIXD_FROM_ROOT, on_close, &ps);
 	struct answers a = {0};
 	struct pmixev_pmixd_data done = {.id = 77, .result = PMIXEV_OK};
+	int kicks = 0;
 
 	f->fds[1] = -1;
 	assert_non_null(pmix);
 	ps.calls = calls_create(pmix);
-	send_call(ps.calls, &a);
+	chan_set_kick(pmix, count_kick, &kicks);
+	assert_int_equal(send_call(ps.calls, &a), 0);
 	spin(f);
 	assert_int_equal(
 		chan_send_data(f->root, PMIXEV_PMIXD_DMODEX_DONE, &done), 0);
@@ -429,6 +524,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_body, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_eof, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_any_large, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_send_any_error, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_id, setup,
 						teardown),

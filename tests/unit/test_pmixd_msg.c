@@ -272,10 +272,16 @@ static void test_inject(void **state)
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
 	assert_strict(&w, un_inject);
 	in.kind = PMIXEV_PMIXD_INJECT_NOTIFY;
+	in.origin = 2;
 	strcpy(in.nt.nspace, "x");
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
 	assert_strict(&w, un_inject);
-	in.kind = 3;
+	in.kind = PMIXEV_PMIXD_INJECT_CKPT;
+	in.ev.rank = PMIXEV_EVENT_NO_RANK;
+	strcpy(in.ev.text, "ck-1");
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
+	in.kind = 4;
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
 	in.kind = PMIXEV_PMIXD_INJECT_EVENT;
 	in.ev.flags = 0x80; /* refused by the event's own pack */

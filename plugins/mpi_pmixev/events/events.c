@@ -25,8 +25,6 @@
 #include "pmixev_nodewatch.h"
 #include "pmixev_proto.h"
 
-#define INFO_MAX 12 /* the most infos an injected event carries */
-
 /* A rank lost with its node ended without PMIx_Finalize as far as anyone
  * can tell. (PRRTE tears the whole job down instead.) */
 #define LOST_PROC_CODE PMIX_ERR_PROC_TERM_WO_SYNC
@@ -44,140 +42,23 @@ struct events {
 	bool *ended;		  /* [ntasks]: its end was told here */
 };
 
-/* The procs of node `node`, as a data array (not PMIX_PROC-typed info). */
-static pmix_data_array_t *node_procs(const struct layout *lay, uint32_t node)
-{
-	uint32_t n = lay->map.count[node];
-	pmix_data_array_t *da;
-	pmix_proc_t *p;
-
-	PMIX_DATA_ARRAY_CREATE(da, n, PMIX_PROC);
-	if (!da)
-		return NULL;
-	p = da->array;
-	for (uint32_t i = 0; i < n; i++)
-		PMIX_LOAD_PROCID(&p[i], lay->nspace, lay->map.ranks[node][i]);
-	return da;
-}
-
-/* What a job event (slurmctld, through the watcher) carries. */
-static size_t job_infos(const struct pmixev_event_msg *m, pmix_info_t *info)
-{
-	uint32_t secs = m->value > UINT32_MAX ? UINT32_MAX : (uint32_t)m->value;
-	bool changed = m->detail != 0;
-	size_t n = 0;
-
-	if (m->value >= 0)
-		PMIX_INFO_LOAD(&info[n++], PMIX_TIME_REMAINING, &secs,
-			       PMIX_UINT32);
-	if (m->code == PMIX_JCTRL_PREEMPT_ALERT)
-		PMIX_INFO_LOAD(&info[n++], PMIXEV_PREEMPT_MODE,
-			       pmixev_preempt_after_name(m->detail),
-			       PMIX_STRING);
-	if (m->code == PMIXEV_EVENT_TIME_LIMIT)
-		PMIX_INFO_LOAD(&info[n++], PMIXEV_TIME_CHANGED, &changed,
-			       PMIX_BOOL);
-	return n;
-}
-
-/* What a node-offline event (slurmctld, through the watcher) carries. */
-static size_t offline_infos(const struct layout *lay,
-			    const struct pmixev_event_msg *m, pmix_info_t *info)
-{
-	pmix_data_array_t *procs;
-	size_t n = 0;
-
-	PMIX_INFO_LOAD(&info[n++], PMIX_HOSTNAME, m->host, PMIX_STRING);
-	for (uint32_t node = 0; node < lay->step.nnodes; node++) {
-		if (strcmp(lay->nodes[node], m->host))
-			continue;
-		PMIX_INFO_LOAD(&info[n++], PMIX_NODEID, &node, PMIX_UINT32);
-		if ((procs = node_procs(lay, node))) {
-			PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROCS,
-				       procs, PMIX_DATA_ARRAY);
-			PMIX_DATA_ARRAY_FREE(procs);
-		}
-		break;
-	}
-	PMIX_INFO_LOAD(&info[n++], PMIXEV_NODE_STATE,
-		       pmixev_node_avail_name(m->detail), PMIX_STRING);
-	PMIX_INFO_LOAD(&info[n++], PMIXEV_NODE_REASON, m->reason, PMIX_STRING);
-	return n;
-}
-
-/* Give the event to this node's PMIx server for its clients. */
+/* Hand the event to this node's PMIx server for its clients. */
 static void inject(struct events *ev, uint32_t src_node,
 		   const struct pmixev_event_msg *m)
 {
-	const struct layout *lay = ev->lay;
-	pmix_info_t *info = NULL;
-	bool node_event = m->rank == PMIXEV_EVENT_NO_RANK, yes = true;
-	uint32_t host = node_event ? m->node : lay->map.node_of[m->rank];
-	int exit_code = m->exit_code;
-	time_t when = (time_t)m->time;
+	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_EVENT,
+					 .origin = src_node,
+					 .ev = *m};
 	char source[PMIXEV_NODENAME_MAX + 8];
-	pmix_data_array_t *procs = NULL, everyone = {0};
-	pmix_proc_t who, all;
-	size_t n = 0;
 
 	snprintf(source, sizeof(source), "%s@%s",
 		 m->flags & PMIXEV_EVENT_SITE  ? "site"
 		 : m->flags & PMIXEV_EVENT_JOB ? PMIXEV_EVENT_SOURCE_JOB
 					       : "stepd",
-		 lay->nodes[src_node]);
-	PMIX_INFO_CREATE(info, INFO_MAX);
-	if (!info) {
-		inject_undelivered(ev->inject, source, "out of memory");
-		return;
-	}
-	if (node_event) {
-		/* From "the stepd of that node", to every process of the step
-		 * (a namespace range would compare with the source's). */
-		PMIX_LOAD_PROCID(&who, lay->srv_nspace, m->node);
-		PMIX_LOAD_PROCID(&all, lay->nspace, PMIX_RANK_WILDCARD);
-		everyone = (pmix_data_array_t){
-			.type = PMIX_PROC, .size = 1, .array = &all};
-		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_CUSTOM_RANGE, &everyone,
-			       PMIX_DATA_ARRAY);
-		if (m->flags & PMIXEV_EVENT_JOB &&
-		    m->code == PMIX_EVENT_NODE_OFFLINE)
-			n += offline_infos(lay, m, &info[n]);
-		else if (m->flags & PMIXEV_EVENT_JOB)
-			n += job_infos(m, &info[n]);
-		else if ((procs = node_procs(lay, m->node))) {
-			PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROCS,
-				       procs, PMIX_DATA_ARRAY);
-			PMIX_DATA_ARRAY_FREE(procs);
-		}
-		if (!(m->flags & PMIXEV_EVENT_JOB))
-			PMIX_INFO_LOAD(&info[n++], PMIX_NODEID, &m->node,
-				       PMIX_UINT32);
-	} else {
+		 ev->lay->nodes[src_node]);
+	if (m->rank != PMIXEV_EVENT_NO_RANK)
 		ev->ended[m->rank] = true;
-		PMIX_LOAD_PROCID(&who, lay->nspace, m->rank);
-		/* The only PMIX_PROC-typed info: Open MPI's ULFM takes every
-		 * one of them for a failed process. */
-		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC, &who,
-			       PMIX_PROC);
-		PMIX_INFO_LOAD(&info[n++], PMIX_EXIT_CODE, &exit_code,
-			       PMIX_INT);
-	}
-	if (!(m->flags & PMIXEV_EVENT_JOB))
-		PMIX_INFO_LOAD(&info[n++], PMIX_HOSTNAME, lay->nodes[host],
-			       PMIX_STRING);
-	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TEXT_MESSAGE, m->text,
-		       PMIX_STRING);
-	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TIMESTAMP, &when, PMIX_TIME);
-	PMIX_INFO_LOAD(&info[n++], PMIXEV_EVENT_SOURCE, source, PMIX_STRING);
-	PMIX_INFO_LOAD(&info[n++], PMIXEV_EVENT_SEQ, &m->seq, PMIX_UINT64);
-	if (m->flags & PMIXEV_EVENT_NON_DEFAULT)
-		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
-			       PMIX_BOOL);
-	/* Proc events: the source is the dead process, never told of its own
-	 * end. */
-	inject_event(ev->inject, source, m->code, &who,
-		     node_event ? PMIX_RANGE_CUSTOM : PMIX_RANGE_NAMESPACE,
-		     info, INFO_MAX, n);
+	inject_send(ev->inject, &in, source);
 }
 
 /* A name for the log: pmixev's own codes are unknown to PMIx, and so are

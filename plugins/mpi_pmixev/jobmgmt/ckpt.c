@@ -27,7 +27,6 @@
 
 #define DEFAULT_SEC 60
 #define WATCH_MAX   64 /* requests this node's ranks may answer */
-#define INFO_MAX    2
 
 /* A request made from this node, in the set until its target ranks
  * completed, a node with one that has not was lost, or its deadline
@@ -169,10 +168,9 @@ static void deliver(struct ckpt *k, uint32_t origin, uint32_t serial,
 		    unsigned timeout_sec)
 {
 	const struct layout *lay = &k->s->lay;
+	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CKPT,
+					 .origin = lay->nodeid};
 	char source[PMIXEV_NODENAME_MAX + 8];
-	pmix_data_array_t range;
-	pmix_proc_t from, to;
-	pmix_info_t *info;
 
 	add_watch(k, origin, serial, rank, id, timeout_sec);
 	if (signo) {
@@ -190,21 +188,10 @@ static void deliver(struct ckpt *k, uint32_t origin, uint32_t serial,
 			     signo, sent);
 		return;
 	}
+	in.ev.rank = rank == CKPT_ALL ? PMIXEV_EVENT_NO_RANK : rank;
+	snprintf(in.ev.text, sizeof(in.ev.text), "%s", id);
 	snprintf(source, sizeof(source), "stepd@%s", lay->nodes[lay->nodeid]);
-	PMIX_INFO_CREATE(info, INFO_MAX);
-	if (!info) {
-		inject_undelivered(k->s->inject, source, "out of memory");
-		return;
-	}
-	PMIX_LOAD_PROCID(&from, lay->srv_nspace, lay->nodeid);
-	PMIX_LOAD_PROCID(&to, lay->nspace,
-			 rank == CKPT_ALL ? PMIX_RANK_WILDCARD : rank);
-	range = (pmix_data_array_t){.type = PMIX_PROC, .size = 1, .array = &to};
-	PMIX_INFO_LOAD(&info[0], PMIX_EVENT_CUSTOM_RANGE, &range,
-		       PMIX_DATA_ARRAY);
-	PMIX_INFO_LOAD(&info[1], PMIX_JOB_CTRL_CHECKPOINT, id, PMIX_STRING);
-	inject_event(k->s->inject, source, PMIX_JCTRL_CHECKPOINT, &from,
-		     PMIX_RANGE_CUSTOM, info, INFO_MAX, INFO_MAX);
+	inject_send(k->s->inject, &in, source);
 }
 
 static void completion_agent(void *arg)

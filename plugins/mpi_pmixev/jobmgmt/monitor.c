@@ -14,7 +14,7 @@
 
 #include "base/agent.h"
 #include "base/step.h"
-#include "events/notify.h"
+#include "pmixside/notify_pmix.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_log.h"
 #include "ownerhelper/helper.h"

@@ -8,7 +8,7 @@
  * alert through notify_event. So pmixev registers a handler for both codes
  * with its own server: an alert the library raised about a rank of this
  * node
- *   - is relayed to every other node of the step (events/notify.h), where
+ *   - is relayed to every other node of the step (pmixside/notify_pmix.h), where
  *     the local server delivers it with the same source: every process of
  *     the step gets it once, whatever range the requester gave;
  *   - is logged in the slurmd log with the step id ("monitor: rank R:
@@ -21,7 +21,7 @@
  *                (batch jobs Slurm lets the owner requeue); a refusal is
  *                logged with Slurm's reason.
  * An alert a client raised itself with PMIx_Notify_event is an ordinary
- * event (events/notify.h): no policy. The file monitor stats the file with the
+ * event (pmixside/notify_pmix.h): no policy. The file monitor stats the file with the
  * owner's file identity (the progress thread is confined, pmixbase/confine.h):
  * a file the owner cannot reach is never seen and never alerts.
  *

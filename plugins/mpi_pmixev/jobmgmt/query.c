@@ -18,7 +18,8 @@
 
 #include "base/agent.h"
 #include "base/step.h"
-#include "events/inject.h"
+#include "pmixside/inject_pmix.h"
+#include "pmixside/side.h"
 #include "jobmgmt/ptable.h"
 #include "jobmgmt/query_procs.h"
 #include "jobmgmt/query_slurm.h"
@@ -255,7 +256,7 @@ static pmix_status_t answer_step(const struct step *s, enum qkey key,
 		PMIX_INFO_LOAD(out, name, uri, PMIX_STRING);
 		return PMIX_SUCCESS;
 	case Q_EVENTS:
-		return inject_report(s->inject, out);
+		return inject_pmix_report(pmixside_inject(s->pside), out);
 	default:
 		return PMIX_ERR_NOT_FOUND;
 	}

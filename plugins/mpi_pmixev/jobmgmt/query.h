@@ -11,7 +11,7 @@
  *   PMIX_SERVER_URI            (string) this node's PMIx server
  *   PMIX_QUERY_NUM_PSETS       (size_t) 0, PMIX_QUERY_PSET_NAMES (string)
  *                              "": no process sets
- *   PMIXEV_QUERY_EVENTS        lost events (events/inject.h)
+ *   PMIXEV_QUERY_EVENTS        lost events (pmixside/inject_pmix.h)
  *   PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_MEMORY_USAGE
  *                              from the tasks' table (jobmgmt/query_procs.h;
  *                              the whole step's gathered from every node)

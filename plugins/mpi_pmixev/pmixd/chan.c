@@ -14,6 +14,7 @@
 #include "pmixd/chan.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,11 +32,16 @@ struct handler {
 };
 
 struct chan {
+	pthread_mutex_t tx; /* fd (for writes and the close), out, kick */
 	int fd;
 	enum pmixev_pmixd_side peer;
 	struct event *rd, *wr;
 	struct evbuffer *out; /* frames not yet written */
-	uint8_t *rx;	      /* bytes read, not yet handled */
+	int tx_err;	      /* a write error another thread met, or 0 */
+	bool kicked;	      /* the owner is asked to write or close */
+	chan_kick_fn kick;
+	void *kick_ctx;
+	uint8_t *rx; /* bytes read, not yet handled */
 	size_t rx_len, rx_cap;
 	chan_close_fn on_close;
 	void *ctx;
@@ -55,16 +61,21 @@ static void close_with(struct chan *l, const char *why)
 		return;
 	event_del(l->rd);
 	event_del(l->wr);
+	pthread_mutex_lock(&l->tx);
 	close(l->fd);
 	l->fd = -1;
 	evbuffer_drain(l->out, evbuffer_get_length(l->out));
+	pthread_mutex_unlock(&l->tx);
 	if (l->on_close)
 		l->on_close(l->ctx, why);
 }
 
-/* Write what the socket takes. -1 on a socket error (the channel is dead:
- * the read side sees it and closes). */
-static int flush(struct chan *l)
+/*
+ * Under tx: write what the socket takes. 1 when bytes are left (the
+ * socket is full), 0 when all are written, -1 on a socket error (the
+ * queue is dropped, errno set: the channel is dead).
+ */
+static int write_out(struct chan *l)
 {
 	struct evbuffer_iovec v[IOV_MAX_SEND];
 	struct msghdr mh = {0};
@@ -76,10 +87,8 @@ static int flush(struct chan *l)
 		mh.msg_iov = (struct iovec *)v; /* same layout (libevent) */
 		mh.msg_iovlen = (size_t)(n < IOV_MAX_SEND ? n : IOV_MAX_SEND);
 		w = sendmsg(l->fd, &mh, MSG_NOSIGNAL);
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			event_add(l->wr, NULL);
-			return 0;
-		}
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -91,16 +100,33 @@ static int flush(struct chan *l)
 		}
 		evbuffer_drain(l->out, (size_t)w);
 	}
-	event_del(l->wr);
 	return 0;
+}
+
+/*
+ * Owner's thread: write what is queued, wait for room for the rest, close
+ * on an error (also one another thread met).
+ */
+static void flush_owner(struct chan *l)
+{
+	int rc, err;
+
+	pthread_mutex_lock(&l->tx);
+	l->kicked = false;
+	rc = l->fd < 0 ? 0 : l->tx_err ? -1 : write_out(l);
+	err = l->tx_err ? l->tx_err : errno;
+	pthread_mutex_unlock(&l->tx);
+	if (rc < 0)
+		close_with(l, strerror(err));
+	else if (rc > 0)
+		event_add(l->wr, NULL);
+	else if (l->fd >= 0)
+		event_del(l->wr);
 }
 
 static void on_writable(evutil_socket_t fd, short what, void *arg)
 {
-	struct chan *l = arg;
-
-	if (flush(l) < 0)
-		close_with(l, strerror(errno));
+	flush_owner(arg);
 }
 
 /* Room for `need` bytes in the receive buffer. */
@@ -204,6 +230,7 @@ struct chan *chan_create(struct event_base *base, int fd,
 		close(fd);
 		return NULL;
 	}
+	pthread_mutex_init(&l->tx, NULL);
 	l->fd = fd;
 	l->peer = peer;
 	l->on_close = on_close;
@@ -239,24 +266,76 @@ static void free_frame(const void *data, size_t len, void *arg)
 	free((void *)data);
 }
 
-int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
+void chan_set_kick(struct chan *l, chan_kick_fn kick, void *ctx)
+{
+	l->kick = kick;
+	l->kick_ctx = ctx;
+}
+
+void chan_kick(struct chan *l)
+{
+	flush_owner(l);
+}
+
+/*
+ * Queue the frame in `b` (taken) under tx and write what the socket takes.
+ * As write_out, or -2 when it is refused: the channel is closed, the
+ * frame is bad or there is no memory for it.
+ */
+static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
 {
 	size_t len = b->len;
 	uint8_t *data;
+	bool idle;
 
-	if (l->fd < 0 || !pmixev_buf_ok(b) || len < PMIXEV_PMIXD_HDR_LEN ||
+	if (l->fd < 0 || l->tx_err || !pmixev_buf_ok(b) ||
+	    len < PMIXEV_PMIXD_HDR_LEN ||
 	    len - PMIXEV_PMIXD_HDR_LEN > PMIXEV_PMIXD_FRAME_MAX) {
 		pmixev_buf_release(b);
-		return -1;
+		return -2;
 	}
 	data = pmixev_buf_steal(b, &len);
 	pmixev_pmixd_hdr_encode(type, (uint32_t)(len - PMIXEV_PMIXD_HDR_LEN),
 				data);
+	idle = !evbuffer_get_length(l->out);
 	if (evbuffer_add_reference(l->out, data, len, free_frame, NULL) < 0) {
 		free(data);
-		return -1;
+		return -2;
 	}
-	return flush(l);
+	/* Behind older bytes: they are written first, by whoever waits. */
+	return idle ? write_out(l) : 1;
+}
+
+int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	int rc, err;
+
+	pthread_mutex_lock(&l->tx);
+	rc = queue_frame(l, type, b);
+	err = errno;
+	pthread_mutex_unlock(&l->tx);
+	if (rc > 0)
+		event_add(l->wr, NULL);
+	else if (rc == -1)
+		close_with(l, strerror(err));
+	return rc < 0 ? -1 : 0;
+}
+
+int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	bool kick = false;
+	int rc;
+
+	pthread_mutex_lock(&l->tx);
+	rc = queue_frame(l, type, b);
+	if (rc == -1)
+		l->tx_err = errno;
+	if ((rc > 0 || l->tx_err) && l->fd >= 0 && !l->kicked)
+		kick = l->kicked = true;
+	pthread_mutex_unlock(&l->tx);
+	if (kick)
+		l->kick(l->kick_ctx);
+	return rc < 0 ? -1 : 0;
 }
 
 int chan_send_data(struct chan *l, uint8_t type,
@@ -273,9 +352,14 @@ int chan_send_data(struct chan *l, uint8_t type,
 	return chan_send(l, type, &b);
 }
 
-bool chan_is_open(const struct chan *l)
+bool chan_is_open(struct chan *l)
 {
-	return l->fd >= 0;
+	bool open;
+
+	pthread_mutex_lock(&l->tx);
+	open = l->fd >= 0 && !l->tx_err;
+	pthread_mutex_unlock(&l->tx);
+	return open;
 }
 
 void chan_destroy(struct chan *l)
@@ -294,5 +378,6 @@ void chan_destroy(struct chan *l)
 	if (l->out)
 		evbuffer_free(l->out);
 	free(l->rx);
+	pthread_mutex_destroy(&l->tx);
 	free(l);
 }

@@ -2,7 +2,7 @@
  * pmixd/chan.h - one end of the channel between root's agent and the pmix
  * side (doc/pmix-server-as-owner.md §3b): a stream socket cut into the
  * frames of pmixev_pmixd_msg.h, on the event base of the thread that owns
- * this end (one thread: a channel is not shared).
+ * this end: it alone reads and closes; other threads may send (chan_send_any).
  *
  * Each end accepts only the frame types its peer sends, at most
  * PMIXEV_PMIXD_FRAME_MAX bytes each, and hands each whole frame's body to
@@ -37,6 +37,12 @@ typedef int (*chan_frame_fn)(void *ctx, struct pmixev_buf *body);
 typedef void (*chan_close_fn)(void *ctx, const char *why);
 
 /*
+ * Another thread left work for the owner's: run chan_kick on the owner's
+ * thread (post it there; never call it in place).
+ */
+typedef void (*chan_kick_fn)(void *ctx);
+
+/*
  * Make a connected pair of stream sockets for the two ends (non-blocking,
  * close-on-exec: slurmstepd forks the tasks while they are open). 0, or
  * -1 with errno set.
@@ -69,13 +75,27 @@ void chan_frame_begin(struct pmixev_buf *b);
 int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
 /*
+ * chan_send from a thread other than the owner's (chan_set_kick first).
+ * What the socket does not take at once, and a socket error, are left to
+ * the owner's thread through the kick: the close then happens there.
+ */
+int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b);
+
+/* Ask `kick` for the owner's thread when chan_send_any leaves work. */
+void chan_set_kick(struct chan *l, chan_kick_fn kick, void *ctx);
+
+/* Owner's thread: write what other threads queued, or close. */
+void chan_kick(struct chan *l);
+
+/*
  * Pack and send an answer with data (FENCE_DONE, DMODEX_DONE,
  * DMODEX_SERVED: pmixev_pmixd_coll.h), as chan_send.
  */
 int chan_send_data(struct chan *l, uint8_t type,
 		   const struct pmixev_pmixd_data *m);
 
-bool chan_is_open(const struct chan *l);
+/* Open, and no write error is pending (any thread). */
+bool chan_is_open(struct chan *l);
 
 /* Close without the close callback and free. NULL-safe. */
 void chan_destroy(struct chan *l);

@@ -1,18 +1,21 @@
 /*
  * pmixside/calls.c - the pmix side's requests waiting for root (see
  * calls.h): a list, the oldest first; root answers mostly in order, so a
- * lookup rarely walks far.
+ * lookup rarely walks far. `lock` guards the list: calls are sent from
+ * the PMIx progress thread and answered on the owner's.
  */
 #include "config.h"
 
 #include "pmixside/calls.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "pmixev_pmixd_coll.h"
 
 struct calls {
+	pthread_mutex_t lock;
 	struct chan *l;
 	atomic_uint_fast64_t last_id;
 	struct call *head, *tail;
@@ -40,11 +43,10 @@ static int on_done(void *ctx, struct pmixev_buf *body)
 
 	if (pmixev_pmixd_data_unpack(body, &m) < 0)
 		return -1;
-	for (c = cs->head; c && c->id != m.id; c = c->next)
-		;
-	if (!c)
+	/* Which of the two: the call knows. */
+	if (!(c = calls_take(cs, m.id, PMIXEV_PMIXD_FENCE_DONE)) &&
+	    !(c = calls_take(cs, m.id, PMIXEV_PMIXD_DMODEX_DONE)))
 		return -1; /* an id root was never given */
-	unlink_call(cs, c);
 	c->answer(c, m.result, m.data, m.ndata);
 	return 0;
 }
@@ -55,6 +57,7 @@ struct calls *calls_create(struct chan *l)
 
 	if (!cs)
 		return NULL;
+	pthread_mutex_init(&cs->lock, NULL);
 	cs->l = l;
 	atomic_init(&cs->last_id, 0);
 	chan_on(l, PMIXEV_PMIXD_FENCE_DONE, on_done, cs);
@@ -72,6 +75,7 @@ void calls_destroy(struct calls *cs)
 		next = c->next;
 		free(c);
 	}
+	pthread_mutex_destroy(&cs->lock);
 	free(cs);
 }
 
@@ -80,9 +84,41 @@ uint64_t calls_new_id(struct calls *cs)
 	return atomic_fetch_add(&cs->last_id, 1) + 1;
 }
 
-void calls_send(struct calls *cs, struct call *c, uint8_t type,
-		struct pmixev_buf *frame)
+/* Take the call of `id` off the list. The call, or NULL when gone. */
+static struct call *take(struct calls *cs, uint64_t id)
 {
+	struct call *c;
+
+	pthread_mutex_lock(&cs->lock);
+	for (c = cs->tail; c && c->id != id; c = c->prev)
+		;
+	if (c)
+		unlink_call(cs, c);
+	pthread_mutex_unlock(&cs->lock);
+	return c;
+}
+
+struct call *calls_take(struct calls *cs, uint64_t id, uint8_t done_type)
+{
+	struct call *c;
+
+	pthread_mutex_lock(&cs->lock);
+	for (c = cs->head; c && c->id != id; c = c->next)
+		;
+	if (c && c->done_type == done_type)
+		unlink_call(cs, c);
+	else
+		c = NULL;
+	pthread_mutex_unlock(&cs->lock);
+	return c;
+}
+
+int calls_send(struct calls *cs, struct call *c, uint8_t type,
+	       struct pmixev_buf *frame)
+{
+	uint64_t id = c->id;
+
+	pthread_mutex_lock(&cs->lock);
 	c->prev = cs->tail;
 	c->next = NULL;
 	if (cs->tail)
@@ -90,10 +126,11 @@ void calls_send(struct calls *cs, struct call *c, uint8_t type,
 	else
 		cs->head = c;
 	cs->tail = c;
-	if (chan_send(cs->l, type, frame) == 0)
-		return;
-	unlink_call(cs, c);
-	c->answer(c, PMIXEV_ERR_UNREACH, NULL, 0);
+	pthread_mutex_unlock(&cs->lock);
+	if (chan_send_any(cs->l, type, frame) == 0)
+		return 0;
+	/* Not sent; unless the channel's close answered it meanwhile. */
+	return take(cs, id) ? -1 : 0;
 }
 
 size_t calls_fail_all(struct calls *cs, enum pmixev_result result)
@@ -101,8 +138,13 @@ size_t calls_fail_all(struct calls *cs, enum pmixev_result result)
 	size_t n = 0;
 	struct call *c;
 
-	while ((c = cs->head)) {
-		unlink_call(cs, c);
+	for (;;) {
+		pthread_mutex_lock(&cs->lock);
+		if ((c = cs->head))
+			unlink_call(cs, c);
+		pthread_mutex_unlock(&cs->lock);
+		if (!c)
+			break;
 		c->answer(c, result, NULL, 0);
 		n++;
 	}

@@ -1,11 +1,13 @@
 /*
  * pmixside/calls.h - the pmix side's requests that wait for root's answer
- * (FENCE and DMODEX, answered by FENCE_DONE and DMODEX_DONE), by id.
+ * by id. FENCE and DMODEX, answered by FENCE_DONE and DMODEX_DONE, are
+ * answered here; others' answers are handled by their owners, which take
+ * their call with calls_take.
  *
- * Ids are made on any thread (the PMIx progress thread packs them into
- * its frames); the rest runs on the thread that owns the channel (the pmix
- * side's agent). Every call sent ends exactly once through its `answer`:
- * with root's answer, or PMIXEV_ERR_UNREACH when the channel is closed or
+ * Ids are made and calls sent on any thread (the PMIx progress thread
+ * sends its own); answers run on the thread that owns the channel (the
+ * pmix side's agent). Every call sent ends exactly once through its
+ * `answer`: with root's answer, or PMIXEV_ERR_UNREACH when the channel
  * closes before root answered. Root names only ids it was given: an
  * answer for any other is malformed and closes the channel.
  * No PMIx here: the caller's answer speaks to the library.
@@ -33,6 +35,7 @@ typedef void (*call_answer_fn)(struct call *c, enum pmixev_result result,
  */
 struct call {
 	uint64_t id;
+	uint8_t done_type; /* the frame type root answers with */
 	call_answer_fn answer;
 	struct call *prev, *next;
 };
@@ -49,12 +52,20 @@ void calls_destroy(struct calls *cs);
 uint64_t calls_new_id(struct calls *cs);
 
 /*
- * Send the frame of `type` in `frame` (taken) and keep `c` (its id in the
- * frame) until root answers; answered at once with PMIXEV_ERR_UNREACH
- * when it cannot be sent.
+ * Any thread (the channel's kick set): send the frame of `type` in `frame`
+ * (taken) and keep `c` (its id in the frame) until root answers. 0, or -1
+ * when it cannot be sent: `c` is then not kept nor answered, the caller
+ * still owns it.
  */
-void calls_send(struct calls *cs, struct call *c, uint8_t type,
-		struct pmixev_buf *frame);
+int calls_send(struct calls *cs, struct call *c, uint8_t type,
+	       struct pmixev_buf *frame);
+
+/*
+ * Owner's thread: take the waiting call `id` that root answers with a
+ * frame of `done_type` (for a handler of an answer of its own shape). The
+ * call, or NULL when there is none: the answer is then malformed.
+ */
+struct call *calls_take(struct calls *cs, uint64_t id, uint8_t done_type);
 
 /* The channel closed: answer every waiting call with `result`. How many. */
 size_t calls_fail_all(struct calls *cs, enum pmixev_result result);

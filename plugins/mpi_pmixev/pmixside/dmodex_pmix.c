@@ -3,11 +3,11 @@
  * dmodex_pmix.h).
  *
  * A local client's request: dmodex_upcall_direct_modex (PMIx progress
- * thread) packs a DMODEX frame and posts it to the pmix side's agent,
- * which answers PMIx when DMODEX_DONE comes (side.c).
+ * thread) packs and sends a DMODEX frame; the pmix side's agent answers
+ * PMIx when DMODEX_DONE comes (side.c).
  * A peer's request: serve_agent (pmix side's agent) asks the library;
  * served_upcall (PMIx progress thread) packs its answer as DMODEX_SERVED
- * and posts it to the agent, which sends it.
+ * and sends it.
  */
 #include "config.h"
 
@@ -29,13 +29,11 @@ struct serve {
 	struct pmixev_buf frame;
 };
 
-/* Agent thread: send the library's answer to root. */
-static void served_agent(void *arg)
+/* Any thread: send the library's answer to root; frees `sv`. */
+static void send_served(struct serve *sv)
 {
-	struct serve *sv = arg;
-
-	if (chan_send(pmixside_chan(sv->p), PMIXEV_PMIXD_DMODEX_SERVED,
-		      &sv->frame) < 0 &&
+	if (chan_send_any(pmixside_chan(sv->p), PMIXEV_PMIXD_DMODEX_SERVED,
+			  &sv->frame) < 0 &&
 	    chan_is_open(pmixside_chan(sv->p)))
 		PMIXEV_ERROR("direct modex: cannot answer root's request %llu "
 			     "(out of memory)",
@@ -44,7 +42,7 @@ static void served_agent(void *arg)
 	free(sv);
 }
 
-/* Pack the answer to `sv` (any thread); then send it from the agent. */
+/* Pack the answer to `sv` (any thread). */
 static void pack_served(struct serve *sv, enum pmixev_result result,
 			const uint8_t *data, size_t ndata)
 {
@@ -71,10 +69,7 @@ static void served_upcall(pmix_status_t status, char *data, size_t sz,
 
 	pack_served(sv, result, (const uint8_t *)data,
 		    status == PMIX_SUCCESS ? sz : 0);
-	if (agent_post(pmixside_agent(sv->p), served_agent, sv) < 0) {
-		pmixev_buf_release(&sv->frame);
-		free(sv);
-	}
+	send_served(sv);
 }
 
 /* Agent thread: root passes on a peer's request for a local rank. */
@@ -98,7 +93,7 @@ static int serve_agent(void *ctx, struct pmixev_buf *body)
 	rc = PMIx_server_dmodex_request(&proc, served_upcall, sv);
 	if (rc != PMIX_SUCCESS) {
 		pack_served(sv, status_from_pmix(rc), NULL, 0);
-		served_agent(sv);
+		send_served(sv);
 	}
 	return 0;
 }
@@ -140,7 +135,7 @@ pmix_status_t dmodex_upcall_direct_modex(const pmix_proc_t *proc,
 		pmixside_call_free(c);
 		rc = PMIXEV_ERR_NOMEM;
 	} else {
-		rc = pmixside_call_post(c);
+		rc = pmixside_call_send(c);
 	}
 out:
 	free(ranks);

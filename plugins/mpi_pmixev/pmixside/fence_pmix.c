@@ -1,9 +1,9 @@
 /*
  * pmixside/fence_pmix.c - the PMIx upcalls of fences, connect and
  * disconnect (see fence_pmix.h). PMIx progress thread: fence_upcall_*
- * read their arguments into a FENCE frame and post it to the pmix side's
- * agent, which sends it to root and answers PMIx when FENCE_DONE comes
- * (pmixside/side.c). Root's half is wireup/fence_frames.c.
+ * read their arguments into a FENCE frame and send it to root; the pmix
+ * side's agent answers PMIx when FENCE_DONE comes (pmixside/side.c). Root's
+ * half is wireup/fence_frames.c.
  */
 #include "config.h"
 
@@ -38,7 +38,7 @@ static uint32_t sort_unique(uint32_t *ranks, size_t n)
 	return k;
 }
 
-/* PMIx thread: pack a `kind` collective into `c` and post it; owns c. */
+/* PMIx thread: pack a `kind` collective into `c` and send it; owns c. */
 static pmix_status_t coll_upcall(struct pmixside_call *c,
 				 enum pmixev_coll_kind kind,
 				 const pmix_proc_t procs[], size_t nprocs,
@@ -67,7 +67,7 @@ static pmix_status_t coll_upcall(struct pmixside_call *c,
 	free(m.ranks);
 	if (rc != PMIXEV_OK)
 		goto fail;
-	return status_to_pmix(pmixside_call_post(c));
+	return status_to_pmix(pmixside_call_send(c));
 fail:
 	pmixside_call_free(c);
 	return status_to_pmix(rc);

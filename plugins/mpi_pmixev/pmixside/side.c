@@ -11,12 +11,16 @@
 
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
+#include "pmixside/inject_pmix.h"
 
 struct pmixside {
 	struct agent *agent;
 	struct chan *chan;
 	struct calls *calls;
+	struct inject_pmix *inject;
 	const struct layout *lay;
+	size_t event_max;   /* PMIxevEventMax, bytes */
+	size_t publish_max; /* PMIxevPublishMax, bytes */
 };
 
 /* Agent thread: root is gone; nothing will answer the waiting calls. */
@@ -31,7 +35,27 @@ static void chan_closed(void *ctx, const char *why)
 		     why, n);
 }
 
-struct pmixside *pmixside_create(const struct layout *lay, int fd)
+/* Agent thread: write what the PMIx thread could not, or close. */
+static void kick_agent(void *arg)
+{
+	struct pmixside *p = arg;
+
+	chan_kick(p->chan);
+}
+
+/* Any thread: chan_send_any left work for the agent. */
+static void kick(void *ctx)
+{
+	struct pmixside *p = ctx;
+
+	if (agent_post(p->agent, kick_agent, p) < 0)
+		PMIXEV_ERROR("pmix side: cannot wake its agent to write to "
+			     "root (stopping or out of memory); what waits "
+			     "is answered when the channel closes");
+}
+
+struct pmixside *pmixside_create(const struct layout *lay,
+				 const struct pmixev_conf *conf, int fd)
 {
 	struct pmixside *p = calloc(1, sizeof(*p));
 
@@ -41,12 +65,16 @@ struct pmixside *pmixside_create(const struct layout *lay, int fd)
 		return NULL;
 	}
 	p->lay = lay;
+	p->event_max = (size_t)conf->event_kib << 10;
+	p->publish_max = (size_t)conf->publish_mib << 20;
 	if (!(p->chan = chan_create(agent_base(p->agent), fd,
 				    PMIXEV_PMIXD_FROM_ROOT, chan_closed, p)) ||
-	    !(p->calls = calls_create(p->chan))) {
+	    !(p->calls = calls_create(p->chan)) ||
+	    !(p->inject = inject_pmix_create(lay, conf, p->chan))) {
 		pmixside_destroy(p);
 		return NULL;
 	}
+	chan_set_kick(p->chan, kick, p);
 	return p;
 }
 
@@ -69,6 +97,7 @@ void pmixside_destroy(struct pmixside *p)
 	/* Events of the channel are freed before their base. */
 	chan_destroy(p->chan);
 	calls_destroy(p->calls);
+	inject_pmix_destroy(p->inject);
 	agent_destroy(p->agent);
 	free(p);
 }
@@ -88,6 +117,26 @@ const struct layout *pmixside_layout(const struct pmixside *p)
 	return p->lay;
 }
 
+struct calls *pmixside_calls(struct pmixside *p)
+{
+	return p->calls;
+}
+
+size_t pmixside_publish_max(const struct pmixside *p)
+{
+	return p->publish_max;
+}
+
+struct inject_pmix *pmixside_inject(struct pmixside *p)
+{
+	return p->inject;
+}
+
+size_t pmixside_event_max(const struct pmixside *p)
+{
+	return p->event_max;
+}
+
 /* Agent thread: root answered `call` (or the channel is gone). */
 static void answer_agent(struct call *call, enum pmixev_result result,
 			 const uint8_t *data, size_t ndata)
@@ -102,14 +151,6 @@ static void answer_agent(struct call *call, enum pmixev_result result,
 	free(c);
 }
 
-/* Agent thread: send the call's frame and wait for root. */
-static void send_agent(void *arg)
-{
-	struct pmixside_call *c = arg;
-
-	calls_send(c->p->calls, &c->call, c->type, &c->frame);
-}
-
 struct pmixside_call *pmixside_call_new(struct pmixside *p, uint8_t type)
 {
 	struct pmixside_call *c = calloc(1, sizeof(*c));
@@ -117,6 +158,9 @@ struct pmixside_call *pmixside_call_new(struct pmixside *p, uint8_t type)
 	if (!c)
 		return NULL;
 	c->call.id = calls_new_id(p->calls);
+	c->call.done_type = type == PMIXEV_PMIXD_FENCE
+				    ? PMIXEV_PMIXD_FENCE_DONE
+				    : PMIXEV_PMIXD_DMODEX_DONE;
 	c->call.answer = answer_agent;
 	c->p = p;
 	c->type = type;
@@ -133,9 +177,9 @@ void pmixside_call_free(struct pmixside_call *c)
 	free(c);
 }
 
-enum pmixev_result pmixside_call_post(struct pmixside_call *c)
+enum pmixev_result pmixside_call_send(struct pmixside_call *c)
 {
-	if (agent_post(c->p->agent, send_agent, c) == 0)
+	if (calls_send(c->p->calls, &c->call, c->type, &c->frame) == 0)
 		return PMIXEV_OK;
 	pmixside_call_free(c);
 	return PMIXEV_ERR_UNREACH;

@@ -8,14 +8,16 @@
  *
  * Three threads meet here. The PMIx progress thread runs the upcalls
  * (fence_pmix.c, dmodex_pmix.c): each makes a call with its frame and
- * posts it (pmixside_call_post), never blocking. The pmix side's agent
- * sends it and, when root answers, answers PMIx through the call's
- * callback; it also runs what root asks of the library. Root's agent
- * only reads and writes frames.
+ * sends it itself (pmixside_call_send), never blocking: what the socket
+ * does not take at once is written by the pmix side's agent. The agent
+ * reads root's answers and answers PMIx through the call's callback; it
+ * also runs what root asks of the library. Root's agent only reads and
+ * writes frames.
  */
 #ifndef PMIXEV_PMIXSIDE_SIDE_H_
 #define PMIXEV_PMIXSIDE_SIDE_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <pmix_server.h>
@@ -24,16 +26,19 @@
 #include "base/layout.h"
 #include "pmixd/chan.h"
 #include "pmixev_buf.h"
+#include "pmixev_conf.h"
 #include "pmixev_result.h"
 #include "pmixside/calls.h"
 
 struct pmixside;
 
 /*
- * The pmix side of the step laid out in `lay`, on channel socket `fd` (taken,
- * also on failure). Stopped; NULL when out of memory.
+ * The pmix side of the step laid out in `lay`, configured by `conf` (both
+ * borrowed), on channel socket `fd` (taken, also on failure). Stopped; NULL
+ * when out of memory.
  */
-struct pmixside *pmixside_create(const struct layout *lay, int fd);
+struct pmixside *pmixside_create(const struct layout *lay,
+				 const struct pmixev_conf *conf, int fd);
 
 /* Start its agent thread. 0, or -1 (errno set). */
 int pmixside_start(struct pmixside *p);
@@ -47,10 +52,18 @@ void pmixside_stop(struct pmixside *p);
 /* Stop, then free everything without answering PMIx. NULL-safe. */
 void pmixside_destroy(struct pmixside *p);
 
-/* Its agent, its end of the channel, its step's layout (for its parts). */
+/*
+ * Its agent, its end of the channel and the calls waiting on it, its
+ * step's layout, its event counts, PMIxevEventMax and PMIxevPublishMax in
+ * bytes (for its parts).
+ */
 struct agent *pmixside_agent(struct pmixside *p);
 struct chan *pmixside_chan(struct pmixside *p);
+struct calls *pmixside_calls(struct pmixside *p);
+size_t pmixside_publish_max(const struct pmixside *p);
 const struct layout *pmixside_layout(const struct pmixside *p);
+struct inject_pmix *pmixside_inject(struct pmixside *p);
+size_t pmixside_event_max(const struct pmixside *p);
 
 /*
  * An upcall's request to root, answered through its PMIx callback: a
@@ -77,11 +90,11 @@ struct pmixside_call *pmixside_call_new(struct pmixside *p, uint8_t type);
 void pmixside_call_free(struct pmixside_call *c);
 
 /*
- * PMIx thread: hand the packed call to the agent, which sends it and
- * answers PMIx when root does. PMIXEV_OK, or PMIXEV_ERR_UNREACH when the
- * agent is stopping (`c` is freed: the upcall fails, PMIx answers).
+ * PMIx thread: send the packed call to root; the agent answers PMIx when
+ * root does. PMIXEV_OK, or PMIXEV_ERR_UNREACH when the channel is closed
+ * (`c` is freed: the upcall fails, PMIx answers).
  */
-enum pmixev_result pmixside_call_post(struct pmixside_call *c);
+enum pmixev_result pmixside_call_send(struct pmixside_call *c);
 
 /* A client's PMIX_TIMEOUT as a frame carries it: at most a day. */
 uint32_t pmixside_frame_timeout(unsigned timeout_sec);

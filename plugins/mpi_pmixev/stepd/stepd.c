@@ -22,6 +22,7 @@
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
 #include "pmixside/dmodex_pmix.h"
+#include "pmixside/pubsub_pmix.h"
 #include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
@@ -29,6 +30,7 @@
 #include "gate/gate.h"
 #include "events/inject.h"
 #include "events/notify.h"
+#include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
 #include "jobmgmt/applog.h"
 #include "jobmgmt/ckpt.h"
@@ -201,10 +203,11 @@ static int build_pmix_side(struct step *s)
 		return -1;
 	s->chan = chan_create(agent_base(s->agent), fds[0],
 			      PMIXEV_PMIXD_FROM_OWNER, pmix_side_gone, s);
-	s->pside = pmixside_create(&s->lay, fds[1]);
+	s->pside = pmixside_create(&s->lay, &s->conf, fds[1]);
 	if (!s->chan || !s->pside)
 		return -1;
 	dmodex_pmix_serve(s->pside);
+	pubsub_pmix_listen(s->pside);
 	return 0;
 }
 
@@ -250,6 +253,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 		return -1;
 	}
 	fence_frames_listen(s);
+	pubsub_frames_listen(s);
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);

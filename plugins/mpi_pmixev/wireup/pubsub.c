@@ -1,199 +1,119 @@
 /*
- * wireup/pubsub.c - the publish, lookup and unpublish upcalls: convert
- * between PMIx values and the directory's packed entries (pubsub_dir.c).
- *
- * PMIx progress thread: pubsub_upcall_publish, pubsub_upcall_lookup and
- * pubsub_upcall_unpublish copy their arguments (packing published values)
- * and post them to the agent. Agent thread: pubsub_agent hands the
- * request to the directory, and pubsub_answer_agent answers through the
- * upcall's PMIx callback (unpacking looked-up values).
+ * wireup/pubsub.c - PUBSUB frames into the step's directory (see
+ * pubsub.h).
  */
 #include "config.h"
 
-#include <stdbool.h>
+#include "wireup/pubsub.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include <pmix.h>
-
+#include "pmixd/chan.h"
 #include "pmixev_log.h"
-#include "base/agent.h"
-#include "base/step.h"
-#include "pmixbase/directives.h"
-#include "wireup/pubsub.h"
+#include "pmixev_pmixd_coll.h"
 #include "wireup/pubsub_dir.h"
-#include "pmixbase/status.h"
-#include "pmixbase/wire.h"
 
-struct ps_call {
-	enum pubsub_op op;
-	uint32_t rank;
-	bool wait;
-	unsigned timeout;
-	struct pubsub_entry *e;
-	size_t n;
-	pmix_op_cbfunc_t op_cb;
-	pmix_lookup_cbfunc_t lookup_cb;
-	void *cbdata;
+/* A request of the pmix side, until the directory answers. */
+struct ps_frame_call {
+	struct chan *chan;
+	uint64_t id;
 };
 
-static void call_free(struct ps_call *c)
+static void send_done(struct chan *l, const struct pmixev_pmixd_pubsub_done *m)
 {
-	for (size_t i = 0; c->e && i < c->n; i++)
-		free(c->e[i].value);
-	free(c->e);
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if ((pmixev_pmixd_pubsub_done_pack(&b, m) < 0 ||
+	     chan_send(l, PMIXEV_PMIXD_PUBSUB_DONE, &b) < 0) &&
+	    chan_is_open(l)) {
+		struct pmixev_pmixd_pubsub_done nomem = {
+			.id = m->id, .result = PMIXEV_ERR_NOMEM};
+
+		pmixev_buf_release(&b);
+		chan_frame_begin(&b);
+		if (pmixev_pmixd_pubsub_done_pack(&b, &nomem) < 0 ||
+		    chan_send(l, PMIXEV_PMIXD_PUBSUB_DONE, &b) < 0)
+			PMIXEV_ERROR("publish/lookup: cannot answer the pmix "
+				     "side's call %llu (out of memory)",
+				     (unsigned long long)m->id);
+	}
+	pmixev_buf_release(&b);
+}
+
+/* The directory answered (entries only for a lookup). */
+static void answer(enum pmixev_result result, const struct pubsub_entry *e,
+		   size_t n, void *arg)
+{
+	struct ps_frame_call *c = arg;
+	struct pmixev_pmixd_pubsub_done m = {.id = c->id, .result = result};
+
+	if (result == PMIXEV_OK && n && !(m.e = calloc(n, sizeof(*m.e)))) {
+		m.result = PMIXEV_ERR_NOMEM;
+		n = 0;
+	}
+	for (size_t i = 0; m.e && i < n; i++) {
+		snprintf(m.e[i].key, sizeof(m.e[i].key), "%s", e[i].key);
+		m.e[i].rank = e[i].rank;
+		m.e[i].value = e[i].value;
+		m.e[i].nvalue = e[i].nvalue;
+	}
+	m.n = m.e ? (uint32_t)n : 0;
+	send_done(c->chan, &m);
+	free(m.e);
 	free(c);
 }
 
-/* --- agent thread --------------------------------------------------------- */
-
-/* The directory answered (or the request failed). */
-static void pubsub_answer_agent(enum pmixev_result result,
-				const struct pubsub_entry *e, size_t n,
-				void *arg)
+static enum pubsub_op dir_op(enum pmixev_pmixd_pubsub_op op)
 {
-	const struct step *s = step_served();
-	struct ps_call *c = arg;
-	pmix_pdata_t *pd = NULL;
-
-	if (c->op != PUBSUB_LOOKUP) {
-		status_answer_op(c->op_cb, c->cbdata, result);
-		call_free(c);
-		return;
+	switch (op) {
+	case PMIXEV_PMIXD_PUBLISH:
+		return PUBSUB_PUBLISH;
+	case PMIXEV_PMIXD_LOOKUP:
+		return PUBSUB_LOOKUP;
+	default:
+		return PUBSUB_UNPUBLISH;
 	}
-	if (result == PMIXEV_OK && n) {
-		PMIX_PDATA_CREATE(pd, n);
-		for (size_t i = 0; pd && i < n; i++) {
-			PMIX_LOAD_PROCID(&pd[i].proc, s->lay.nspace, e[i].rank);
-			PMIX_LOAD_KEY(pd[i].key, e[i].key);
-			if (wire_unpack_value(e[i].value, e[i].nvalue,
-					      &pd[i].value) != PMIX_SUCCESS)
-				result = PMIXEV_ERR_BAD_DATA;
-		}
-		if (!pd)
-			result = PMIXEV_ERR_NOMEM;
-	}
-	c->lookup_cb(status_to_pmix(result), result == PMIXEV_OK ? pd : NULL,
-		     result == PMIXEV_OK ? n : 0, c->cbdata);
-	if (pd)
-		PMIX_PDATA_FREE(pd, n);
-	call_free(c);
 }
 
-static void pubsub_agent(void *arg)
+static int on_pubsub(void *ctx, struct pmixev_buf *body)
 {
-	struct ps_call *c = arg;
+	struct step *s = ctx;
+	struct pmixev_pmixd_pubsub m;
+	struct pubsub_entry *e;
+	struct ps_frame_call *c;
 
-	pubsub_request(step_served()->pubsub, c->op, c->rank, c->wait,
-		       c->timeout, c->e, c->n, pubsub_answer_agent, c);
-}
+	if (pmixev_pmixd_pubsub_unpack(body, &s->pmixd_lim, &m) < 0)
+		return -1;
+	e = calloc(m.n, sizeof(*e));
+	c = malloc(sizeof(*c));
+	if (!e || !c) {
+		struct pmixev_pmixd_pubsub_done nomem = {
+			.id = m.id, .result = PMIXEV_ERR_NOMEM};
 
-/* --- PMIx progress thread ------------------------------------------------- */
-
-/* Post `c` to the agent; owns c. */
-static pmix_status_t post_upcall(struct ps_call *c)
-{
-	if (agent_post(step_served()->agent, pubsub_agent, c) == 0)
-		return status_to_pmix(PMIXEV_OK);
-	call_free(c);
-	return status_to_pmix(PMIXEV_ERR_UNREACH);
-}
-
-static struct ps_call *call_new(enum pubsub_op op, const pmix_proc_t *proc,
-				const pmix_info_t info[], size_t ninfo,
-				size_t nentries)
-{
-	struct ps_call *c = calloc(1, sizeof(*c));
-	struct directives dir;
-
-	if (!c || !(c->e = calloc(nentries ? nentries : 1, sizeof(*c->e)))) {
+		send_done(s->chan, &nomem);
 		free(c);
-		return NULL;
+		goto out;
 	}
-	c->op = op;
-	c->rank = proc->rank;
-	directives_read(info, ninfo, &dir);
-	c->wait = dir.wait;
-	c->timeout = dir.timeout_sec;
-	return c;
-}
-
-pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
-				    const pmix_info_t info[], size_t ninfo,
-				    pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	struct ps_call *c = call_new(PUBSUB_PUBLISH, proc, info, ninfo, ninfo);
-	pmix_status_t rc;
-
-	if (!c)
-		return status_to_pmix(PMIXEV_ERR_NOMEM);
-	for (size_t i = 0; i < ninfo; i++) {
-		struct pubsub_entry *e = &c->e[c->n];
-		pmix_byte_object_t bo;
-
-		if (directives_is_directive(info[i].key))
-			continue;
-		PMIX_LOAD_KEY(e->key, info[i].key);
-		rc = wire_pack_value(&info[i].value, &bo);
-		if (rc != PMIX_SUCCESS) {
-			call_free(c);
-			return rc; /* PMIx's own status */
-		}
-		e->value = (uint8_t *)bo.bytes;
-		e->nvalue = bo.size;
-		c->n++;
+	for (uint32_t i = 0; i < m.n; i++) {
+		snprintf(e[i].key, sizeof(e[i].key), "%s", m.e[i].key);
+		e[i].rank = m.rank;
+		e[i].value = (uint8_t *)m.e[i].value; /* copied by the dir */
+		e[i].nvalue = m.e[i].nvalue;
 	}
-	c->op_cb = cbfunc;
-	c->cbdata = cbdata;
-	return post_upcall(c);
+	c->chan = s->chan;
+	c->id = m.id;
+	pubsub_request(s->pubsub, dir_op(m.op), m.rank, m.wait, m.timeout_sec,
+		       e, m.n, answer, c);
+out:
+	free(e);
+	pmixev_pmixd_entries_release(&m.e, &m.n);
+	return 0;
 }
 
-static enum pmixev_result keyed(enum pubsub_op op, const pmix_proc_t *proc,
-				char **keys, const pmix_info_t info[],
-				size_t ninfo, struct ps_call **out)
+void pubsub_frames_listen(struct step *s)
 {
-	size_t n = 0;
-	struct ps_call *c;
-
-	while (keys && keys[n])
-		n++;
-	if (!n)
-		return PMIXEV_ERR_BAD_REQUEST;
-	if (!(c = call_new(op, proc, info, ninfo, n)))
-		return PMIXEV_ERR_NOMEM;
-	for (size_t i = 0; i < n; i++)
-		PMIX_LOAD_KEY(c->e[i].key, keys[i]);
-	c->n = n;
-	*out = c;
-	return PMIXEV_OK;
-}
-
-pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
-				   const pmix_info_t info[], size_t ninfo,
-				   pmix_lookup_cbfunc_t cbfunc, void *cbdata)
-{
-	struct ps_call *c = NULL;
-	enum pmixev_result rc =
-		keyed(PUBSUB_LOOKUP, proc, keys, info, ninfo, &c);
-
-	if (rc != PMIXEV_OK)
-		return status_to_pmix(rc);
-	c->lookup_cb = cbfunc;
-	c->cbdata = cbdata;
-	return post_upcall(c);
-}
-
-pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
-				      const pmix_info_t info[], size_t ninfo,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	struct ps_call *c = NULL;
-	enum pmixev_result rc =
-		keyed(PUBSUB_UNPUBLISH, proc, keys, info, ninfo, &c);
-
-	if (rc != PMIXEV_OK)
-		return status_to_pmix(rc);
-	c->op_cb = cbfunc;
-	c->cbdata = cbdata;
-	return post_upcall(c);
+	chan_on(s->chan, PMIXEV_PMIXD_PUBSUB, on_pubsub, s);
 }

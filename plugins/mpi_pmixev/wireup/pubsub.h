@@ -1,21 +1,17 @@
 /*
- * wireup/pubsub.h - the publish, lookup and unpublish upcalls (PMIx progress
- * thread): PMIx values become the directory's packed entries
- * (wireup/pubsub_dir.h) and back.
+ * wireup/pubsub.h - root's half of publish, lookup and unpublish (the
+ * pmix side's is pmixside/pubsub_pmix.h): a PUBSUB frame, checked by its
+ * validating unpack (a local rank, 1..PMIXEV_PMIXD_ENTRIES_MAX keys,
+ * values at most PMIxevPublishMax), goes to the step's directory
+ * (pubsub_dir.h); its answer goes back as PUBSUB_DONE with the pmix
+ * side's id. The values stay opaque: no PMIx here. Agent thread.
  */
-#ifndef PMIXEV_PMIX_PUBSUB_H_
-#define PMIXEV_PMIX_PUBSUB_H_
+#ifndef PMIXEV_WIREUP_PUBSUB_H_
+#define PMIXEV_WIREUP_PUBSUB_H_
 
-#include <pmix_server.h>
+#include "base/step.h"
 
-pmix_status_t pubsub_upcall_publish(const pmix_proc_t *proc,
-				    const pmix_info_t info[], size_t ninfo,
-				    pmix_op_cbfunc_t cbfunc, void *cbdata);
-pmix_status_t pubsub_upcall_lookup(const pmix_proc_t *proc, char **keys,
-				   const pmix_info_t info[], size_t ninfo,
-				   pmix_lookup_cbfunc_t cbfunc, void *cbdata);
-pmix_status_t pubsub_upcall_unpublish(const pmix_proc_t *proc, char **keys,
-				      const pmix_info_t info[], size_t ninfo,
-				      pmix_op_cbfunc_t cbfunc, void *cbdata);
+/* Serve PUBSUB frames on the step's channel. */
+void pubsub_frames_listen(struct step *s);
 
-#endif /* PMIXEV_PMIX_PUBSUB_H_ */
+#endif /* PMIXEV_WIREUP_PUBSUB_H_ */
