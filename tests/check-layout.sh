@@ -19,7 +19,7 @@ while IFS= read -r f; do
 		echo "check-layout: $f has $n lines (at most 600)"
 		rc=1
 	fi
-done < <(find plugins common tools tests include -name '*.[ch]' | sort)
+done < <(find plugins common programs tests include -name '*.[ch]' | sort)
 
 for dir in plugins/*/; do
 	edges=$(

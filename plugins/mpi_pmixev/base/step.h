@@ -49,6 +49,7 @@ struct step {
 	struct pubsub *pubsub;
 	struct inject *inject;
 	struct events *events;
+	struct clients *clients; /* the local processes' claims */
 	struct notify *notify;
 	struct pmix_gate *gate;
 	struct site *site;

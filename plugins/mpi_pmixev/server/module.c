@@ -10,7 +10,7 @@
 #include <pmix.h>
 
 #include "jobmgmt/applog.h"
-#include "server/clients.h"
+#include "pmixside/clients_pmix.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/fence_pmix.h"
 #include "jobmgmt/jobctl.h"
@@ -18,7 +18,7 @@
 #include "pmixside/notify_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "jobmgmt/query.h"
-#include "gate/tools.h"
+#include "pmixside/tools_pmix.h"
 #include "pmixev_log.h"
 
 pmix_server_module_t module_upcalls = {

@@ -22,12 +22,14 @@
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
 #include "pmixside/dmodex_pmix.h"
+#include "pmixside/clients_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
 #include "wireup/fence.h"
 #include "gate/gate.h"
+#include "events/clients.h"
 #include "events/inject.h"
 #include "events/notify.h"
 #include "wireup/pubsub.h"
@@ -111,6 +113,8 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 
 static void leave(void *arg)
 {
+	/* The last exits: the pmix side's claims came long before. */
+	clients_pmix_gone(st.step.clients);
 	overlay_leave(st.step.ov);
 }
 
@@ -181,6 +185,7 @@ static void pmix_side_gone(void *ctx, const char *why)
 		     "modex requests of other nodes it was serving fail",
 		     why);
 	dmodex_pmix_gone(s->dmodex);
+	clients_pmix_gone(s->clients);
 }
 
 /*
@@ -208,6 +213,7 @@ static int build_pmix_side(struct step *s)
 		return -1;
 	dmodex_pmix_serve(s->pside);
 	pubsub_pmix_listen(s->pside);
+	clients_pmix_listen(s->pside);
 	return 0;
 }
 
@@ -246,6 +252,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->ckpt_cancel = ckpt_cancel_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
+	    !(s->clients = clients_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
 	    !(s->gate = pmix_gate_create(lay->uid, lay->gid))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
@@ -411,7 +418,7 @@ static void task_exit_work(void *arg)
 	struct task_note *t = arg;
 
 	ptable_exited(st.step.ptable, t->rank, t->value);
-	events_task_exit(st.step.events, t->rank, t->value);
+	clients_task_exit(st.step.clients, t->rank, t->value);
 	free(t);
 }
 
@@ -475,6 +482,7 @@ void stepd_fini(void)
 	site_destroy(s->site);
 	pmix_gate_destroy(s->gate);
 	notify_destroy(s->notify);
+	clients_destroy(s->clients);
 	events_destroy(s->events);
 	inject_destroy(s->inject);
 	pubsub_destroy(s->pubsub);

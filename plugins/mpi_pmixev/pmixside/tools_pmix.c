@@ -1,11 +1,11 @@
 /*
- * gate/tools.c - PMIx tools (PMIx_tool_init of a debugger, a monitor, the
- * test clients) connecting to the step's server, let in by the gate
- * (gate/gate.h): named on the agent thread.
+ * pmixside/tools_pmix.c - PMIx tools (PMIx_tool_init of a debugger, a
+ * monitor, the test clients) connecting to the step's server, let in by
+ * the gate (gate/gate.h): named on the pmix side's agent.
  */
 #include "config.h"
 
-#include "gate/tools.h"
+#include "pmixside/tools_pmix.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "base/step.h"
 #include "pmixbase/confine.h"
 #include "pmixev_log.h"
+#include "pmixside/side.h"
 
 struct tool_call {
 	pmix_tool_connection_cbfunc_t cbfunc;
@@ -22,14 +23,14 @@ struct tool_call {
 
 static void tool_agent(void *arg)
 {
-	const struct step *s = step_served();
+	const struct layout *lay = pmixside_layout(step_served()->pside);
 	static unsigned ntools; /* agent thread only */
 	struct tool_call *c = arg;
 	pmix_proc_t proc;
 	char ns[PMIX_MAX_NSLEN + 1];
 
-	snprintf(ns, sizeof(ns), "%.200s.tool.%u.%u", s->lay.nspace,
-		 s->lay.nodeid, ++ntools);
+	snprintf(ns, sizeof(ns), "%.200s.tool.%u.%u", lay->nspace, lay->nodeid,
+		 ++ntools);
 	PMIX_LOAD_PROCID(&proc, ns, 0);
 	PMIXEV_DEBUG(1, "tool connected as %s", ns);
 	c->cbfunc(PMIX_SUCCESS, &proc, c->cbdata);
@@ -49,7 +50,7 @@ void tools_upcall_connected(pmix_info_t *info, size_t ninfo,
 	if ((c = calloc(1, sizeof(*c)))) {
 		c->cbfunc = cbfunc;
 		c->cbdata = cbdata;
-		if (agent_post(s->agent, tool_agent, c) == 0)
+		if (agent_post(pmixside_agent(s->pside), tool_agent, c) == 0)
 			return;
 		free(c);
 	}
