@@ -1,5 +1,8 @@
 /*
- * pmixev_log.c - Slurm logging with pmixev's context prefix.
+ * pmixev_log.c - pmixev's log lines: context prefix, escaping, the rate
+ * bound of raised debug lines. Where a line goes is the sink's
+ * (pmixev_log_sink: Slurm's log in slurmstepd, srun and the owner helper,
+ * pmixev_log_slurm.c; root's pipe in the PMIx server process).
  */
 #include "config.h"
 
@@ -10,8 +13,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
-
-#include <slurm/spank.h>
 
 #include "pmixev_escape.h"
 
@@ -63,20 +64,7 @@ emit(enum pmixev_log_level level, const char *fmt, va_list ap)
 	 * job's environment put in it stays on this line. */
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	pmixev_escape(msg, sizeof(msg), raw);
-	switch (level) {
-	case PMIXEV_LOG_ERROR:
-		slurm_error("%s: %s%s", component, context, msg);
-		break;
-	case PMIXEV_LOG_INFO:
-		slurm_info("%s: %s%s", component, context, msg);
-		break;
-	case PMIXEV_LOG_VERBOSE:
-		slurm_verbose("%s: %s%s", component, context, msg);
-		break;
-	case PMIXEV_LOG_DEBUG:
-		slurm_debug("%s: %s%s", component, context, msg);
-		break;
-	}
+	pmixev_log_sink(level, component, context, msg);
 }
 
 void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)

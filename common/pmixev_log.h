@@ -41,6 +41,13 @@ void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)
 void pmixev_log_debug(unsigned dbg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Where a finished line goes (escaped, one line): each program links one
+ * (pmixev_log_slurm.c: Slurm's log). `component` and `context` as set.
+ */
+void pmixev_log_sink(enum pmixev_log_level level, const char *component,
+		     const char *context, const char *msg);
+
 #define PMIXEV_ERROR(...)      pmixev_log(PMIXEV_LOG_ERROR, __VA_ARGS__)
 #define PMIXEV_INFO(...)       pmixev_log(PMIXEV_LOG_INFO, __VA_ARGS__)
 #define PMIXEV_VERBOSE(...)    pmixev_log(PMIXEV_LOG_VERBOSE, __VA_ARGS__)

@@ -40,6 +40,9 @@ struct pmixev_pmixd_start {
 	uint32_t timeout_sec;			/* PMIxevTimeout */
 	uint32_t event_kib;			/* PMIxevEventMax */
 	uint32_t debug;				/* PMIxevDebug, 0..3 */
+	uint32_t event_cache_mib;		/* PMIxevEventCacheMax */
+	uint32_t publish_mib;			/* PMIxevPublishMax */
+	uint32_t log_rate;			/* PMIxevLogRate */
 	uint32_t bind_type;			/* Slurm's cpu_bind_type */
 	char bind_list[PMIXEV_PMIXD_BIND_MAX];	/* Slurm's cpu_bind */
 };

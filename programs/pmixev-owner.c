@@ -34,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +45,7 @@
 #include "owner_write.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_preempt.h"
+#include "pmixev_untrace.h"
 #include "slurm_compat.h"
 
 #define PROG "pmixev-owner"
@@ -456,38 +456,6 @@ static int serve(int fd, int sigs)
 	}
 }
 
-/*
- * The job's user may not trace this process: a traced child cannot be
- * reaped by slurmstepd, and its memory holds what slurmctld sent. A fresh
- * exec is dumpable until this runs, so a tracer already attached then is
- * caught here.
- */
-static int untraceable(void)
-{
-	char line[256];
-	FILE *f;
-	long tracer = -1;
-
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
-		fprintf(stderr, PROG ": cannot make itself undumpable: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	if ((f = fopen("/proc/self/status", "r"))) {
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
-				break;
-		fclose(f);
-	}
-	if (tracer != 0) {
-		fprintf(stderr,
-			PROG ": refusing to run under a tracer (pid %ld)\n",
-			tracer);
-		return -1;
-	}
-	return 0;
-}
-
 /* A descriptor number from the command line, or -1. */
 static long fd_arg(const char *arg)
 {
@@ -500,6 +468,7 @@ static long fd_arg(const char *arg)
 int main(int argc, char **argv)
 {
 	slurm_conf_t *conf = NULL;
+	char why[128];
 	long fd, wfd = -1;
 	int rc, sigs;
 
@@ -511,8 +480,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": refusing to run set-id\n");
 		return 2;
 	}
-	if (untraceable() < 0)
+	if (pmixev_untraceable(why, sizeof(why)) < 0) {
+		fprintf(stderr, PROG ": %s\n", why);
 		return 2;
+	}
 	/* The signals Slurm sends the step stay ignored until caught: the
 	 * helper must keep answering through a preemption's grace time. */
 	signal(SIGPIPE, SIG_IGN);

@@ -43,6 +43,9 @@ static void start_fill(struct pmixev_pmixd_start *s)
 	strcpy(s->nspace, fx.nspace);
 	s->timeout_sec = 300;
 	s->debug = 3;
+	s->event_cache_mib = 64;
+	s->publish_mib = 16;
+	s->log_rate = 100;
 	strcpy(s->bind_list, "0x3,0xc");
 }
 
@@ -60,6 +63,9 @@ static void test_start(void **state)
 	assert_string_equal(got.nodes[1], "n1");
 	assert_int_equal(got.app_of[7], 1);
 	assert_int_equal(got.node_of[4], 1);
+	assert_int_equal(got.event_cache_mib, 64);
+	assert_int_equal(got.publish_mib, 16);
+	assert_int_equal(got.log_rate, 100);
 	pmixev_pmixd_start_release(&got);
 	pmixev_pmixd_start_release(NULL);
 	assert_strict(&w, un_start);

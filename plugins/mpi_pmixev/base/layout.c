@@ -1,178 +1,16 @@
 /*
- * base/layout.c - step layout from the prefork environment.
+ * base/layout.c - a step's layout: freed, and carried to the PMIx server
+ * process in START (see layout.h). The maps travel as each rank's group
+ * (node, application) and are rebuilt through the task map's own strict
+ * parser. No Slurm here (layout_env.c reads Slurm's environment).
  */
 #include "config.h"
 
 #include "base/layout.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include "slurm_compat.h"
-
-#include "pmixev_env.h"
-#include "pmixev_multiprog.h"
-
-/* The owner slurmstepd knows (never the environment's word), for the
- * step the environment names, of the size slurmstepd launches: what root
- * allocates per node and per task follows the environment's sizes. */
-static int owner(struct layout *lay, const struct pmixev_step_owner *o,
-		 char *err, size_t errlen)
-{
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-
-	if (o->job_id != lay->step.job_id || o->step_id != lay->step.step_id) {
-		snprintf(err, errlen,
-			 "the step's environment names step %u.%u, slurmstepd "
-			 "serves %u.%u",
-			 lay->step.job_id, lay->step.step_id, o->job_id,
-			 o->step_id);
-		return -1;
-	}
-	if (o->nnodes != lay->step.nnodes || o->ntasks != lay->step.ntasks) {
-		snprintf(
-			err, errlen,
-			"the step's environment gives it %u node(s) and %u "
-			"task(s) (SLURM_STEP_NUM_NODES, SLURM_STEP_NUM_TASKS), "
-			"slurmstepd launches %u and %u",
-			lay->step.nnodes, lay->step.ntasks, o->nnodes,
-			o->ntasks);
-		return -1;
-	}
-	if (getpwuid_r((uid_t)o->uid, &pw, buf, sizeof(buf), &res) != 0 ||
-	    !res) {
-		snprintf(err, errlen, "unknown job owner uid %u", o->uid);
-		return -1;
-	}
-	lay->uid = (uid_t)o->uid;
-	lay->gid = (gid_t)o->gid;
-	return 0;
-}
-
-static int srun_address(struct layout *lay, char **env, char *err,
-			size_t errlen)
-{
-	const char *host = pmixev_env_get(env, "SLURM_SRUN_COMM_HOST");
-	uint32_t port;
-
-	if (!host || !*host || strlen(host) >= sizeof(lay->srun_host)) {
-		snprintf(err, errlen, "SLURM_SRUN_COMM_HOST is missing");
-		return -1;
-	}
-	if (pmixev_env_get_u32(env, PMIXEV_RDV_PORT_ENV, &port) < 0 ||
-	    port == 0 || port > 65535) {
-		snprintf(err, errlen,
-			 "%s is missing or invalid (was the step launched by "
-			 "an srun with mpi/pmixev?)",
-			 PMIXEV_RDV_PORT_ENV);
-		return -1;
-	}
-	strcpy(lay->srun_host, host);
-	lay->srun_port = (uint16_t)port;
-	return 0;
-}
-
-static int find_node(struct layout *lay, char **env, char *err, size_t errlen)
-{
-	const char *list = pmixev_env_get(env, "SLURM_STEP_NODELIST");
-	uint32_t n = 0;
-
-	if (!list ||
-	    pmixev_slurm_expand_nodelist(list, lay->step.nnodes, &lay->nodes,
-					 &lay->nnames) < 0) {
-		snprintf(err, errlen,
-			 "SLURM_STEP_NODELIST is missing, invalid or has "
-			 "more than SLURM_STEP_NUM_NODES=%u nodes",
-			 lay->step.nnodes);
-		return -1;
-	}
-	n = lay->nnames;
-	if (n != lay->step.nnodes) {
-		snprintf(err, errlen,
-			 "SLURM_STEP_NODELIST has %u nodes, "
-			 "SLURM_STEP_NUM_NODES says %u",
-			 n, lay->step.nnodes);
-		return -1;
-	}
-	for (lay->nodeid = 0; lay->nodeid < n; lay->nodeid++)
-		if (strcmp(lay->nodes[lay->nodeid], lay->step.node) == 0)
-			return 0;
-	snprintf(err, errlen, "node %s is not in SLURM_STEP_NODELIST=%s",
-		 lay->step.node, list);
-	return -1;
-}
-
-/* SLURM_PMIXEV_APPS "NAPPS:MAP" from srun, or "" / absent: one app. */
-static int applications(struct layout *lay, char **env, char *err,
-			size_t errlen)
-{
-	const char *v = pmixev_env_get(env, PMIXEV_APPS_ENV);
-	char one[32], why[256], *map = NULL;
-	unsigned long napps = 1;
-
-	if (v && *v) {
-		napps = strtoul(v, &map, 10);
-		if (!map || *map != ':' || !napps || napps > lay->step.ntasks) {
-			snprintf(err, errlen, "%s='%.64s' is invalid",
-				 PMIXEV_APPS_ENV, v);
-			return -1;
-		}
-		v = map + 1;
-	} else {
-		if (lay->step.ntasks > 1)
-			snprintf(one, sizeof(one), "0-%u",
-				 lay->step.ntasks - 1);
-		else
-			snprintf(one, sizeof(one), "0");
-		v = one;
-	}
-	if (pmixev_taskmap_parse(&lay->apps, v, (uint32_t)napps,
-				 lay->step.ntasks, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s is invalid: %s", PMIXEV_APPS_ENV,
-			 why);
-		return -1;
-	}
-	return 0;
-}
-
-int layout_from_env(struct layout *lay, char **env,
-		    const struct pmixev_step_owner *o, char *err, size_t errlen)
-{
-	const char *map;
-	char why[256];
-
-	memset(lay, 0, sizeof(*lay));
-	if (pmixev_step_from_env(&lay->step, env, err, errlen) < 0 ||
-	    owner(lay, o, err, errlen) < 0 ||
-	    srun_address(lay, env, err, errlen) < 0 ||
-	    find_node(lay, env, err, errlen) < 0)
-		goto fail;
-	map = pmixev_env_get(env, PMIXEV_TASKMAP_ENV);
-	if (!map) {
-		snprintf(err, errlen, "%s is missing", PMIXEV_TASKMAP_ENV);
-		goto fail;
-	}
-	if (pmixev_taskmap_parse(&lay->map, map, lay->step.nnodes,
-				 lay->step.ntasks, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s is invalid: %s", PMIXEV_TASKMAP_ENV,
-			 why);
-		goto fail;
-	}
-	if (applications(lay, env, err, errlen) < 0)
-		goto fail;
-	snprintf(lay->nspace, sizeof(lay->nspace), "slurm.pmixev.%s",
-		 lay->step.id);
-	snprintf(lay->srv_nspace, sizeof(lay->srv_nspace), "%.200s.srv",
-		 lay->nspace);
-	return 0;
-fail:
-	layout_free(lay);
-	return -1;
-}
 
 void layout_free(struct layout *lay)
 {
@@ -183,4 +21,107 @@ void layout_free(struct layout *lay)
 	lay->nnames = 0;
 	pmixev_taskmap_free(&lay->map);
 	pmixev_taskmap_free(&lay->apps);
+}
+
+void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m)
+{
+	m->step = lay->step;
+	m->nodeid = lay->nodeid;
+	m->nodes = lay->nodes;
+	m->node_of = lay->map.node_of;
+	m->napps = lay->apps.nnodes;
+	m->app_of = lay->apps.node_of;
+	m->uid = lay->uid;
+	m->gid = lay->gid;
+	snprintf(m->nspace, sizeof(m->nspace), "%s", lay->nspace);
+	snprintf(m->srv_nspace, sizeof(m->srv_nspace), "%s", lay->srv_nspace);
+}
+
+/*
+ * The task-map text ("0,2;1,3") of `ntasks` ranks in `ngroups` groups,
+ * rank r in group of[r] (< ngroups). Malloc'd, or NULL.
+ */
+static char *groups_text(uint32_t ngroups, uint32_t ntasks, const uint32_t *of)
+{
+	uint32_t *first = calloc(ngroups + 1, sizeof(*first)),
+		 *next = calloc(ntasks, sizeof(*next));
+	size_t cap = (size_t)ntasks * 11 + ngroups + 1, off = 0;
+	char *text = malloc(cap);
+
+	if (!first || !next || !text) {
+		free(text);
+		text = NULL;
+		goto out;
+	}
+	/* Per group, its ranks in rising order: fill from the highest. */
+	for (uint32_t g = 0; g < ngroups; g++)
+		first[g] = UINT32_MAX;
+	for (uint32_t r = ntasks; r-- > 0;) {
+		next[r] = first[of[r]];
+		first[of[r]] = r;
+	}
+	for (uint32_t g = 0; g < ngroups; g++) {
+		for (uint32_t r = first[g]; r != UINT32_MAX; r = next[r])
+			off += (size_t)snprintf(text + off, cap - off, "%s%u",
+						r == first[g] ? "" : ",", r);
+		if (g + 1 < ngroups)
+			text[off++] = ';';
+	}
+	text[off] = '\0';
+out:
+	free(first);
+	free(next);
+	return text;
+}
+
+static int build_map(struct pmixev_taskmap *map, uint32_t ngroups,
+		     uint32_t ntasks, const uint32_t *of, char *err,
+		     size_t errlen)
+{
+	char *text;
+	int rc;
+
+	for (uint32_t r = 0; r < ntasks; r++)
+		if (of[r] >= ngroups) {
+			snprintf(err, errlen, "rank %u in group %u of %u", r,
+				 of[r], ngroups);
+			return -1;
+		}
+	if (!(text = groups_text(ngroups, ntasks, of))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	rc = pmixev_taskmap_parse(map, text, ngroups, ntasks, err, errlen);
+	free(text);
+	return rc;
+}
+
+int layout_from_start(struct layout *lay, const struct pmixev_pmixd_start *m,
+		      char *err, size_t errlen)
+{
+	uint32_t nnodes = m->step.nnodes, ntasks = m->step.ntasks;
+
+	memset(lay, 0, sizeof(*lay));
+	lay->step = m->step;
+	lay->nodeid = m->nodeid;
+	lay->uid = m->uid;
+	lay->gid = m->gid;
+	snprintf(lay->nspace, sizeof(lay->nspace), "%s", m->nspace);
+	snprintf(lay->srv_nspace, sizeof(lay->srv_nspace), "%s", m->srv_nspace);
+	if (!(lay->nodes = calloc(nnodes, sizeof(*lay->nodes)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < nnodes; i++, lay->nnames++)
+		if (!(lay->nodes[i] = strdup(m->nodes[i]))) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	if (build_map(&lay->map, nnodes, ntasks, m->node_of, err, errlen) < 0 ||
+	    build_map(&lay->apps, m->napps, ntasks, m->app_of, err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	layout_free(lay);
+	return -1;
 }

@@ -15,6 +15,7 @@
 
 #include "pmixev_bridge.h"
 #include "pmixev_step.h"
+#include "pmixev_pmixd_start.h"
 #include "pmixev_taskmap.h"
 
 #define PMIXEV_TASKMAP_ENV  "SLURM_PMIXEV_TASKMAP"
@@ -65,5 +66,18 @@ static inline bool layout_is_local(const struct layout *lay, uint32_t rank)
 }
 
 void layout_free(struct layout *lay);
+
+/*
+ * The layout fields of `m` from `lay` (arrays borrowed from `lay`: valid
+ * while it is).
+ */
+void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m);
+
+/*
+ * Fill `lay` from START `m` (copied; free with layout_free). 0, or -1 with
+ * the reason in `err` (the maps do not hold, or no memory).
+ */
+int layout_from_start(struct layout *lay, const struct pmixev_pmixd_start *m,
+		      char *err, size_t errlen);
 
 #endif /* PMIXEV_BASE_LAYOUT_H_ */

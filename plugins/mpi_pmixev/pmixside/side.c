@@ -6,6 +6,8 @@
 
 #include "pmixside/side.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +16,9 @@
 #include "pmixside/inject_pmix.h"
 
 struct pmixside {
+	pthread_mutex_t lock; /* ended */
+	pthread_cond_t cond;
+	bool ended; /* FINI came, or the channel closed */
 	struct agent *agent;
 	struct chan *chan;
 	struct calls *calls;
@@ -23,16 +28,34 @@ struct pmixside {
 	size_t publish_max; /* PMIxevPublishMax, bytes */
 };
 
+/* Agent thread: the step ends here (pmixside_wait_end returns). */
+static void end(struct pmixside *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->ended = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* Agent thread: root is gone; nothing will answer the waiting calls. */
 static void chan_closed(void *ctx, const char *why)
 {
 	struct pmixside *p = ctx;
 	size_t n = calls_fail_all(p->calls, PMIXEV_ERR_UNREACH);
 
-	PMIXEV_ERROR("pmix side: the channel to root closed (%s); %zu fence or "
-		     "direct modex call(s) waiting on it fail, and new ones "
-		     "will",
+	PMIXEV_ERROR("pmix side: the channel to root closed (%s); %zu call(s) "
+		     "waiting on root fail, and new ones will",
 		     why, n);
+	end(p);
+}
+
+/* Agent thread: root says the step ended here. */
+static int on_fini(void *ctx, struct pmixev_buf *body)
+{
+	if (pmixev_pmixd_empty_unpack(body) < 0)
+		return -1;
+	end(ctx);
+	return 0;
 }
 
 /* Agent thread: write what the PMIx thread could not, or close. */
@@ -64,6 +87,8 @@ struct pmixside *pmixside_create(const struct layout *lay,
 		close(fd);
 		return NULL;
 	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
 	p->lay = lay;
 	p->event_max = (size_t)conf->event_kib << 10;
 	p->publish_max = (size_t)conf->publish_mib << 20;
@@ -75,12 +100,21 @@ struct pmixside *pmixside_create(const struct layout *lay,
 		return NULL;
 	}
 	chan_set_kick(p->chan, kick, p);
+	chan_on(p->chan, PMIXEV_PMIXD_FINI, on_fini, p);
 	return p;
 }
 
 int pmixside_start(struct pmixside *p)
 {
 	return agent_start(p->agent);
+}
+
+void pmixside_wait_end(struct pmixside *p)
+{
+	pthread_mutex_lock(&p->lock);
+	while (!p->ended)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void pmixside_stop(struct pmixside *p)
@@ -99,6 +133,8 @@ void pmixside_destroy(struct pmixside *p)
 	calls_destroy(p->calls);
 	inject_pmix_destroy(p->inject);
 	agent_destroy(p->agent);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
 

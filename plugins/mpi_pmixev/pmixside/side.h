@@ -44,6 +44,12 @@ struct pmixside *pmixside_create(const struct layout *lay,
 int pmixside_start(struct pmixside *p);
 
 /*
+ * Block until the step ends here: root sends FINI, or the channel to root
+ * closes (the PMIx server process's main thread).
+ */
+void pmixside_wait_end(struct pmixside *p);
+
+/*
  * Stop its agent (work already posted runs first); before the PMIx
  * server is finalized: nothing may call into the library after it.
  */

@@ -1,5 +1,6 @@
 /*
- * server/server.c - PMIx server lifecycle inside slurmstepd.
+ * server/server.c - the step's PMIx server inside slurmstepd: root's run
+ * directories for it, and the library's life (server/pmixlib.h).
  */
 #include "config.h"
 
@@ -16,24 +17,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <hwloc.h>
-#include <pmix.h>
-
 #include "slurm_compat.h"
 
-#include "pmixbase/guard.h"
-#include "server/module.h"
-#include "pmixbase/nspace.h"
-#include "pmixbase/confine.h"
 #include "gate/gate.h"
 #include "pmixev_bridge.h"
-#include "pmixev_cpubind.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
+#include "server/pmixlib.h"
 
 struct server {
 	const struct layout *lay;
-	struct pmix_gate *gate;
+	struct pmixlib *lib;
 	int rundir;	   /* PMIXEV_RUN_DIR, or -1 */
 	char priv[136];	   /* root's "CLUSTER.J.S.NODE.srv", 0700 ... */
 	char srvdir[640];  /* ... and in it PMIx's server tmpdir "pmix" and
@@ -44,51 +38,7 @@ struct server {
 	char tmpdir[700];  /* PMIX_TMPDIR: userdir/tmp */
 	char nsdir[700];   /* PMIX_NSDIR: userdir/ns */
 	bool dirs_made;
-	bool pmix_up;
-	hwloc_topology_t topo;
-	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
-	hwloc_bitmap_t *task_cpus; /* [nlocal]: where each local task runs */
-	unsigned event_cache;	   /* OpenPMIx's pmix_max_events */
-	char ***task_env;	   /* [nlocal] NULL-terminated, malloc'd */
 };
-
-/* Wait on slurmstepd's main thread for a PMIx operation's callback. */
-struct sync {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool done;
-	pmix_status_t status;
-};
-
-#define SYNC_INIT                                                              \
-	{                                                                      \
-		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false,    \
-			PMIX_SUCCESS                                           \
-	}
-
-static void sync_cb(pmix_status_t status, void *cbdata)
-{
-	struct sync *s = cbdata;
-
-	pthread_mutex_lock(&s->lock);
-	s->status = status;
-	s->done = true;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-}
-
-static pmix_status_t sync_wait(struct sync *s, pmix_status_t rc)
-{
-	if (rc == PMIX_OPERATION_SUCCEEDED)
-		return PMIX_SUCCESS;
-	if (rc != PMIX_SUCCESS)
-		return rc;
-	pthread_mutex_lock(&s->lock);
-	while (!s->done)
-		pthread_cond_wait(&s->cond, &s->lock);
-	pthread_mutex_unlock(&s->lock);
-	return s->status;
-}
 
 /* Remove `name` from the run directory (user content included), never
  * following a link. */
@@ -178,31 +128,6 @@ static int make_dirs(struct server *srv)
 }
 
 /*
- * A copy of each of PMIx's rendezvous files (pmix.*, root's, in `srvfd`)
- * in directory `dst`, owned by uid:gid, mode 0600, naming the gate's port
- * (ports: the library's, the gate's). 0, or -1 with errno.
- */
-static int copy_rendezvous(int srvfd, int dst, uid_t uid, gid_t gid,
-			   uint16_t ports[2])
-{
-	struct dirent *e;
-	DIR *d = fdopendir(dup(srvfd));
-	int rc = 0;
-
-	if (!d)
-		return -1;
-	rewinddir(
-		d); /* a dup shares srvfd's offset: a second pass starts at 0 */
-	while (rc == 0 && (e = readdir(d)))
-		if (strncmp(e->d_name, "pmix.", 5) == 0)
-			rc = pmixev_fsafe_copy_new_edited(
-				srvfd, e->d_name, dst, e->d_name, uid, gid,
-				0600, pmix_gate_repoint, ports);
-	closedir(d);
-	return rc < 0 ? -1 : 0;
-}
-
-/*
  * The rendezvous for root's tools (in root's "tools", which the job's user
  * cannot write, so it cannot steer them) and for the owner's; then the
  * owner's directory is handed over.
@@ -210,19 +135,18 @@ static int copy_rendezvous(int srvfd, int dst, uid_t uid, gid_t gid,
 static int give_dirs(struct server *srv, uint16_t ports[2])
 {
 	const struct layout *lay = srv->lay;
-	int srvfd = -1, userfd = -1, toolsfd = -1, rc = -1;
+	int userfd = -1, toolsfd = -1, rc = -1;
 	char tools[sizeof(srv->priv) + 8];
 
 	snprintf(tools, sizeof(tools), "%s/tools", srv->priv);
-	srvfd = openat(srv->rundir, srv->srvdir + strlen(PMIXEV_RUN_DIR) + 1,
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	toolsfd = openat(srv->rundir, tools,
 			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	userfd = openat(srv->rundir, srv->user,
 			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (srvfd < 0 || toolsfd < 0 || userfd < 0 ||
-	    copy_rendezvous(srvfd, toolsfd, 0, 0, ports) < 0 ||
-	    copy_rendezvous(srvfd, userfd, lay->uid, lay->gid, ports) < 0)
+	if (toolsfd < 0 || userfd < 0 ||
+	    pmixlib_copy_rendezvous(srv->srvdir, toolsfd, 0, 0, ports) < 0 ||
+	    pmixlib_copy_rendezvous(srv->srvdir, userfd, lay->uid, lay->gid,
+				    ports) < 0)
 		goto out;
 	if (pmixev_fsafe_give(userfd, "tmp", lay->uid, lay->gid, 0700) < 0 ||
 	    pmixev_fsafe_give(userfd, "ns", lay->uid, lay->gid, 0700) < 0 ||
@@ -236,8 +160,6 @@ out:
 			"cannot make the tools' rendezvous in %s/%s or hand "
 			"%s to the job owner: %m",
 			PMIXEV_RUN_DIR, tools, srv->userdir);
-	if (srvfd >= 0)
-		close(srvfd);
 	if (toolsfd >= 0)
 		close(toolsfd);
 	if (userfd >= 0)
@@ -245,288 +167,51 @@ out:
 	return rc;
 }
 
-/*
- * Where local task `i` will run: the CPUs Slurm binds it to (`type`,
- * `list`), as far as they exist here, else the step's. False if Slurm's
- * list was unreadable.
- */
-static bool task_cpus(struct server *srv, uint32_t type, const char *list,
-		      uint32_t i, hwloc_bitmap_t set)
-{
-	struct pmixev_cpus cpus;
-	int rc = pmixev_cpubind_task(type, list, i, &cpus);
-
-	hwloc_bitmap_zero(set);
-	for (unsigned cpu = 0; rc == 1 && cpu < PMIXEV_CPUBIND_MAX; cpu++)
-		if (cpus.bits[cpu / 64] >> (cpu % 64) & 1)
-			hwloc_bitmap_set(set, cpu);
-	hwloc_bitmap_and(set, set,
-			 hwloc_topology_get_complete_cpuset(srv->topo));
-	if (rc != 1 || hwloc_bitmap_iszero(set))
-		hwloc_bitmap_copy(set, srv->cpuset);
-	return rc >= 0;
-}
-
-static int load_topology(struct server *srv, uint32_t bind_type,
-			 const char *bind_list)
-{
-	uint32_t nlocal = layout_nlocal(srv->lay);
-	bool readable = true;
-
-	if (hwloc_topology_init(&srv->topo) < 0 ||
-	    hwloc_topology_load(srv->topo) < 0 ||
-	    !(srv->cpuset = hwloc_bitmap_alloc()) ||
-	    !(srv->task_cpus =
-		      calloc(nlocal ? nlocal : 1, sizeof(*srv->task_cpus))))
-		return -1;
-	/* The CPUs this step may use (task/none: the whole node). */
-	if (hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
-	    0)
-		hwloc_bitmap_copy(srv->cpuset,
-				  hwloc_topology_get_allowed_cpuset(srv->topo));
-	for (uint32_t i = 0; i < nlocal; i++) {
-		if (!(srv->task_cpus[i] = hwloc_bitmap_alloc()))
-			return -1;
-		readable &= task_cpus(srv, bind_type, bind_list, i,
-				      srv->task_cpus[i]);
-	}
-	if (!readable)
-		PMIXEV_ERROR("cannot read Slurm's CPU binding \"%s\" (type "
-			     "0x%x); the tasks' locality is the step's CPUs",
-			     bind_list ? bind_list : "", (unsigned)bind_type);
-	return 0;
-}
-
-struct init_call {
-	pmix_info_t *info;
-	pmix_status_t rc;
-};
-
-/* In the gate's private network: the library's listener is made here. */
-static int server_init(void *arg)
-{
-	struct init_call *c = arg;
-
-	c->rc = PMIx_server_init(&module_upcalls, c->info, 8);
-	return 0;
-}
-
-static int init_pmix(struct server *srv)
-{
-	struct init_call init;
-	int inside;
-	const struct layout *lay = srv->lay;
-	pmix_topology_t topo = {.source = "hwloc", .topology = srv->topo};
-	uint32_t uid = lay->uid, gid = lay->gid;
-	pmix_rank_t rank = lay->nodeid;
-	char cache[16];
-	bool yes = true;
-	pmix_info_t info[8];
-	pmix_status_t rc;
-
-	PMIX_INFO_LOAD(&info[0], PMIX_SERVER_TMPDIR, srv->srvdir, PMIX_STRING);
-	PMIX_INFO_LOAD(&info[1], PMIX_SYSTEM_TMPDIR, srv->srvdir, PMIX_STRING);
-	PMIX_INFO_LOAD(&info[2], PMIX_SERVER_TOOL_SUPPORT, &yes, PMIX_BOOL);
-	PMIX_INFO_LOAD(&info[3], PMIX_USERID, &uid, PMIX_UINT32);
-	PMIX_INFO_LOAD(&info[4], PMIX_GRPID, &gid, PMIX_UINT32);
-	PMIX_INFO_LOAD(&info[5], PMIX_SERVER_NSPACE, lay->srv_nspace,
-		       PMIX_STRING);
-	PMIX_INFO_LOAD(&info[6], PMIX_SERVER_RANK, &rank, PMIX_PROC_RANK);
-	PMIX_INFO_LOAD(&info[7], PMIX_TOPOLOGY2, &topo, PMIX_TOPO);
-	/* The cache size has no attribute in OpenPMIx 4.2, only this MCA
-	 * parameter, read from the environment by PMIx_server_init. */
-	snprintf(cache, sizeof(cache), "%u", srv->event_cache);
-	if (setenv("PMIX_MCA_pmix_max_events", cache, 1) < 0)
-		PMIXEV_ERROR("cannot set the event cache size: %m");
-	/*
-	 * Only the "hash" data store: the shared-memory ones (4.2: ds12,
-	 * ds21; 5.0: shmem2) make root create files in directories the job
-	 * owner can write, following symlinks, and chown them to the owner.
-	 */
-	if (setenv("PMIX_MCA_gds", "hash", 1) < 0) {
-		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
-		return -1;
-	}
-	/* PMIx_Log: only the plugin that hands requests to pmixev
-	 * (jobmgmt/applog.h); the library's own would syslog as well. */
-	if (setenv("PMIX_MCA_plog", "default", 1) < 0) {
-		PMIXEV_ERROR("cannot hand PMIx_Log to pmixev: %m");
-		return -1;
-	}
-	/* The library's monitors sample on its progress thread, which works
-	 * with the owner's file identity (jobmgmt/monitor.h), not on a thread
-	 * of their own. */
-	if (setenv("PMIX_MCA_psensor_base_use_separate_thread", "0", 1) < 0) {
-		PMIXEV_ERROR("cannot keep PMIx's monitors on its progress "
-			     "thread: %m");
-		return -1;
-	}
-	/* Logged if it cannot be: the step runs without it. */
-	guard_load();
-	init.info = info;
-	init.rc = PMIX_ERROR;
-	/* -1 (logged): this thread could not get in, or back out. */
-	inside = pmix_gate_run_inside(srv->gate, server_init, &init);
-	rc = init.rc;
-	/* Not info[7]: destructing a PMIX_TOPO value destroys the topology,
-	 * which PMIx keeps using; it is ours to destroy after finalize. */
-	for (size_t i = 0; i < 7; i++)
-		PMIX_INFO_DESTRUCT(&info[i]);
-	if (rc != PMIX_SUCCESS) {
-		PMIXEV_ERROR("PMIx_server_init: %s", PMIx_Error_string(rc));
-		return -1;
-	}
-	srv->pmix_up = true;
-	module_register_attributes();
-	return inside < 0 ? -1 : 0;
-}
-
-struct reg_wait {
-	struct sync s;
-	pthread_t caller; /* slurmstepd's: never confined for good */
-	uid_t uid;
-	gid_t gid;
-};
-
-/* The namespace is registered, on the PMIx progress thread, which from
- * now on does file operations as the job owner (pmixbase/confine.h). */
-static void registered_cb(pmix_status_t status, void *cbdata)
-{
-	struct reg_wait *w = cbdata;
-
-	if (status == PMIX_SUCCESS &&
-	    !pthread_equal(pthread_self(), w->caller) &&
-	    !confine_pmix_thread(w->uid, w->gid))
-		status = PMIX_ERR_NO_PERMISSIONS;
-	sync_cb(status, &w->s);
-}
-
-static int register_nspace(struct server *srv)
-{
-	const struct layout *lay = srv->lay;
-	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
-	struct reg_wait w = {SYNC_INIT, pthread_self(), lay->uid, lay->gid};
-	pmix_info_t *info = NULL;
-	size_t ninfo = 0;
-	pmix_status_t rc;
-	char err[256];
-
-	if (nspace_info_build(lay, &dirs,
-			      (const hwloc_const_cpuset_t *)srv->task_cpus,
-			      &info, &ninfo, err, sizeof(err)) < 0) {
-		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
-		return -1;
-	}
-	rc = sync_wait(&w.s, PMIx_server_register_nspace(
-				     lay->nspace, (int)layout_nlocal(lay), info,
-				     ninfo, registered_cb, &w));
-	PMIX_INFO_FREE(info, ninfo);
-	if (rc != PMIX_SUCCESS) {
-		PMIXEV_ERROR("PMIx_server_register_nspace(%s): %s", lay->nspace,
-			     PMIx_Error_string(rc));
-		return -1;
-	}
-	return 0;
-}
-
-static int register_clients(struct server *srv)
-{
-	const struct layout *lay = srv->lay;
-	uint32_t n = layout_nlocal(lay);
-	pmix_status_t rc;
-
-	if (n && !(srv->task_env = calloc(n, sizeof(*srv->task_env))))
-		return -1;
-	for (uint32_t i = 0; i < n; i++) {
-		struct sync s = SYNC_INIT;
-		pmix_proc_t proc;
-
-		PMIX_LOAD_PROCID(&proc, lay->nspace,
-				 lay->map.ranks[lay->nodeid][i]);
-		rc = sync_wait(&s, PMIx_server_register_client(&proc, lay->uid,
-							       lay->gid, NULL,
-							       sync_cb, &s));
-		if (rc == PMIX_SUCCESS)
-			rc = PMIx_server_setup_fork(&proc, &srv->task_env[i]);
-		if (rc != PMIX_SUCCESS) {
-			PMIXEV_ERROR("registering rank %u: %s", proc.rank,
-				     PMIx_Error_string(rc));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The server's URI as its clients get it, or NULL. */
-static const char *server_uri(const struct server *srv)
-{
-	for (char **e = srv->task_env ? srv->task_env[0] : NULL; e && *e; e++)
-		if (strncmp(*e, "PMIX_SERVER_URI", 15) == 0 && strchr(*e, '='))
-			return strchr(*e, '=') + 1;
-	return NULL;
-}
-
-/*
- * Send the clients and tools to the gate: ports = {the library's port
- * (from its clients' environment), the gate's}; the clients' URIs are
- * made the gate's.
- */
-static int open_gate(struct server *srv, uint16_t ports[2])
-{
-	const char *uri = server_uri(srv);
-
-	ports[0] = uri ? pmix_gate_uri_port(uri) : 0;
-	ports[1] = pmix_gate_port(srv->gate);
-	if (!ports[0]) {
-		PMIXEV_ERROR("cannot find the PMIx server's port in its "
-			     "clients' environment");
-		return -1;
-	}
-	for (uint32_t i = 0; i < layout_nlocal(srv->lay); i++)
-		for (char **e = srv->task_env[i]; e && *e; e++) {
-			size_t len;
-			char *to;
-
-			if (strncmp(*e, "PMIX_SERVER_URI", 15) != 0)
-				continue;
-			if (!(to = pmix_gate_repoint(*e, strlen(*e), &len,
-						     ports)))
-				return -1;
-			free(*e);
-			*e = to;
-		}
-	return pmix_gate_open(srv->gate, ports[0],
-			      (unsigned)PMIX_VERSION_MAJOR);
-}
-
 struct server *server_create(struct step *s, uint32_t bind_type,
 			     const char *bind_list)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
+	struct pmixlib_cfg cfg = {.lay = &s->lay,
+				  .gate = s->gate,
+				  .event_cache =
+					  pmixev_conf_event_slots(&s->conf),
+				  .bind_type = bind_type,
+				  .bind_list = bind_list,
+				  .confine = true};
 	uint16_t ports[2];
 
 	if (!srv)
 		return NULL;
 	srv->lay = &s->lay;
-	srv->gate = s->gate;
 	srv->rundir = -1;
-	srv->event_cache = pmixev_conf_event_slots(&s->conf);
 	step_serve(s);
 	if (make_dirs(srv) < 0)
 		goto fail;
-	if (load_topology(srv, bind_type, bind_list) < 0) {
-		PMIXEV_ERROR("cannot load the node topology (hwloc)");
-		goto fail;
-	}
-	if (init_pmix(srv) < 0 || register_nspace(srv) < 0 ||
-	    register_clients(srv) < 0 || open_gate(srv, ports) < 0 ||
+	cfg.server_dir = srv->srvdir;
+	cfg.tmpdir = srv->tmpdir;
+	cfg.nsdir = srv->nsdir;
+	if (!(srv->lib = pmixlib_start(&cfg, ports)) ||
 	    give_dirs(srv, ports) < 0)
 		goto fail;
-	s->pmix_uri = server_uri(srv);
+	s->pmix_uri = pmixlib_uri(srv->lib);
 	return srv;
 fail:
 	server_destroy(srv);
 	return NULL;
+}
+
+void server_env_apply(char *const *vars, char ***env)
+{
+	for (char *const *e = vars; e && *e; e++) {
+		char *eq = strchr(*e, '='), name[256];
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+
+		if (!n || n >= sizeof(name))
+			continue;
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		slurm_env_array_overwrite(env, name, eq + 1);
+	}
 }
 
 int server_task_env(const struct server *srv, uint32_t rank, char ***env)
@@ -536,16 +221,7 @@ int server_task_env(const struct server *srv, uint32_t rank, char ***env)
 	for (uint32_t i = 0; i < layout_nlocal(lay); i++) {
 		if (lay->map.ranks[lay->nodeid][i] != rank)
 			continue;
-		for (char **e = srv->task_env[i]; e && *e; e++) {
-			char *eq = strchr(*e, '='), name[256];
-			size_t n = eq ? (size_t)(eq - *e) : 0;
-
-			if (!n || n >= sizeof(name))
-				continue;
-			memcpy(name, *e, n);
-			name[n] = '\0';
-			slurm_env_array_overwrite(env, name, eq + 1);
-		}
+		server_env_apply(pmixlib_task_env(srv->lib, i), env);
 		return 0;
 	}
 	return -1;
@@ -555,38 +231,15 @@ void server_destroy(struct server *srv)
 {
 	if (!srv)
 		return;
-	/* What the library releases here it releases on this thread: as the
-	 * job owner (its cleanups), or not at all. */
-	if (srv->pmix_up && confine_enter(srv->lay->uid, srv->lay->gid) == 0) {
-		pmix_status_t rc = PMIx_server_finalize();
-
-		confine_leave();
-		if (rc != PMIX_SUCCESS)
-			PMIXEV_ERROR("PMIx_server_finalize: %s",
-				     PMIx_Error_string(rc));
-	}
-	guard_report();
+	/* What the library releases here it releases as the job owner (its
+	 * cleanups), or not at all. */
+	pmixlib_stop(srv->lib);
 	step_serve(NULL);
-	for (uint32_t i = 0; srv->task_env && i < layout_nlocal(srv->lay);
-	     i++) {
-		for (char **e = srv->task_env[i]; e && *e; e++)
-			free(*e);
-		free(srv->task_env[i]);
-	}
-	free(srv->task_env);
 	if (srv->dirs_made) {
 		remove_dir(srv, srv->user);
 		remove_dir(srv, srv->priv);
 	}
 	if (srv->rundir >= 0)
 		close(srv->rundir);
-	if (srv->cpuset)
-		hwloc_bitmap_free(srv->cpuset);
-	for (uint32_t i = 0; srv->task_cpus && i < layout_nlocal(srv->lay); i++)
-		if (srv->task_cpus[i])
-			hwloc_bitmap_free(srv->task_cpus[i]);
-	free(srv->task_cpus);
-	if (srv->topo)
-		hwloc_topology_destroy(srv->topo);
 	free(srv);
 }

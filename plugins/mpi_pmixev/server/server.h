@@ -32,6 +32,10 @@ struct server *server_create(struct step *s, uint32_t bind_type,
  */
 int server_task_env(const struct server *srv, uint32_t rank, char ***env);
 
+/* Add the "NAME=value" `vars` (NULL-terminated) to `env`, a Slurm env
+ * array (in the forked task). */
+void server_env_apply(char *const *vars, char ***env);
+
 /* Finalize PMIx (no upcall runs after this) and remove the tmpdirs. */
 void server_destroy(struct server *srv);
 

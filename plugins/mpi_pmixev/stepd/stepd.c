@@ -21,9 +21,7 @@
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
-#include "pmixside/dmodex_pmix.h"
-#include "pmixside/clients_pmix.h"
-#include "pmixside/pubsub_pmix.h"
+#include "pmixside/listen.h"
 #include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
@@ -211,9 +209,7 @@ static int build_pmix_side(struct step *s)
 	s->pside = pmixside_create(&s->lay, &s->conf, fds[1]);
 	if (!s->chan || !s->pside)
 		return -1;
-	dmodex_pmix_serve(s->pside);
-	pubsub_pmix_listen(s->pside);
-	clients_pmix_listen(s->pside);
+	pmixside_listen_all(s->pside);
 	return 0;
 }
 

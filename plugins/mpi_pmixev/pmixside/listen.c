@@ -1,0 +1,17 @@
+/*
+ * pmixside/listen.c - the pmix side's frame handlers (see listen.h).
+ */
+#include "config.h"
+
+#include "pmixside/listen.h"
+
+#include "pmixside/clients_pmix.h"
+#include "pmixside/dmodex_pmix.h"
+#include "pmixside/pubsub_pmix.h"
+
+void pmixside_listen_all(struct pmixside *p)
+{
+	dmodex_pmix_serve(p);
+	pubsub_pmix_listen(p);
+	clients_pmix_listen(p);
+}
