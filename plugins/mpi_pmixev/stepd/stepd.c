@@ -21,6 +21,7 @@
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
+#include "pmixside/applog_pmix.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "pmixside/side.h"
@@ -208,6 +209,7 @@ static int build_pmix_side(struct step *s)
 		return -1;
 	dmodex_pmix_serve(s->pside);
 	pubsub_pmix_listen(s->pside);
+	applog_pmix_listen(s->pside);
 	return 0;
 }
 
