@@ -18,8 +18,8 @@
  *   status      u64 id, i32 status, str why       (JOBCTL_DONE, LOG_DONE)
  *   log         u64 id, u32 rank, u8 task, str who, u8 flags, u8 level,
  *               u64 when, u32 n (<= 16),
- *               n * { u8 channel (0..5), str text, [EMAIL: str to,
- *               str subject] }
+ *               n * { u8 channel (0..5), i32 bad (<= 0), [bad 0: str
+ *               text, [EMAIL: str to, str subject]] }
  */
 #include "config.h"
 
@@ -352,8 +352,11 @@ static bool mail_ok(const struct pmixev_pmixd_log_msg *x)
 
 static bool log_msg_ok(const struct pmixev_pmixd_log_msg *x)
 {
-	return x->ch <= PMIXEV_PMIXD_CHANNEL_MAX && x->text &&
-	       strlen(x->text) <= PMIXEV_PMIXD_TEXT_MAX &&
+	if (x->ch > PMIXEV_PMIXD_CHANNEL_MAX || x->bad > 0)
+		return false;
+	if (x->bad) /* refused by O: nothing to deliver */
+		return !x->text && !x->to[0] && !x->subject[0];
+	return x->text && strlen(x->text) <= PMIXEV_PMIXD_TEXT_MAX &&
 	       (x->ch != PMIXEV_PMIXD_EMAIL || mail_ok(x));
 }
 
@@ -384,6 +387,9 @@ int pmixev_pmixd_log_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->n);
 	for (uint32_t i = 0; i < m->n; i++) {
 		pmixev_buf_put_u8(b, (uint8_t)m->m[i].ch);
+		pmixev_buf_put_i32(b, m->m[i].bad);
+		if (m->m[i].bad)
+			continue;
 		pmixev_buf_put_str(b, m->m[i].text);
 		if (m->m[i].ch != PMIXEV_PMIXD_EMAIL)
 			continue;
@@ -394,14 +400,17 @@ int pmixev_pmixd_log_pack(struct pmixev_buf *b,
 }
 
 /* Message `x` of a LOG body; its text is allocated only once the channel
- * is known to be one. */
+ * is known to be one and the message not refused. */
 static int get_log_msg(struct pmixev_buf *b, struct pmixev_pmixd_log_msg *x)
 {
 	uint8_t ch = 0;
 
-	if (pmixev_buf_get_u8(b, &ch) < 0 || ch > PMIXEV_PMIXD_CHANNEL_MAX)
+	if (pmixev_buf_get_u8(b, &ch) < 0 || ch > PMIXEV_PMIXD_CHANNEL_MAX ||
+	    pmixev_buf_get_i32(b, &x->bad) < 0 || x->bad > 0)
 		return -1;
 	x->ch = (enum pmixev_pmixd_channel)ch;
+	if (x->bad)
+		return 0;
 	if (pmixd_get_text(b, PMIXEV_PMIXD_TEXT_MAX, &x->text) < 0)
 		return -1;
 	if (x->ch == PMIXEV_PMIXD_EMAIL) {

@@ -16,10 +16,10 @@
 
 #define PMIXEV_PMIXD_ITEMS_MAX	 32	    /* query.c's ITEMS_MAX */
 #define PMIXEV_PMIXD_TARGETS_MAX 16	    /* jobctl_call.h's TARGETS_MAX */
-#define PMIXEV_PMIXD_MSGS_MAX	 16	    /* applog_call.h's MSGS_MAX */
-#define PMIXEV_PMIXD_TEXT_MAX	 65536	    /* applog_call.h's TEXT_MAX */
+#define PMIXEV_PMIXD_MSGS_MAX	 16	    /* messages of one PMIx_Log */
+#define PMIXEV_PMIXD_TEXT_MAX	 65536	    /* one PMIx_Log message */
 #define PMIXEV_PMIXD_REASON_MAX	 1024	    /* jobctl_call.h's REASON_MAX */
-#define PMIXEV_PMIXD_WHY_MAX	 256	    /* applog_call.h's WHY_MAX */
+#define PMIXEV_PMIXD_WHY_MAX	 256	    /* a PMIx_Log refusal's reason */
 #define PMIXEV_PMIXD_WHO_MAX	 288	    /* PMIX_MAX_NSLEN + 32 */
 #define PMIXEV_PMIXD_ALL	 UINT32_MAX /* every rank (ckpt, targets) */
 
@@ -132,7 +132,7 @@ int pmixev_pmixd_status_pack(struct pmixev_buf *b,
 int pmixev_pmixd_status_unpack(struct pmixev_buf *b,
 			       struct pmixev_pmixd_status *m);
 
-/* applog_call.h's enum channel. */
+/* PMIx_Log's channels (jobmgmt/applog.h). */
 enum pmixev_pmixd_channel {
 	PMIXEV_PMIXD_STDOUT,
 	PMIXEV_PMIXD_STDERR,
@@ -143,10 +143,17 @@ enum pmixev_pmixd_channel {
 	PMIXEV_PMIXD_CHANNEL_MAX = PMIXEV_PMIXD_EMAIL
 };
 
-/* One message. EMAIL: `to` and `subject` as pmixev_owner_mail_ok wants
- * them and text within PMIXEV_OWNER_MAIL_TEXT; root adds the command. */
+/*
+ * One message. EMAIL: `to` and `subject` as pmixev_owner_mail_ok wants
+ * them and text within PMIXEV_OWNER_MAIL_TEXT; root adds the command.
+ * `bad`: 0, or the PMIx status (< 0) O refused the item with when it read
+ * it (not a string, too long, out of memory, ...): root delivers nothing,
+ * only counts and logs the refusal in its place; such a message has no
+ * text, `to` nor `subject`.
+ */
 struct pmixev_pmixd_log_msg {
 	enum pmixev_pmixd_channel ch;
+	int32_t bad;
 	char *text; /* malloc'd by unpack */
 	char to[PMIXEV_OWNER_TEXT];
 	char subject[PMIXEV_OWNER_TEXT];
@@ -156,9 +163,12 @@ struct pmixev_pmixd_log_msg {
 #define PMIXEV_PMIXD_LOG_TAG	  0x2
 #define PMIXEV_PMIXD_LOG_STAMP	  0x4
 #define PMIXEV_PMIXD_LOG_JREC_ALL 0x8
-#define PMIXEV_PMIXD_LOG_FLAGS	  0xf
+/* The library carried out some items itself: a request with no message
+ * left succeeds. */
+#define PMIXEV_PMIXD_LOG_LIB_DONE 0x10
+#define PMIXEV_PMIXD_LOG_FLAGS	  0x1f
 
-/* LOG (O->R): applog_call.h's struct log_call as read. */
+/* LOG (O->R): a PMIx_Log request as O read it (pmixside/applog_read.h). */
 struct pmixev_pmixd_log {
 	uint64_t id;
 	uint32_t rank; /* task: a local rank; else as claimed */

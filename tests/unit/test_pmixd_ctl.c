@@ -278,7 +278,7 @@ static void test_log(void **state)
 	l.level = 8;
 	log_refused(&l, false);
 	log_fill(&l);
-	l.flags = 0x10;
+	l.flags = PMIXEV_PMIXD_LOG_FLAGS + 1;
 	log_refused(&l, false);
 	log_fill(&l);
 	l.m[0].ch = PMIXEV_PMIXD_CHANNEL_MAX + 1;
@@ -308,6 +308,64 @@ static void test_log(void **state)
 	free(big);
 }
 
+/* Items O refused when it read them travel as their status, in place. */
+static void test_log_refused_items(void **state)
+{
+	static struct pmixev_pmixd_log l;
+	struct pmixev_buf w, r;
+	size_t at;
+
+	(void)state;
+	log_fill(&l);
+	l.flags |= PMIXEV_PMIXD_LOG_LIB_DONE;
+	l.n = 3;
+	l.m[2] = l.m[1];
+	l.m[1] = (struct pmixev_pmixd_log_msg){.ch = PMIXEV_PMIXD_EMAIL,
+					       .bad = -27};
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_log_pack(&w, &l), 0);
+	fx_reader(&r, &w);
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(pmixev_pmixd_log_unpack(&r, &fx, &l), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(l.flags & PMIXEV_PMIXD_LOG_LIB_DONE,
+			 PMIXEV_PMIXD_LOG_LIB_DONE);
+	assert_int_equal(l.m[1].ch, PMIXEV_PMIXD_EMAIL);
+	assert_int_equal(l.m[1].bad, -27);
+	assert_null(l.m[1].text);
+	assert_int_equal(l.m[0].bad, 0);
+	assert_string_equal(l.m[0].text, "oops");
+	assert_string_equal(l.m[2].to, "a@b.c,d@e");
+	pmixev_pmixd_log_release(&l);
+	assert_strict(&w, un_log);
+	/* A refused item has nothing to deliver, and a status below 0. */
+	log_fill(&l);
+	l.m[0].bad = -1;
+	log_refused(&l, false); /* still its text */
+	log_fill(&l);
+	l.m[1].text = NULL;
+	l.m[1].bad = -1;
+	log_refused(&l, false); /* still its address */
+	log_fill(&l);
+	l.m[0] = (struct pmixev_pmixd_log_msg){.ch = PMIXEV_PMIXD_STDERR,
+					       .bad = 5};
+	log_refused(&l, false);
+	/* ... also as bytes: the status is the message's second field. */
+	log_fill(&l);
+	l.n = 1;
+	l.m[0] = (struct pmixev_pmixd_log_msg){.ch = PMIXEV_PMIXD_STDERR,
+					       .bad = -1};
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_log_pack(&w, &l), 0);
+	at = w.len - 4;
+	assert_int_equal(un_log(w.data, w.len), 0);
+	w.data[at] = 0x7f; /* -1 -> 0x7fffffff */
+	assert_int_equal(un_log(w.data, w.len), -1);
+	memset(w.data + at, 0, 4); /* 0: a text must follow */
+	assert_int_equal(un_log(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_query_done),
 		cmocka_unit_test(test_jobctl),
 		cmocka_unit_test(test_log),
+		cmocka_unit_test(test_log_refused_items),
 	};
 
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);

@@ -1,11 +1,10 @@
 /*
- * jobmgmt/applog.c - PMIx_Log: the upcall (PMIx progress thread) and the
- * channels (agent thread).
+ * jobmgmt/applog.c - PMIx_Log: the pmix side's LOG frames carried out on
+ * the channels, one LOG_DONE each (agent thread).
  */
 #include "config.h"
 
 #include "jobmgmt/applog.h"
-#include "jobmgmt/applog_call.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -16,21 +15,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-#include <pmix.h>
+#include <pmix_common.h>
 
-#include "base/agent.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
-#include "pmixbase/confine.h"
-#include "pmixbase/status.h"
 #include "jobmgmt/logsink.h"
+#include "jobmgmt/pmixstatus.h"
 #include "jobmgmt/ptable.h"
 #include "jobmgmt/taskproc.h"
+#include "pmixd/chan.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_logline.h"
+#include "pmixev_pmixd_ctl.h"
 #include "ownerhelper/helper.h"
 #include "ownerhelper/jobinfo.h"
 
@@ -40,6 +38,7 @@
 #define CALLS_MAX     256 /* requests in progress at once */
 #define MAILS_MAX     16  /* mails of one step from one node */
 #define REFUSALS_SAID 10  /* refusals logged per second; the rest counted */
+#define WHY_MAX	      PMIXEV_PMIXD_WHY_MAX
 
 struct applog {
 	struct step *s;
@@ -54,6 +53,36 @@ struct applog {
 	unsigned said;	    /* ... so many */
 	uint64_t unsaid;    /* refusals not logged (over REFUSALS_SAID) */
 };
+
+/* A LOG frame, carried out one message at a time, in order. */
+struct log_call {
+	struct applog *al;
+	struct pmixev_pmixd_log rq; /* checked; `who` made safe to log */
+	size_t i;		    /* the message being delivered */
+	unsigned took;		    /* messages a channel took */
+	int32_t first_err;	    /* the first refusal's PMIx status */
+	char why[WHY_MAX];	    /* why the current message was refused */
+	/* The message going into a task's output, until the owner helper
+	 * has it. */
+	int fd;
+	char *out;
+	size_t out_len;
+};
+
+static const char *const channel_names[] = {
+	[PMIXEV_PMIXD_STDOUT] = "stdout",
+	[PMIXEV_PMIXD_STDERR] = "stderr",
+	[PMIXEV_PMIXD_SYSLOG] = "syslog",
+	[PMIXEV_PMIXD_GLOBAL] = "global syslog",
+	[PMIXEV_PMIXD_JOBREC] = "job record",
+	[PMIXEV_PMIXD_EMAIL] = "email",
+};
+
+/* "stdout", "global syslog", ... */
+static const char *channel_name(enum pmixev_pmixd_channel ch)
+{
+	return channel_names[ch];
+}
 
 /* --- the channels (agent thread) ----------------------------------------- */
 
@@ -78,8 +107,8 @@ static bool within_rate(struct applog *al)
 }
 
 /* `text` (clean) to this node's syslog. */
-static pmix_status_t to_syslog(struct applog *al, int level, const char *text,
-			       char *why)
+static int32_t to_syslog(struct applog *al, int level, const char *text,
+			 char *why)
 {
 	const char *path = al->s->conf.log_syslog;
 	int err;
@@ -95,23 +124,23 @@ static pmix_status_t to_syslog(struct applog *al, int level, const char *text,
 	if (!(err = logsink_syslog(al->sink, level, text)))
 		return PMIX_SUCCESS;
 	snprintf(why, WHY_MAX, "no syslog at %s: %s", path, strerror(err));
-	return status_from_errno(err);
+	return pmixstatus_from_errno(err);
 }
 
 /* "step J.S rank R (uid U): TEXT", escaped and cut. */
 static void sys_text(const struct log_call *c, const char *text, char *out,
 		     size_t len)
 {
-	const struct step *s = step_served();
+	const struct step *s = c->al->s;
 	char clean[PMIXEV_LOGLINE_MAX + 1];
 
 	pmixev_logline_clean(clean, sizeof(clean), text);
-	snprintf(out, len, "step %s %s (uid %u): %s", s->lay.step.id, c->who,
+	snprintf(out, len, "step %s %s (uid %u): %s", s->lay.step.id, c->rq.who,
 		 (unsigned)s->lay.uid, clean);
 }
 
-static pmix_status_t to_global(struct applog *al, struct log_call *c,
-			       const char *text)
+static int32_t to_global(struct applog *al, struct log_call *c,
+			 const char *text)
 {
 	struct step *s = al->s;
 	char line[TEXTLINE_MAX];
@@ -120,9 +149,9 @@ static pmix_status_t to_global(struct applog *al, struct log_call *c,
 
 	sys_text(c, text, line, sizeof(line));
 	if (s->lay.nodeid == GLOBAL_ROOT)
-		return to_syslog(al, c->level, line, c->why);
+		return to_syslog(al, c->rq.level, line, c->why);
 	pmixev_buf_init(&b);
-	pmixev_buf_put_u32(&b, (uint32_t)c->level);
+	pmixev_buf_put_u32(&b, c->rq.level);
 	pmixev_buf_put_str(&b, line);
 	rc = pmixev_buf_ok(&b)
 		     ? overlay_send(s->ov, GLOBAL_ROOT, PMIXEV_MSG_LOG_GLOBAL,
@@ -133,12 +162,12 @@ static pmix_status_t to_global(struct applog *al, struct log_call *c,
 		return PMIX_SUCCESS;
 	PMIXEV_INFO("log: node %u is gone: the global syslog line of %s goes "
 		    "to this node's syslog",
-		    GLOBAL_ROOT, c->who);
-	return to_syslog(al, c->level, line, c->why);
+		    GLOBAL_ROOT, c->rq.who);
+	return to_syslog(al, c->rq.level, line, c->why);
 }
 
-static pmix_status_t to_job_record(struct applog *al, struct log_call *c,
-				   const char *text)
+static int32_t to_job_record(struct applog *al, struct log_call *c,
+			     const char *text)
 {
 	char clean[PMIXEV_LOGLINE_MAX + 1];
 
@@ -147,7 +176,7 @@ static pmix_status_t to_job_record(struct applog *al, struct log_call *c,
 		return PMIX_ERR_OUT_OF_RESOURCE;
 	}
 	pmixev_logline_clean(clean, sizeof(clean), text);
-	PMIXEV_INFO("job record: %s: %s", c->who, clean);
+	PMIXEV_INFO("job record: %s: %s", c->rq.who, clean);
 	return PMIX_SUCCESS;
 }
 
@@ -162,19 +191,20 @@ static void output_end(struct log_call *c)
 }
 
 /* c->out: the text with the asked prefixes and a final newline. */
-static int output_text(struct log_call *c, const struct msg *m)
+static int output_text(struct log_call *c, const struct pmixev_pmixd_log_msg *m)
 {
-	const struct step *s = step_served();
+	const struct step *s = c->al->s;
 	char prefix[PMIX_MAX_NSLEN + 96] = "", stamp[40] = "";
 	size_t len = strlen(m->text), plen;
 	bool nl = len && m->text[len - 1] == '\n';
+	time_t when = (time_t)c->rq.when;
 	struct tm tm;
 
-	if (c->stamp && localtime_r(&c->when, &tm))
+	if ((c->rq.flags & PMIXEV_PMIXD_LOG_STAMP) && localtime_r(&when, &tm))
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S ", &tm);
-	if (c->tag)
+	if (c->rq.flags & PMIXEV_PMIXD_LOG_TAG)
 		snprintf(prefix, sizeof(prefix), "%s[%s,%u]<%s>: ", stamp,
-			 s->lay.nspace, c->rank, channel_name(m->ch));
+			 s->lay.nspace, c->rq.rank, channel_name(m->ch));
 	else
 		snprintf(prefix, sizeof(prefix), "%s", stamp);
 	plen = strlen(prefix);
@@ -196,23 +226,24 @@ static void on_written(void *arg, int err, size_t done);
  * but never writes into what the task chose it to be, nor waits on it.
  * PMIX_OPERATION_IN_PROGRESS: answered in on_written.
  */
-static pmix_status_t to_task(struct applog *al, struct log_call *c,
-			     const struct msg *m)
+static int32_t to_task(struct applog *al, struct log_call *c,
+		       const struct pmixev_pmixd_log_msg *m)
 {
 	struct helper *h;
 	uint32_t pid;
 
-	if (!c->task || !(pid = ptable_pid(al->s->ptable, c->rank))) {
+	if (!c->rq.task || !(pid = ptable_pid(al->s->ptable, c->rq.rank))) {
 		snprintf(c->why, WHY_MAX,
 			 "only a running task of this node has one");
 		return PMIX_ERR_NOT_SUPPORTED;
 	}
-	if ((c->fd = taskproc_fd(pid, m->ch == CH_STDOUT ? 1 : 2)) < 0) {
+	if ((c->fd = taskproc_fd(pid, m->ch == PMIXEV_PMIXD_STDOUT ? 1 : 2)) <
+	    0) {
 		int err = -c->fd;
 
 		snprintf(c->why, WHY_MAX, "its %s: %s", channel_name(m->ch),
 			 strerror(err));
-		return status_from_errno(err);
+		return pmixstatus_from_errno(err);
 	}
 	if (output_text(c, m) < 0)
 		return PMIX_ERR_NOMEM;
@@ -239,10 +270,11 @@ static pmix_status_t to_task(struct applog *al, struct log_call *c,
 static void on_mailed(void *arg, const struct pmixev_owner_resp *r);
 
 /* By the owner helper, with the site's mail command; at most MAILS_MAX. */
-static pmix_status_t to_mail(struct applog *al, struct log_call *c,
-			     const struct msg *m)
+static int32_t to_mail(struct applog *al, struct log_call *c,
+		       const struct pmixev_pmixd_log_msg *m)
 {
 	struct step *s = al->s;
+	struct pmixev_owner_mail mail = {0};
 	struct helper *h;
 
 	if (!s->conf.log_mail[0]) {
@@ -256,9 +288,13 @@ static pmix_status_t to_mail(struct applog *al, struct log_call *c,
 			 MAILS_MAX);
 		return PMIX_ERR_OUT_OF_RESOURCE;
 	}
-	snprintf(m->mail->cmd, sizeof(m->mail->cmd), "%s", s->conf.log_mail);
+	/* Parts checked by the frame's unpack (pmixev_owner_mail_ok). */
+	snprintf(mail.cmd, sizeof(mail.cmd), "%s", s->conf.log_mail);
+	memcpy(mail.to, m->to, sizeof(mail.to));
+	memcpy(mail.subject, m->subject, sizeof(mail.subject));
+	snprintf(mail.text, sizeof(mail.text), "%s", m->text);
 	if (!(h = jobinfo_node_helper(s->jobinfo)) ||
-	    helper_mail(h, m->mail, on_mailed, c) < 0) {
+	    helper_mail(h, &mail, on_mailed, c) < 0) {
 		snprintf(c->why, WHY_MAX, "the owner helper is not available");
 		return PMIX_ERR_UNREACH;
 	}
@@ -266,23 +302,23 @@ static pmix_status_t to_mail(struct applog *al, struct log_call *c,
 	return PMIX_OPERATION_IN_PROGRESS;
 }
 
-static pmix_status_t deliver(struct applog *al, struct log_call *c,
-			     const struct msg *m)
+static int32_t deliver(struct applog *al, struct log_call *c,
+		       const struct pmixev_pmixd_log_msg *m)
 {
 	char line[TEXTLINE_MAX];
 
 	switch (m->ch) {
-	case CH_STDOUT:
-	case CH_STDERR:
+	case PMIXEV_PMIXD_STDOUT:
+	case PMIXEV_PMIXD_STDERR:
 		return to_task(al, c, m);
-	case CH_SYSLOG:
+	case PMIXEV_PMIXD_SYSLOG:
 		sys_text(c, m->text, line, sizeof(line));
-		return to_syslog(al, c->level, line, c->why);
-	case CH_GLOBAL:
+		return to_syslog(al, c->rq.level, line, c->why);
+	case PMIXEV_PMIXD_GLOBAL:
 		return to_global(al, c, m->text);
-	case CH_JOBREC:
+	case PMIXEV_PMIXD_JOBREC:
 		return to_job_record(al, c, m->text);
-	case CH_EMAIL:
+	case PMIXEV_PMIXD_EMAIL:
 		return to_mail(al, c, m);
 	default:
 		return PMIX_ERR_NOT_SUPPORTED;
@@ -290,10 +326,10 @@ static pmix_status_t deliver(struct applog *al, struct log_call *c,
 }
 
 /* Why message `m` was refused with `st`, when the channel did not say. */
-static void default_why(struct log_call *c, const struct msg *m,
-			pmix_status_t st)
+static void default_why(struct log_call *c,
+			const struct pmixev_pmixd_log_msg *m, int32_t st)
 {
-	if (m->ch == CH_EMAIL && st == PMIX_ERR_BAD_PARAM)
+	if (m->ch == PMIXEV_PMIXD_EMAIL && st == PMIX_ERR_BAD_PARAM)
 		snprintf(c->why, WHY_MAX,
 			 "not an array of PMIX_LOG_EMAIL_ADDR (comma-separated "
 			 "letters, digits, ._%%+-@), _SUBJECT, _MSG (< 1 KiB)");
@@ -304,11 +340,11 @@ static void default_why(struct log_call *c, const struct msg *m,
 			 "the PMIx thread could not take the "
 			 "job owner's identity");
 	else
-		snprintf(c->why, WHY_MAX, "%s", PMIx_Error_string(st));
+		snprintf(c->why, WHY_MAX, "%s", pmixstatus_name(st));
 }
 
-static void settle(struct applog *al, struct log_call *c, struct msg *m,
-		   pmix_status_t st)
+static void settle(struct applog *al, struct log_call *c,
+		   const struct pmixev_pmixd_log_msg *m, int32_t st)
 {
 	if (st == PMIX_SUCCESS) {
 		c->took++;
@@ -325,8 +361,8 @@ static void settle(struct applog *al, struct log_call *c, struct msg *m,
 		al->said = 0;
 	}
 	if (al->said++ < REFUSALS_SAID)
-		PMIXEV_INFO("log: %s: %s refused (%s): %s", c->who,
-			    channel_name(m->ch), PMIx_Error_string(st), c->why);
+		PMIXEV_INFO("log: %s: %s refused (%s): %s", c->rq.who,
+			    channel_name(m->ch), pmixstatus_name(st), c->why);
 	else
 		al->unsaid++;
 	c->why[0] = '\0';
@@ -335,20 +371,36 @@ static void settle(struct applog *al, struct log_call *c, struct msg *m,
 static void call_free(struct log_call *c)
 {
 	output_end(c);
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->m[i].text);
-		free(c->m[i].mail);
-	}
+	pmixev_pmixd_log_release(&c->rq);
 	free(c);
+}
+
+/* Answer the pmix side's request `id` with `st`. */
+static void answer(struct applog *al, uint64_t id, int32_t st)
+{
+	struct pmixev_pmixd_status m = {.id = id, .status = st};
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if ((pmixev_pmixd_status_pack(&b, &m) < 0 ||
+	     chan_send(al->s->chan, PMIXEV_PMIXD_LOG_DONE, &b) < 0) &&
+	    chan_is_open(al->s->chan))
+		PMIXEV_ERROR("log: cannot answer the pmix side's request %llu "
+			     "(out of memory): it waits until the channel "
+			     "closes",
+			     (unsigned long long)id);
+	pmixev_buf_release(&b);
 }
 
 static void run(struct log_call *c)
 {
-	struct applog *al = step_served()->applog;
-	pmix_status_t st;
+	struct applog *al = c->al;
+	bool once = c->rq.flags & PMIXEV_PMIXD_LOG_ONCE;
+	int32_t st;
 
-	for (; c->i < c->n && !(c->once && c->took); c->i++) {
-		struct msg *m = &c->m[c->i];
+	for (; c->i < c->rq.n && !(once && c->took); c->i++) {
+		const struct pmixev_pmixd_log_msg *m = &c->rq.m[c->i];
 
 		st = m->bad ? m->bad : deliver(al, c, m);
 		if (st == PMIX_OPERATION_IN_PROGRESS)
@@ -356,15 +408,17 @@ static void run(struct log_call *c)
 		output_end(c);
 		settle(al, c, m, st);
 	}
-	if (c->took && (c->once || c->took == c->n))
+	if (c->took && (once || c->took == c->rq.n))
 		st = PMIX_SUCCESS;
 	else if (c->took)
 		st = PMIX_ERR_PARTIAL_SUCCESS;
-	else if (c->n)
+	else if (c->rq.n)
 		st = c->first_err;
 	else
-		st = c->lib_done ? PMIX_SUCCESS : PMIX_ERR_BAD_PARAM;
-	c->cbfunc(st, c->cbdata);
+		st = c->rq.flags & PMIXEV_PMIXD_LOG_LIB_DONE
+			     ? PMIX_SUCCESS
+			     : PMIX_ERR_BAD_PARAM;
+	answer(al, c->rq.id, st);
 	al->inflight--;
 	call_free(c);
 }
@@ -374,9 +428,8 @@ static void run(struct log_call *c)
 static void on_written(void *arg, int err, size_t done)
 {
 	struct log_call *c = arg;
-	struct applog *al = step_served()->applog;
-	const struct msg *m = &c->m[c->i];
-	pmix_status_t st = PMIX_SUCCESS;
+	const struct pmixev_pmixd_log_msg *m = &c->rq.m[c->i];
+	int32_t st = PMIX_SUCCESS;
 
 	if (err == ETIMEDOUT) {
 		snprintf(c->why, WHY_MAX,
@@ -389,9 +442,9 @@ static void on_written(void *arg, int err, size_t done)
 		snprintf(c->why, WHY_MAX,
 			 "its %s, written as the job owner: %s",
 			 channel_name(m->ch), strerror(err));
-		st = status_from_errno(err);
+		st = pmixstatus_from_errno(err);
 	}
-	settle(al, c, &c->m[c->i++], st);
+	settle(c->al, c, &c->rq.m[c->i++], st);
 	run(c);
 }
 
@@ -400,24 +453,52 @@ static void on_written(void *arg, int err, size_t done)
 static void on_mailed(void *arg, const struct pmixev_owner_resp *r)
 {
 	struct log_call *c = arg;
-	struct applog *al = step_served()->applog;
-	pmix_status_t st = PMIX_SUCCESS;
+	int32_t st = PMIX_SUCCESS;
 
 	if (!r || r->ctl.rc) {
 		snprintf(c->why, WHY_MAX, "%s",
 			 r ? r->ctl.reason : "the owner helper did not answer");
 		st = r ? PMIX_ERROR : PMIX_ERR_UNREACH;
 	}
-	settle(al, c, &c->m[c->i++], st);
+	settle(c->al, c, &c->rq.m[c->i++], st);
 	run(c);
 }
 
-static void applog_agent(void *arg)
+/* Who asks, as it goes into the logs: a task by its rank; a tool's name
+ * is the pmix side's claim, escaped. */
+static void name_requester(struct log_call *c)
 {
-	struct log_call *c = arg;
-	struct applog *al = step_served()->applog;
+	char claim[sizeof(c->rq.who)];
 
+	if (c->rq.task) {
+		snprintf(c->rq.who, sizeof(c->rq.who), "rank %u", c->rq.rank);
+		return;
+	}
+	memcpy(claim, c->rq.who, sizeof(claim));
+	pmixev_logline_clean(c->rq.who, sizeof(c->rq.who), claim);
+}
+
+/* A LOG frame: checked, then carried out (or refused whole). */
+static int on_log(void *ctx, struct pmixev_buf *body)
+{
+	struct applog *al = ctx;
+	struct pmixev_pmixd_log rq;
+	struct log_call *c;
+
+	if (pmixev_pmixd_log_unpack(body, &al->s->pmixd_lim, &rq) < 0)
+		return -1;
 	al->requests++;
+	if (!(c = calloc(1, sizeof(*c)))) {
+		al->refused += rq.n;
+		answer(al, rq.id, PMIX_ERR_NOMEM);
+		pmixev_pmixd_log_release(&rq);
+		return 0;
+	}
+	c->al = al;
+	c->rq = rq;
+	c->fd = -1;
+	c->first_err = PMIX_SUCCESS;
+	name_requester(c);
 	/* Requests wait on a full task output or the mail command: a job
 	 * may not make the stepd hold more than CALLS_MAX of them. */
 	if (al->inflight == CALLS_MAX) {
@@ -426,13 +507,14 @@ static void applog_agent(void *arg)
 				    "refused (PMIX_ERR_OUT_OF_RESOURCE) and "
 				    "counted",
 				    CALLS_MAX);
-		al->refused += c->n;
-		c->cbfunc(PMIX_ERR_OUT_OF_RESOURCE, c->cbdata);
+		al->refused += c->rq.n;
+		answer(al, c->rq.id, PMIX_ERR_OUT_OF_RESOURCE);
 		call_free(c);
-		return;
+		return 0;
 	}
 	al->inflight++;
 	run(c);
+	return 0;
 }
 
 /* The root: a node's line for the step's syslog. */
@@ -464,46 +546,6 @@ static void on_global(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	al->lines++;
 }
 
-/* --- the upcall (PMIx progress thread) ---------------------------------- */
-
-void applog_upcall(const pmix_proc_t *client, const pmix_info_t data[],
-		   size_t ndata, const pmix_info_t directives[], size_t ndirs,
-		   pmix_op_cbfunc_t cbfunc, void *cbdata)
-{
-	const struct step *s = step_served();
-	struct log_call *c = calloc(1, sizeof(*c));
-
-	if (!c) {
-		PMIXEV_ERROR("log: a request dropped: out of memory");
-		return;
-	}
-	c->fd = -1;
-	c->level = LOG_ERR;
-	c->first_err = PMIX_SUCCESS;
-	c->rank = client ? client->rank : PMIX_RANK_UNDEF;
-	c->task = client && PMIX_CHECK_NSPACE(client->nspace, s->lay.nspace);
-	if (c->task)
-		snprintf(c->who, sizeof(c->who), "rank %u", c->rank);
-	else
-		snprintf(c->who, sizeof(c->who), "tool %.*s:%u", PMIX_MAX_NSLEN,
-			 client ? client->nspace : "?", c->rank);
-	applog_read(c, data, ndata, directives, ndirs);
-	/* The library may carry out cleanups on this thread later. */
-	if (!confine_pmix_thread(s->lay.uid, s->lay.gid))
-		for (size_t i = 0; i < c->n; i++)
-			c->m[i].bad = PMIX_ERR_NO_PERMISSIONS;
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	/* Never answered from here: the library holds a lock around this
-	 * call that its callback takes. */
-	if (agent_post(s->agent, applog_agent, c) < 0) {
-		PMIXEV_ERROR("log: a request from %s dropped: the agent thread "
-			     "is gone",
-			     c->who);
-		call_free(c);
-	}
-}
-
 struct applog *applog_create(struct step *s)
 {
 	struct applog *al = calloc(1, sizeof(*al));
@@ -517,6 +559,7 @@ struct applog *applog_create(struct step *s)
 		return NULL;
 	}
 	overlay_on(s->ov, PMIXEV_MSG_LOG_GLOBAL, on_global, al);
+	chan_on(s->chan, PMIXEV_PMIXD_LOG, on_log, al);
 	return al;
 }
 

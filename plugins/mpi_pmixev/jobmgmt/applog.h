@@ -1,7 +1,11 @@
 /*
- * jobmgmt/applog.h - PMIx_Log: the upcall reads the request (PMIx progress
- * thread); the agent thread writes each message to its channel, in the
- * order given, and answers once.
+ * jobmgmt/applog.h - PMIx_Log, root's half (the pmix side's, which reads
+ * the request, is pmixside/applog_pmix.h): a LOG frame, checked by its
+ * validating unpack (a task's rank local, channels, levels, texts within
+ * 64 KiB, email parts as the owner helper takes them), is carried out
+ * message by message, each to its channel, in the order given; one
+ * LOG_DONE answers it with a PMIx status. No PMIx here but pmix_common.h's
+ * constants (jobmgmt/pmixstatus.h). Agent thread.
  *
  * Channels (data keys, string values):
  *   PMIX_LOG_STDOUT, PMIX_LOG_STDERR  into the requesting task's own stdout
@@ -17,7 +21,7 @@
  *       (bool), every message of the request also goes there.
  *   PMIX_LOG_EMAIL  the site's mail command (PMIxevLogMail; none: refused
  *       with PMIX_ERR_NOT_SUPPORTED) run by the owner helper as the owner
- *       (jobmgmt/logmail.h); at most 16 per step and node.
+ *       (pmixside/logmail.h); at most 16 per step and node.
  * Directives: PMIX_LOG_ONCE (stop at the first channel that took it),
  * PMIX_LOG_TAG_OUTPUT ("[NSPACE,RANK]<stdout>: "), PMIX_LOG_TIMESTAMP_OUTPUT
  * with PMIX_LOG_TIMESTAMP or PMIX_LOG_GENERATE_TIMESTAMP. Items the PMIx
@@ -37,16 +41,14 @@
 #ifndef PMIXEV_PMIX_APPLOG_H_
 #define PMIXEV_PMIX_APPLOG_H_
 
-#include <pmix_server.h>
-
 struct step;
 struct applog;
 
+/*
+ * PMIx_Log's channels for step `s`, serving LOG frames on its channel to
+ * the pmix side (s->chan, made before). NULL when out of memory.
+ */
 struct applog *applog_create(struct step *s);
 void applog_destroy(struct applog *al);
-
-void applog_upcall(const pmix_proc_t *client, const pmix_info_t data[],
-		   size_t ndata, const pmix_info_t directives[], size_t ndirs,
-		   pmix_op_cbfunc_t cbfunc, void *cbdata);
 
 #endif /* PMIXEV_PMIX_APPLOG_H_ */

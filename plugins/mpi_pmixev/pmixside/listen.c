@@ -5,6 +5,7 @@
 
 #include "pmixside/listen.h"
 
+#include "pmixside/applog_pmix.h"
 #include "pmixside/clients_pmix.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/pubsub_pmix.h"
@@ -14,4 +15,5 @@ void pmixside_listen_all(struct pmixside *p)
 	dmodex_pmix_serve(p);
 	pubsub_pmix_listen(p);
 	clients_pmix_listen(p);
+	applog_pmix_listen(p);
 }

@@ -9,8 +9,8 @@
 
 #include <pmix.h>
 
-#include "jobmgmt/applog.h"
 #include "pmixside/clients_pmix.h"
+#include "pmixside/applog_pmix.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/fence_pmix.h"
 #include "jobmgmt/jobctl.h"
