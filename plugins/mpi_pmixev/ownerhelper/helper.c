@@ -23,13 +23,22 @@
 #include "pmixev_frame.h"
 #include "pmixev_proto.h"
 #include "pmixev_log.h"
-#include "ownerhelper/helper_proc.h"
 #include "ownerhelper/helper_write.h"
+#include "ownerhelper/owner_proc.h"
 
 /* Longest wait for an answer: a Slurm call retries for a few of Slurm's
  * MessageTimeout (default 10 s); a helper silent longer is stuck. */
 #define ANSWER_DEADLINE_SEC 30
 #define QUEUE_MAX	    64 /* requests waiting behind the one in flight */
+#define HELPER_FD	    3  /* its channel, in the helper */
+#define HELPER_WFD	    4  /* its writer's channel (owner_write.h) */
+
+static const struct owner_prog helper_prog = {
+	.role = "owner helper",
+	.name = "pmixev-owner",
+	.env_var = "PMIXEV_OWNER_HELPER",
+	.installed = PMIXEV_OWNER_HELPER_PATH,
+};
 
 struct helper_req {
 	struct pmixev_owner_req m; /* its id set when sent */
@@ -40,7 +49,8 @@ struct helper_req {
 struct helper {
 	struct agent *agent;
 	struct overlay *ov; /* to tell srun */
-	struct helper_proc *proc;
+	struct owner_proc *proc;
+	char conf_env[600]; /* "SLURM_CONF=..." for the helper, or "" */
 	uint32_t job_id;
 	int fd;			     /* our end of the channel, or -1 */
 	struct helper_write *writer; /* its writer's channel, or NULL */
@@ -66,10 +76,15 @@ struct helper *helper_create(const struct step *s)
 {
 	struct helper *o = calloc(1, sizeof(*o));
 
-	if (!o || !(o->proc = helper_proc_create(s))) {
+	if (!o ||
+	    !(o->proc = owner_proc_create(agent_base(s->agent), &helper_prog,
+					  s->lay.uid, s->lay.gid))) {
 		free(o);
 		return NULL;
 	}
+	if (s->slurm_conf[0])
+		snprintf(o->conf_env, sizeof(o->conf_env), "SLURM_CONF=%s",
+			 s->slurm_conf);
 	o->agent = s->agent;
 	o->ov = s->ov;
 	o->job_id = s->lay.step.job_id;
@@ -114,7 +129,7 @@ static void start_failed(struct helper *o, const char *why)
 	o->failures++;
 	if (o->said) {
 		PMIXEV_DEBUG(1, "owner helper %s: %s (%u failed starts)",
-			     helper_proc_path(o->proc), why, o->failures);
+			     owner_proc_path(o->proc), why, o->failures);
 		return;
 	}
 	o->said = true;
@@ -122,7 +137,7 @@ static void start_failed(struct helper *o, const char *why)
 		 "owner helper %s cannot start: %s (looked for it in: %s); "
 		 "scheduler events are off for this step until it starts, "
 		 "tried again at every look",
-		 helper_proc_path(o->proc), why, helper_proc_looked(o->proc));
+		 owner_proc_path(o->proc), why, owner_proc_looked(o->proc));
 	PMIXEV_ERROR("%s", text);
 	tell_srun(o, text);
 }
@@ -156,7 +171,7 @@ static void answer(struct helper *o, const struct pmixev_owner_resp *resp)
 		if (o->failures)
 			PMIXEV_INFO("owner helper %s answers after %u failed "
 				    "start(s); scheduler events are on again",
-				    helper_proc_path(o->proc), o->failures);
+				    owner_proc_path(o->proc), o->failures);
 		o->failures = 0;
 	}
 	if (fn)
@@ -172,7 +187,7 @@ static void on_late(evutil_socket_t fd, short what, void *arg)
 		     "next request",
 		     ANSWER_DEADLINE_SEC);
 	close_channel(o);
-	helper_proc_stop(o->proc);
+	owner_proc_stop(o->proc);
 	answer(o, NULL);
 }
 
@@ -186,7 +201,7 @@ static void gone(struct helper *o, const char *doing, int err)
 	char why[256];
 
 	close_channel(o);
-	helper_proc_ended(o->proc, why, sizeof(why));
+	owner_proc_ended(o->proc, why, sizeof(why));
 	if (!o->served)
 		start_failed(o, why);
 	else
@@ -225,7 +240,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		/* Killed with the step's processes at its end, most likely. */
 		PMIXEV_DEBUG(1, "owner helper exited");
 		close_channel(o);
-		helper_proc_stop(o->proc);
+		owner_proc_stop(o->proc);
 		return;
 	}
 	if (n <= 0) {
@@ -240,7 +255,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		PMIXEV_ERROR("owner helper: malformed or unexpected answer; "
 			     "restarting it for the next request");
 		close_channel(o);
-		helper_proc_stop(o->proc);
+		owner_proc_stop(o->proc);
 		answer(o, NULL);
 		return;
 	}
@@ -257,27 +272,53 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	answer(o, resp);
 }
 
+/* Start the helper as the owner, its channels at 3 and 4. -1 when it
+ * cannot be (said). */
 static int start(struct helper *o)
 {
+	const char *argv[] = {"pmixev-owner", "3", "4", NULL};
+	const char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+			      o->conf_env[0] ? o->conf_env : NULL, NULL};
+	struct owner_spec spec = {.argv = argv, .envp = envp};
+	int sv[2] = {-1, -1}, wv[2] = {-1, -1}, rc = -1;
 	char why[256];
-	int wfd = -1;
 
 	o->served = false;
-	if ((o->fd = helper_proc_start(o->proc, &wfd, why, sizeof(why))) < 0) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, wv) < 0) {
+		snprintf(why, sizeof(why), "cannot make its channel: %s",
+			 strerror(errno));
 		start_failed(o, why);
-		return -1;
+		goto out;
 	}
-	o->writer = helper_write_create(o->agent, wfd);
+	owner_spec_place(&spec, sv[1], HELPER_FD);
+	owner_spec_place(&spec, wv[1], HELPER_WFD);
+	if (owner_proc_start(o->proc, &spec, NULL, why, sizeof(why)) < 0) {
+		start_failed(o, why);
+		goto out;
+	}
+	o->fd = sv[0];
+	sv[0] = -1;
+	o->writer = helper_write_create(o->agent, wv[0]);
+	wv[0] = -1;
 	o->ev = event_new(agent_base(o->agent), o->fd, EV_READ | EV_PERSIST,
 			  on_readable, o);
 	if (!o->writer || !o->ev || event_add(o->ev, NULL) < 0) {
 		PMIXEV_ERROR("owner helper: cannot watch its channel: out of "
 			     "memory");
 		close_channel(o);
-		helper_proc_stop(o->proc);
-		return -1;
+		owner_proc_stop(o->proc);
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (sv[i] >= 0)
+			close(sv[i]);
+		if (wv[i] >= 0)
+			close(wv[i]);
+	}
+	return rc;
 }
 
 static int send_req(struct helper *o, const struct helper_req *r)
@@ -418,7 +459,7 @@ void helper_destroy(struct helper *o)
 	helper_write_destroy(o->writer, 0);
 	o->writer = NULL;
 	close_channel(o);
-	helper_proc_destroy(o->proc);
+	owner_proc_destroy(o->proc);
 	if (o->late)
 		event_free(o->late);
 	free(o);

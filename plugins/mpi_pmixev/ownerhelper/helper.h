@@ -3,7 +3,7 @@
  * the job owner's identity, never root's.
  *
  * The helper is pmixev-owner (programs/pmixev-owner.c), started as the job
- * owner by ownerhelper/helper_proc.c, which also says where it is looked
+ * owner by ownerhelper/owner_proc.c, which also says where it is looked
  * for. It is started with the first request and talks over a socketpair
  * watched by the agent's event loop. One request is in flight at a time,
  * up to 64 more wait their turn in order; each answer comes back through

@@ -1,0 +1,124 @@
+/*
+ * ownerhelper/owner_proc.h - the one way slurmstepd starts a program as the
+ * job owner: where the program is, starting it with root dropped for good,
+ * why it ended, and reaping it. The owner helper (pmixev-owner) is started
+ * through it, and so is the PMIx server (pmixev-pmixd).
+ *
+ * A program is, in this order: the path in its override variable in
+ * slurmstepd's environment (PMIXEV_OWNER_HELPER for the helper); its file
+ * name beside the loaded mpi_pmixev.so (a site that stages the plugins into
+ * its PluginDir puts it there); its installed path (pmixev's libexec
+ * directory, fixed by configure).
+ *
+ * Between fork and exec the child makes async-signal-safe calls only
+ * (slurmstepd has threads), in this order: the step's signals ignored
+ * (ignored stays ignored across exec, so a signal Slurm sends the step while
+ * the program loads does not kill it); its descriptors placed: 0 and 1 on
+ * /dev/null, 2 on /dev/null or on a pipe to the parent, the spec's at their
+ * numbers, every other one of slurmstepd's closed; root again if
+ * slurmstepd's main thread had dropped its euid; if asked, a network
+ * namespace of its own with `lo` up; the owner's groups, gid and uid,
+ * checked that root cannot be regained; if asked, no_new_privs; if asked,
+ * SIGKILL when the thread that started it ends (a credential change clears
+ * that, so it comes after setuid), and an end right away if the parent is
+ * already gone. What failed (the stage and its errno) comes back over a
+ * close-on-exec pipe. A program is stopped with SIGKILL and reaped from the
+ * event loop, never waited for. One thread: the event base's.
+ */
+#ifndef PMIXEV_OWNERHELPER_OWNER_PROC_H_
+#define PMIXEV_OWNERHELPER_OWNER_PROC_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <event2/event.h>
+
+#define OWNER_PROC_FDS	  8  /* descriptors a spec places */
+#define OWNER_PROC_FD_MAX 31 /* the highest number one is placed at */
+
+/* A program run as the job owner, and how it is found. */
+struct owner_prog {
+	const char *role;      /* in log lines and reasons: "owner helper" */
+	const char *name;      /* its file name beside the plugin */
+	const char *env_var;   /* overrides its path in slurmstepd's
+				* environment, or NULL */
+	const char *installed; /* its installed path */
+};
+
+/* One start of the program. */
+struct owner_spec {
+	const char *const *argv; /* argv[0] onward, NULL-terminated */
+	const char *const *envp; /* its whole environment, NULL-terminated */
+	struct {
+		int fd;	    /* ours, left open; closed by the caller */
+		int target; /* its number in the program */
+	} fds[OWNER_PROC_FDS];
+	unsigned nfds;
+	bool stderr_pipe;  /* stderr into a pipe to us, else /dev/null */
+	bool new_netns;	   /* a network namespace of its own, `lo` up */
+	bool no_new_privs; /* exec grants nothing (set-id bits, caps) */
+	bool pdeathsig;	   /* SIGKILL when the starting thread ends */
+};
+
+/*
+ * Place our `fd` at `target` in the program: 0, or -1 with errno EINVAL
+ * (`fd` < 0, `target` outside 3..OWNER_PROC_FD_MAX or already taken) or
+ * ENOSPC (OWNER_PROC_FDS placed already).
+ */
+int owner_spec_place(struct owner_spec *s, int fd, int target);
+
+/*
+ * Where `prog` is: the path to run into `path` (the override whether it
+ * exists or not; else the first place it is at; else its installed path),
+ * the places looked at ("A, B, C") into `looked`. Beside the plugin means
+ * in `plugin_dir` (NULL: not looked at). True if the path is a file.
+ */
+bool owner_prog_find(const struct owner_prog *prog, const char *plugin_dir,
+		     char *path, size_t path_len, char *looked,
+		     size_t looked_len);
+
+struct owner_proc;
+
+/* `prog`, found now (beside this plugin), to run as `uid` and `gid` (and
+ * the owner's groups), reaped on `base`. NULL when out of memory. */
+struct owner_proc *owner_proc_create(struct event_base *base,
+				     const struct owner_prog *prog, uid_t uid,
+				     gid_t gid);
+
+/* The program started, and the places looked at for it ("A, B, C"). */
+const char *owner_proc_path(const struct owner_proc *p);
+const char *owner_proc_looked(const struct owner_proc *p);
+
+/*
+ * Start the program (none running) as `spec` says: 0, and with
+ * spec->stderr_pipe the read end of its stderr in *err_fd (ours,
+ * non-blocking, close-on-exec; reading it within bounds is the caller's);
+ * or -1 with the cause in `why`. The spec's descriptors stay the caller's.
+ */
+int owner_proc_start(struct owner_proc *p, const struct owner_spec *spec,
+		     int *err_fd, char *why, size_t len);
+
+/* The running program's pid, or 0. */
+pid_t owner_proc_pid(const struct owner_proc *p);
+
+/* A pidfd of the running program, readable once it has ended (ours; valid
+ * until it is stopped), or -1 (none running, or a kernel without
+ * pidfd_open). */
+int owner_proc_pidfd(const struct owner_proc *p);
+
+/*
+ * It ended, or closed its channel: why (the stage that failed before exec
+ * and its error, its exit status or signal, or "it closed its channel"),
+ * and how long after its start, into `why`. Then stopped and reaped.
+ */
+void owner_proc_ended(struct owner_proc *p, char *why, size_t len);
+
+/* Stop the running program, if any (SIGKILL), and reap it later. */
+void owner_proc_stop(struct owner_proc *p);
+
+/* Stop it; give the killed a moment (0.2 s at most) to be reaped.
+ * NULL-safe. */
+void owner_proc_destroy(struct owner_proc *p);
+
+#endif /* PMIXEV_OWNERHELPER_OWNER_PROC_H_ */
