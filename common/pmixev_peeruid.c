@@ -6,7 +6,6 @@
 #include "pmixev_sockdiag.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -188,19 +187,19 @@ int pmixev_peeruid_parse(const char *text, size_t len,
 	return rc;
 }
 
-/* Like scan(), over the file `path` read a chunk at a time; a file that
- * does not exist (no IPv6) has no rows. */
-static int scan_file(struct search *s, const char *path)
+/* Like scan(), over the file open at `fd` read from its start a chunk at
+ * a time; no file (-1: no IPv6) has no rows. */
+static int scan_file(struct search *s, int fd)
 {
 	size_t have = 0, used;
 	ssize_t n = -1;
 	char *buf;
-	int fd, err, rc = -1;
+	int err, rc = -1;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? 1 : -1;
-	if (!(buf = malloc(PMIXEV_PEERUID_CHUNK)))
-		goto out;
+	if (fd < 0)
+		return 1;
+	if (lseek(fd, 0, SEEK_SET) < 0 || !(buf = malloc(PMIXEV_PEERUID_CHUNK)))
+		return -1;
 	s->header = true;
 	for (rc = 1; rc == 1 && n; have -= used) {
 		do
@@ -218,10 +217,8 @@ static int scan_file(struct search *s, const char *path)
 			rc = -1;
 		}
 	}
-out:
 	err = errno;
 	free(buf);
-	close(fd);
 	errno = err;
 	return rc;
 }
@@ -246,7 +243,8 @@ static int ask_kernel(struct pmixev_sockdiag *sd,
 	return 0;
 }
 
-int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, uid_t *uid)
+int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, int tcp_fd,
+			 int tcp6_fd, uid_t *uid)
 {
 	struct sockaddr_storage ours, peer;
 	socklen_t olen = sizeof(ours), plen = sizeof(peer);
@@ -289,9 +287,9 @@ int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, uid_t *uid)
 	 */
 	for (int pass = 0; rc == 1 && pass < 2; pass++) {
 		if (!memcmp(s.remote.addr, v4mapped, sizeof(v4mapped)))
-			rc = scan_file(&s, "/proc/net/tcp");
+			rc = scan_file(&s, tcp_fd);
 		if (rc == 1)
-			rc = scan_file(&s, "/proc/net/tcp6");
+			rc = scan_file(&s, tcp6_fd);
 	}
 	if (rc == 1)
 		errno = ENOENT;

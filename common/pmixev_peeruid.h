@@ -40,11 +40,16 @@ struct pmixev_sockdiag;
 /*
  * The uid owning the peer of the connected socket `fd`: SO_PEERCRED for
  * AF_UNIX; for TCP, sock_diag through `sd` (made in fd's network
- * namespace), or /proc/net/tcp{,6} if sd is NULL. Returns 0 and sets *uid,
- * or -1 with errno: ENOENT (no such socket: the peer is gone or not in
- * this network namespace), EAFNOSUPPORT (neither AF_UNIX nor TCP), or a
- * system error (from sock_diag: the kernel's answer).
+ * namespace), or if sd is NULL the rows of /proc/net/tcp and tcp6 read
+ * through `tcp_fd` and `tcp6_fd` (each opened read-only in fd's network
+ * namespace, read from its start; -1: no such file, as tcp6 without
+ * IPv6). A file of /proc/net keeps showing the namespace it was opened in,
+ * wherever its reader is now. Returns 0 and sets *uid, or -1 with errno:
+ * ENOENT (no such socket: the peer is gone or not in that network
+ * namespace), EAFNOSUPPORT (neither AF_UNIX nor TCP), or a system error
+ * (from sock_diag: the kernel's answer).
  */
-int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, uid_t *uid);
+int pmixev_peeruid_of_fd(int fd, struct pmixev_sockdiag *sd, int tcp_fd,
+			 int tcp6_fd, uid_t *uid);
 
 #endif /* PMIXEV_PEERUID_H_ */

@@ -212,20 +212,38 @@ int pmixev_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 
 struct pmixev_sockdiag *pmixev_sockdiag_create(void)
 {
-	struct pmixev_sockdiag *sd = malloc(sizeof(*sd));
-
-	if (!sd)
-		return NULL;
-	sd->seq = 0;
-	sd->fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	struct pmixev_sockdiag *sd;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
 			NETLINK_SOCK_DIAG);
-	if (sd->fd < 0) {
+
+	if (fd < 0)
+		return NULL;
+	if (!(sd = pmixev_sockdiag_from_fd(fd))) {
 		int err = errno;
 
-		free(sd);
+		close(fd);
 		errno = err;
+	}
+	return sd;
+}
+
+struct pmixev_sockdiag *pmixev_sockdiag_from_fd(int fd)
+{
+	struct pmixev_sockdiag *sd;
+	int domain = 0, proto = -1;
+	socklen_t dlen = sizeof(domain), plen = sizeof(proto);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &plen) < 0)
+		return NULL;
+	if (domain != AF_NETLINK || proto != NETLINK_SOCK_DIAG) {
+		errno = EPROTOTYPE;
 		return NULL;
 	}
+	if (!(sd = malloc(sizeof(*sd))))
+		return NULL;
+	sd->seq = 0;
+	sd->fd = fd;
 	return sd;
 }
 

@@ -4,8 +4,8 @@
  *
  * One exact (non-dump) request per socket: the cost does not depend on how
  * many sockets the node has, unlike reading /proc/net/tcp. The netlink
- * socket belongs to the network namespace of the thread that creates it:
- * create it where the sockets to look up live.
+ * socket belongs to the network namespace of the thread that creates it,
+ * for its whole life: create it where the sockets to look up live.
  */
 #ifndef PMIXEV_SOCKDIAG_H_
 #define PMIXEV_SOCKDIAG_H_
@@ -52,6 +52,14 @@ int pmixev_sockdiag_parse(const void *buf, size_t len, uint32_t seq,
 /* A netlink socket in the calling thread's network namespace, or NULL
  * with errno. */
 struct pmixev_sockdiag *pmixev_sockdiag_create(void);
+
+/*
+ * Ask through `fd`, a NETLINK_SOCK_DIAG socket made elsewhere: it answers
+ * about the network namespace it was made in, wherever the caller is now.
+ * Takes fd (pmixev_sockdiag_destroy closes it), or returns NULL with errno
+ * (ENOTSOCK, or EPROTOTYPE: a socket of another kind) and leaves fd open.
+ */
+struct pmixev_sockdiag *pmixev_sockdiag_from_fd(int fd);
 
 /* Ask about the socket local/remote: pmixev_sockdiag_parse's answers
  * (never ENOMSG). Does not block. */

@@ -15,6 +15,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -25,25 +26,31 @@
 #include "pmixev_sockdiag.h"
 
 /*
- * pmixev_peeruid_of_fd by /proc/net/tcp and, where the kernel has it, by
- * sock_diag: both must say the same.
+ * pmixev_peeruid_of_fd by /proc/net/tcp{,6} and, where the kernel has it,
+ * by sock_diag: both must say the same.
  */
 static int of_fd(int fd, uid_t *uid)
 {
 	struct pmixev_sockdiag *sd = pmixev_sockdiag_create();
+	int tcp = open("/proc/net/tcp", O_RDONLY | O_CLOEXEC),
+	    tcp6 = open("/proc/net/tcp6", O_RDONLY | O_CLOEXEC);
 	uid_t u1 = 42, u2 = 42;
 	int rc1, rc2, e1, e2;
 
+	assert_true(tcp >= 0);
 	errno = 0;
-	rc1 = pmixev_peeruid_of_fd(fd, NULL, &u1);
+	rc1 = pmixev_peeruid_of_fd(fd, NULL, tcp, tcp6, &u1);
 	e1 = errno;
+	close(tcp);
+	if (tcp6 >= 0)
+		close(tcp6);
 	if (!sd) {
 		*uid = rc1 ? *uid : u1;
 		errno = e1;
 		return rc1;
 	}
 	errno = 0;
-	rc2 = pmixev_peeruid_of_fd(fd, sd, &u2);
+	rc2 = pmixev_peeruid_of_fd(fd, sd, -1, -1, &u2);
 	e2 = errno;
 	pmixev_sockdiag_destroy(sd);
 	assert_int_equal(rc1, rc2);

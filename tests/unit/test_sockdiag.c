@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -305,6 +306,52 @@ static void test_lookup_live(void **state)
 	pmixev_sockdiag_destroy(sd);
 }
 
+/* Only a NETLINK_SOCK_DIAG socket is taken, and then it is the asker's:
+ * a made one answers as pmixev_sockdiag_create's does. */
+static void test_from_fd(void **state)
+{
+	struct sockaddr_in sin = v4("127.0.0.1", 0), any = v4("0.0.0.0", 0);
+	socklen_t len = sizeof(sin);
+	struct pmixev_sockdiag_answer ans;
+	struct pmixev_sockdiag *sd;
+	int fd, other, pipefd[2];
+
+	(void)state;
+	other = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_ROUTE);
+	assert_true(other >= 0);
+	errno = 0;
+	assert_null(pmixev_sockdiag_from_fd(other));
+	assert_int_equal(errno, EPROTOTYPE);
+	assert_int_equal(close(other), 0); /* the call left it open */
+	other = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_null(pmixev_sockdiag_from_fd(other));
+	assert_int_equal(errno, EPROTOTYPE);
+	assert_int_equal(close(other), 0);
+	assert_int_equal(pipe(pipefd), 0);
+	assert_null(pmixev_sockdiag_from_fd(pipefd[0]));
+	assert_int_equal(errno, ENOTSOCK);
+	assert_int_equal(close(pipefd[0]), 0);
+	assert_int_equal(close(pipefd[1]), 0);
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd < 0)
+		skip();
+	sd = pmixev_sockdiag_from_fd(fd);
+	assert_non_null(sd);
+	other = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(other, (struct sockaddr *)&sin, len), 0);
+	assert_int_equal(listen(other, 1), 0);
+	assert_int_equal(getsockname(other, (struct sockaddr *)&sin, &len), 0);
+	if (pmixev_sockdiag_lookup(sd, SA(sin), SA(any), &ans) == 0) {
+		assert_int_equal(ans.state, 10);
+		assert_int_equal(ans.uid, geteuid());
+	}
+	close(other);
+	pmixev_sockdiag_destroy(sd);
+	/* Closed by destroy. */
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_lookup_live),
+		cmocka_unit_test(test_from_fd),
 	};
 
 	return cmocka_run_group_tests_name("sockdiag", tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /*
  * gate/gate.c - the only way in to this step's PMIx server (see the
- * header): the library's private network, the gate's listener, who may
- * come in, and the gate thread.
+ * header): the library's private network, who may come in, and the gate
+ * thread.
  */
 #include "config.h"
 
@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "gate/gate_conn.h"
+#include "gate/gate_doors.h"
 #include "gate/gate_handoff.h"
 #include "gate/gate_tally.h"
 #include "pmixev_log.h"
@@ -46,14 +47,19 @@
 
 struct pmix_gate {
 	struct gate_conns cs;
-	int listen_fd;
+	int listen_fd; /* in the host's network, as all the doors */
 	uint16_t port;
-	int netns;   /* the library's network, or -1: the host's */
+	/* The thread makes the library's network (in slurmstepd); if not,
+	 * the whole process is in it already. */
+	bool own_netns;
+	int netns;   /* the library's network, or -1: the process's */
 	int stop_fd; /* eventfd */
 	size_t max_conns;
 	/* Who owns a peer's socket: sock_diag in the host's network, or NULL:
-	 * /proc/net/tcp (slow with many sockets; said at the start). */
+	 * /proc/net/tcp and tcp6 (slow with many sockets; said at the start)
+	 * opened there. */
 	struct pmixev_sockdiag *sd;
+	int tcp_fd, tcp6_fd;
 	pthread_t thread;
 	bool running;
 	/* The thread's start: it reports whether it made the network. */
@@ -178,7 +184,7 @@ static void admit(struct pmix_gate *g, int fd)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name),
 			 ":%u", ntohs(peer.sin_port));
 	}
-	rc = pmixev_peeruid_of_fd(fd, g->sd, &uid);
+	rc = pmixev_peeruid_of_fd(fd, g->sd, g->tcp_fd, g->tcp6_fd, &uid);
 	err = errno;
 	if (rc == 0 && (uid == g->cs.job_uid || uid == 0) && room_for(g, uid)) {
 		gate_conns_add(&g->cs, fd, uid, name);
@@ -243,7 +249,7 @@ static void *gate_thread(void *arg)
 {
 	struct pmix_gate *g = arg;
 	struct epoll_event evs[64];
-	int netns = make_netns();
+	int netns = g->own_netns ? make_netns() : -1;
 
 	started(g, netns, netns < 0 ? errno : 0);
 	for (;;) {
@@ -278,57 +284,6 @@ static void *gate_thread(void *arg)
 	return NULL;
 }
 
-static int listen_loopback(struct pmix_gate *g)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET,
-				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(sin);
-	int one = 1;
-
-	g->listen_fd =
-		socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (g->listen_fd < 0 ||
-	    setsockopt(g->listen_fd, IPPROTO_TCP, TCP_NODELAY, &one,
-		       sizeof(one)) < 0 ||
-	    bind(g->listen_fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    listen(g->listen_fd, SOMAXCONN) < 0 ||
-	    getsockname(g->listen_fd, (struct sockaddr *)&sin, &len) < 0)
-		return -1;
-	g->port = ntohs(sin.sin_port);
-	return 0;
-}
-
-/*
- * Ask the kernel's sock_diag (in the host's network: this thread's) who
- * owns the gate's own listener; if it cannot tell, the gate reads
- * /proc/net/tcp for every connection, and says so.
- */
-static void open_sockdiag(struct pmix_gate *g)
-{
-	struct sockaddr_in us = {.sin_family = AF_INET,
-				 .sin_port = htons(g->port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)},
-			   any = {.sin_family = AF_INET};
-	struct pmixev_sockdiag_answer ans;
-	int rc = -1;
-
-	if ((g->sd = pmixev_sockdiag_create()))
-		rc = pmixev_sockdiag_lookup(g->sd, (struct sockaddr *)&us,
-					    (struct sockaddr *)&any, &ans);
-	if (rc == 0 && ans.inode)
-		return;
-	PMIXEV_INFO("pmix gate: the kernel's sock_diag cannot tell who owns "
-		    "a connection (%s): the gate reads /proc/net/tcp for each "
-		    "one instead, at a cost that grows with the node's "
-		    "sockets, so other local users can slow this step's "
-		    "PMIx wire-up (load the tcp_diag module)",
-		    rc == 0   ? "no socket file"
-		    : rc == 1 ? "no answer"
-			      : strerror(errno));
-	pmixev_sockdiag_destroy(g->sd);
-	g->sd = NULL;
-}
-
 static int watch(struct pmix_gate *g, int fd, void *tag)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = tag};
@@ -336,28 +291,66 @@ static int watch(struct pmix_gate *g, int fd, void *tag)
 	return epoll_ctl(g->cs.epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
+/* The gate's own copies of the doors' descriptors: 0, or -1 with errno. */
+static int take_doors(struct pmix_gate *g, const struct pmix_gate_doors *d)
+{
+	int sd_fd;
+
+	g->port = d->port;
+	if ((g->listen_fd = fcntl(d->listen_fd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    (d->tcp_fd >= 0 &&
+	     (g->tcp_fd = fcntl(d->tcp_fd, F_DUPFD_CLOEXEC, 0)) < 0) ||
+	    (d->tcp6_fd >= 0 &&
+	     (g->tcp6_fd = fcntl(d->tcp6_fd, F_DUPFD_CLOEXEC, 0)) < 0))
+		return -1;
+	if (d->sockdiag_fd < 0)
+		return 0;
+	if ((sd_fd = fcntl(d->sockdiag_fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -1;
+	if (!(g->sd = pmixev_sockdiag_from_fd(sd_fd))) {
+		int err = errno;
+
+		close(sd_fd);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static struct pmix_gate *gate_start(uid_t job_uid, gid_t job_gid,
+				    const struct pmix_gate_doors *doors,
+				    bool own_netns)
 {
 	struct pmix_gate *g = calloc(1, sizeof(*g));
 	struct rlimit nofile;
 
-	if (!g)
+	if (!g) {
+		PMIXEV_ERROR("pmix gate: cannot listen for PMIx clients: %m");
 		return NULL;
+	}
 	g->max_conns = MAX_CONNS;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
 	    nofile.rlim_cur / 4 < g->max_conns)
 		g->max_conns = nofile.rlim_cur / 4;
 	g->cs.job_uid = job_uid;
 	g->cs.job_gid = job_gid;
+	g->own_netns = own_netns;
 	g->netns = g->stop_fd = g->listen_fd = g->cs.epfd = g->cs.kick_fd = -1;
+	g->tcp_fd = g->tcp6_fd = -1;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_mutex_init(&g->cs.lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
+	if (take_doors(g, doors) < 0) {
+		PMIXEV_ERROR("pmix gate: cannot copy the descriptors made "
+			     "for it in the host's network: %m");
+		pmix_gate_destroy(g);
+		return NULL;
+	}
 	if ((g->cs.epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
 	    (g->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    (g->cs.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
-	    !(g->cs.tally = gate_tally_create()) || listen_loopback(g) < 0 ||
-	    (open_sockdiag(g), watch(g, g->stop_fd, &g->stop_fd) < 0) ||
+	    !(g->cs.tally = gate_tally_create()) ||
+	    watch(g, g->stop_fd, &g->stop_fd) < 0 ||
 	    watch(g, g->cs.kick_fd, &g->cs.kick_fd) < 0 ||
 	    watch(g, g->listen_fd, &g->listen_fd) < 0 ||
 	    pthread_create(&g->thread, NULL, gate_thread, g) != 0) {
@@ -370,12 +363,40 @@ struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
 	while (!g->started)
 		pthread_cond_wait(&g->cond, &g->lock);
 	pthread_mutex_unlock(&g->lock);
-	if (g->netns < 0)
+	if (own_netns && g->netns < 0)
 		PMIXEV_ERROR("pmix gate: cannot give the PMIx server a network "
 			     "of its own (%s): other local users can reach it "
 			     "directly",
 			     strerror(g->netns_err));
 	return g;
+}
+
+struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid)
+{
+	struct pmix_gate_doors doors;
+	struct pmix_gate *g;
+
+	/* Made here, in the host's network, before the thread leaves it. */
+	if (pmix_gate_doors_create(&doors) < 0)
+		return NULL;
+	g = gate_start(job_uid, job_gid, &doors, true);
+	pmix_gate_doors_close(&doors);
+	return g;
+}
+
+struct pmix_gate *pmix_gate_create_inside(uid_t job_uid, gid_t job_gid,
+					  const struct pmix_gate_doors *doors)
+{
+	if (doors->listen_fd < 0 ||
+	    (doors->sockdiag_fd < 0 && doors->tcp_fd < 0)) {
+		PMIXEV_ERROR("pmix gate: given no %s made in the host's "
+			     "network",
+			     doors->listen_fd < 0
+				     ? "listener"
+				     : "sock_diag socket nor /proc/net/tcp");
+		return NULL;
+	}
+	return gate_start(job_uid, job_gid, doors, false);
 }
 
 int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg)
@@ -462,6 +483,10 @@ void pmix_gate_destroy(struct pmix_gate *g)
 	gate_conns_close_all(&g->cs);
 	gate_tally_destroy(g->cs.tally);
 	pmixev_sockdiag_destroy(g->sd);
+	if (g->tcp_fd >= 0)
+		close(g->tcp_fd);
+	if (g->tcp6_fd >= 0)
+		close(g->tcp6_fd);
 	if (g->cs.other_users)
 		PMIXEV_INFO("pmix gate: %lu connection(s) of other users "
 			    "refused during the step",

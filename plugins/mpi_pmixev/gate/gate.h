@@ -26,6 +26,12 @@
  * Without network namespaces (unshare refused) the library listens on the
  * host's loopback too: the gate still serves the step, and the log says
  * that other users can reach the library directly.
+ *
+ * Two ways to run: in slurmstepd (pmix_gate_create), where the gate's
+ * thread alone leaves the host's network and the library is let in for
+ * its PMIx_server_init; or in a process of the job owner's that root
+ * started in a network of its own (pmix_gate_create_inside), with the
+ * doors root made in the host's network (gate_doors.h) and no privilege.
  */
 #ifndef PMIXEV_PMIX_GATE_H_
 #define PMIXEV_PMIX_GATE_H_
@@ -35,17 +41,30 @@
 #include <sys/types.h>
 
 struct pmix_gate;
+struct pmix_gate_doors;
 
 /*
- * Listen at 127.0.0.1 (a free port) for the step of job_uid:job_gid, make
- * the library's private network, and start the gate's thread. NULL on
- * failure (logged).
+ * In slurmstepd: listen at 127.0.0.1 (a free port) for the step of
+ * job_uid:job_gid, make the library's private network, and start the
+ * gate's thread. NULL on failure (logged).
  */
 struct pmix_gate *pmix_gate_create(uid_t job_uid, gid_t job_gid);
 
+/*
+ * In a process already in the library's network (not the host's): serve
+ * the step of job_uid:job_gid through `doors`, made in the host's network.
+ * The gate takes copies of their descriptors: the caller still closes its
+ * own, and reads none of them while the gate runs (the files' offsets are
+ * shared). Never unshares, needs no privilege. NULL on failure (logged).
+ */
+struct pmix_gate *pmix_gate_create_inside(uid_t job_uid, gid_t job_gid,
+					  const struct pmix_gate_doors *doors);
+
 /* Run fn(arg) on the calling thread inside the library's network (where
  * PMIx_server_init must create its listener); returns what fn returns, or
- * -1 if the thread could not get in or back out (logged). */
+ * -1 if the thread could not get in or back out (logged). A gate made by
+ * pmix_gate_create_inside, or one whose thread could not leave the host's
+ * network, just calls fn. */
 int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg);
 
 /*

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -62,25 +63,38 @@ static bool took_exactly(int fd, size_t n)
 	       ti.tcpi_bytes_received == n && unread(fd) == 0;
 }
 
-/* The inode of the network namespace of socket `fd`, or 0. */
-static ino_t netns_of(int fd)
+/*
+ * Which network namespace socket `fd` is in, or 0: its cookie (Linux 5.14
+ * and later; no privilege needed, so it works in the job owner's process
+ * too), else the inode SIOCGSKNS gives (CAP_NET_ADMIN: root's stepd).
+ * Either way for every socket of one kernel.
+ */
+static uint64_t netns_of(int fd)
 {
 	struct stat st;
-	int ns = ioctl(fd, SIOCGSKNS);
-	ino_t ino = 0;
+	uint64_t id = 0;
+	int ns;
 
-	if (ns >= 0 && fstat(ns, &st) == 0)
-		ino = st.st_ino;
-	if (ns >= 0)
-		close(ns);
-	return ino;
+#ifdef SO_NETNS_COOKIE /* <asm-generic/socket.h> of Linux 5.14 */
+	socklen_t len = sizeof(id);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &id, &len) == 0 &&
+	    len == sizeof(id))
+		return id;
+#endif
+	if ((ns = ioctl(fd, SIOCGSKNS)) < 0)
+		return 0;
+	if (fstat(ns, &st) == 0)
+		id = (uint64_t)st.st_ino;
+	close(ns);
+	return id;
 }
 
 /* Whether `fd` is the other end of `ours`/`theirs` in namespace `ns`:
  * the gate's own sockets, in the host's network, may have the same
  * addresses and ports. */
 static bool other_end(int fd, const struct sockaddr_in *ours,
-		      const struct sockaddr_in *theirs, ino_t ns)
+		      const struct sockaddr_in *theirs, uint64_t ns)
 {
 	struct sockaddr_in local, peer;
 	socklen_t llen = sizeof(local), plen = sizeof(peer);
@@ -103,7 +117,7 @@ static int library_end(int up, size_t hello)
 	struct sockaddr_in ours, theirs;
 	socklen_t len = sizeof(ours), tlen = sizeof(theirs);
 	struct dirent *de;
-	ino_t ns = netns_of(up);
+	uint64_t ns = netns_of(up);
 	DIR *dir;
 	int end = -1;
 
