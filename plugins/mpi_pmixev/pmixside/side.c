@@ -6,6 +6,7 @@
 
 #include "pmixside/side.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@ struct pmixside {
 	const struct layout *lay;
 	size_t event_max;   /* PMIxevEventMax, bytes */
 	size_t publish_max; /* PMIxevPublishMax, bytes */
+	atomic_bool ckpt_watched;
 };
 
 /* Agent thread: root is gone; nothing will answer the waiting calls. */
@@ -189,4 +191,14 @@ uint32_t pmixside_frame_timeout(unsigned timeout_sec)
 {
 	return timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ? PMIXEV_PMIXD_TIMEOUT_MAX
 						      : timeout_sec;
+}
+
+void pmixside_set_ckpt_watched(struct pmixside *p, bool on)
+{
+	atomic_store(&p->ckpt_watched, on);
+}
+
+bool pmixside_ckpt_watched(struct pmixside *p)
+{
+	return atomic_load(&p->ckpt_watched);
 }
