@@ -211,6 +211,26 @@ void pmixev_pmixd_query_done_release(struct pmixev_pmixd_query_done *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static const char *const action_names[PMIXEV_PMIXD_ACTION_MAX + 1] = {
+	[PMIXEV_PMIXD_SIGNAL] = "signal",
+	[PMIXEV_PMIXD_TERMINATE] = "terminate",
+	[PMIXEV_PMIXD_KILL] = "kill",
+	[PMIXEV_PMIXD_RESTART] = "restart (requeue)",
+	[PMIXEV_PMIXD_PAUSE] = "pause",
+	[PMIXEV_PMIXD_RESUME] = "resume",
+	[PMIXEV_PMIXD_CHECKPOINT] = "checkpoint",
+	[PMIXEV_PMIXD_CANCEL] = "cancel",
+	[PMIXEV_PMIXD_PREEMPTIBLE] = "preemptible",
+};
+
+const char *pmixev_pmixd_action_name(unsigned action)
+{
+	return action >= PMIXEV_PMIXD_SIGNAL &&
+			       action <= PMIXEV_PMIXD_ACTION_MAX
+		       ? action_names[action]
+		       : "?";
+}
+
 /* A rank of the step, or `other` (a wildcard or "no rank"). */
 static bool rank_or(const struct pmixev_pmixd_bounds *lim, uint32_t rank,
 		    uint32_t other)

@@ -15,10 +15,10 @@
 #include "pmixev_ptable.h"
 
 #define PMIXEV_PMIXD_ITEMS_MAX	 32	    /* query.c's ITEMS_MAX */
-#define PMIXEV_PMIXD_TARGETS_MAX 16	    /* jobctl_call.h's TARGETS_MAX */
+#define PMIXEV_PMIXD_TARGETS_MAX 16	    /* per job control request */
 #define PMIXEV_PMIXD_MSGS_MAX	 16	    /* messages of one PMIx_Log */
 #define PMIXEV_PMIXD_TEXT_MAX	 65536	    /* one PMIx_Log message */
-#define PMIXEV_PMIXD_REASON_MAX	 1024	    /* jobctl_call.h's REASON_MAX */
+#define PMIXEV_PMIXD_REASON_MAX	 1024	    /* a job control answer's why */
 #define PMIXEV_PMIXD_WHY_MAX	 256	    /* a PMIx_Log refusal's reason */
 #define PMIXEV_PMIXD_WHO_MAX	 288	    /* PMIX_MAX_NSLEN + 32 */
 #define PMIXEV_PMIXD_ALL	 UINT32_MAX /* every rank (ckpt, targets) */
@@ -71,7 +71,7 @@ int pmixev_pmixd_query_done_unpack(struct pmixev_buf *b,
 				   struct pmixev_pmixd_query_done *m);
 void pmixev_pmixd_query_done_release(struct pmixev_pmixd_query_done *m);
 
-/* jobctl_call.h's enum action, from A_SIGNAL on, in the same order. */
+/* What PMIx_Job_control asks (jobmgmt/jobctl.h). */
 enum pmixev_pmixd_action {
 	PMIXEV_PMIXD_SIGNAL = 1,
 	PMIXEV_PMIXD_TERMINATE,
@@ -85,14 +85,18 @@ enum pmixev_pmixd_action {
 	PMIXEV_PMIXD_ACTION_MAX = PMIXEV_PMIXD_PREEMPTIBLE
 };
 
-/* jobctl_call.h's struct target. */
+/* The action's name for logs and reasons ("restart (requeue)"), or "?". */
+const char *pmixev_pmixd_action_name(unsigned action);
+
+/* A target: a whole step or job through Slurm, or tasks of the own step. */
 struct pmixev_pmixd_target {
 	uint32_t job, step; /* step PMIXEV_STEP_ANY: the whole job */
 	bool tasks;	    /* the own step's tasks */
 	uint32_t rank;	    /* tasks: < ntasks, or PMIXEV_PMIXD_ALL */
 };
 
-/* ckpt.h's struct ckpt_req. */
+/* A checkpoint (jobmgmt/ckpt.h's struct ckpt_req; root sets the rank and
+ * the timeout per target). */
 struct pmixev_pmixd_ckpt {
 	char id[PMIXEV_PMIXD_ID_MAX];
 	char ctl_id[PMIXEV_PMIXD_ID_MAX];
@@ -101,7 +105,7 @@ struct pmixev_pmixd_ckpt {
 	uint32_t timeout_sec;
 };
 
-/* JOBCTL (O->R): jobctl_call.h's struct ctl_call as read. */
+/* JOBCTL (O->R): a PMIx_Job_control request as O read it. */
 struct pmixev_pmixd_jobctl {
 	uint64_t id;
 	uint32_t rank; /* requester: < ntasks, or PMIXEV_PMIXD_NO_RANK */

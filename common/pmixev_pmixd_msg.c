@@ -7,8 +7,8 @@
  *   abort          u64 id, u32 rank, i32 status, str text
  *   done           u64 id, u8 result                  (ABORT_DONE)
  *   client_state   u32 rank, u8 state (1..2)
- *   alert          u32 rank, u8 code (1..2)
- *   ckpt_done      u32 rank, str id
+ *   alert          u32 rank, u8 code (1..3), [OTHER: str key]
+ *   ckpt_done      u32 rank, u8 has_id, str id ("" unless has_id)
  *   log_line       u8 level (0..7), str text
  *   seq            u64 seq                            (SYNC, SYNC_ECHO)
  *   empty          nothing                            (FINI)
@@ -284,18 +284,36 @@ int pmixev_pmixd_client_state_unpack(struct pmixev_buf *b,
 	return 0;
 }
 
-static bool alert_ok(unsigned v)
+static bool alert_code_ok(unsigned v)
 {
-	return v == PMIXEV_PMIXD_HEARTBEAT || v == PMIXEV_PMIXD_FILE;
+	return v >= PMIXEV_PMIXD_HEARTBEAT && v <= PMIXEV_PMIXD_MONITOR_OTHER;
+}
+
+/* A code, its key where it has one, and a rank it may name (lim set). */
+static bool alert_ok(const struct pmixev_pmixd_alert_msg *m,
+		     const struct pmixev_pmixd_bounds *lim)
+{
+	bool other = m->code == PMIXEV_PMIXD_MONITOR_OTHER;
+
+	if (!alert_code_ok(m->code) || !pmixd_text_ok(m->key, sizeof(m->key)) ||
+	    (!other && m->key[0]))
+		return false;
+	if (!lim)
+		return true;
+	return other ? m->rank == PMIXEV_PMIXD_NO_RANK ||
+			       pmixd_rank_ok(lim, m->rank)
+		     : pmixd_rank_local(lim, m->rank);
 }
 
 int pmixev_pmixd_alert_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_alert_msg *m)
 {
-	if (!alert_ok(m->code))
+	if (!alert_ok(m, NULL))
 		return pmixd_invalid();
 	pmixev_buf_put_u32(b, m->rank);
 	pmixev_buf_put_u8(b, (uint8_t)m->code);
+	if (m->code == PMIXEV_PMIXD_MONITOR_OTHER)
+		pmixev_buf_put_str(b, m->key);
 	return pmixd_pack_done(b);
 }
 
@@ -303,25 +321,29 @@ int pmixev_pmixd_alert_unpack(struct pmixev_buf *b,
 			      const struct pmixev_pmixd_bounds *lim,
 			      struct pmixev_pmixd_alert_msg *m)
 {
-	uint32_t rank = 0;
+	struct pmixev_pmixd_alert_msg t = {0};
 	uint8_t code = 0;
 
-	pmixev_buf_get_u32(b, &rank);
+	pmixev_buf_get_u32(b, &t.rank);
 	pmixev_buf_get_u8(b, &code);
-	if (pmixd_unpack_done(b) < 0 || !alert_ok(code) ||
-	    !pmixd_rank_local(lim, rank))
+	if (!pmixev_buf_ok(b) || !alert_code_ok(code))
 		return -1;
-	m->rank = rank;
-	m->code = (enum pmixev_pmixd_alert)code;
+	t.code = (enum pmixev_pmixd_alert)code;
+	if (t.code == PMIXEV_PMIXD_MONITOR_OTHER)
+		pmixev_buf_get_str(b, t.key, sizeof(t.key));
+	if (pmixd_unpack_done(b) < 0 || !alert_ok(&t, lim))
+		return -1;
+	*m = t;
 	return 0;
 }
 
 int pmixev_pmixd_ckpt_done_pack(struct pmixev_buf *b,
 				const struct pmixev_pmixd_ckpt_done *m)
 {
-	if (!pmixd_text_ok(m->id, sizeof(m->id)))
+	if (!pmixd_text_ok(m->id, sizeof(m->id)) || (!m->has_id && m->id[0]))
 		return pmixd_invalid();
 	pmixev_buf_put_u32(b, m->rank);
+	pmixd_put_flag(b, m->has_id);
 	pmixev_buf_put_str(b, m->id);
 	return pmixd_pack_done(b);
 }
@@ -331,11 +353,15 @@ int pmixev_pmixd_ckpt_done_unpack(struct pmixev_buf *b,
 				  struct pmixev_pmixd_ckpt_done *m)
 {
 	struct pmixev_pmixd_ckpt_done t;
+	uint8_t has_id = 0;
 
 	pmixev_buf_get_u32(b, &t.rank);
+	pmixev_buf_get_u8(b, &has_id);
 	pmixev_buf_get_str(b, t.id, sizeof(t.id));
-	if (pmixd_unpack_done(b) < 0 || !pmixd_rank_local(lim, t.rank))
+	if (pmixd_unpack_done(b) < 0 || !pmixd_flag_ok(has_id) ||
+	    (!has_id && t.id[0]) || !pmixd_rank_local(lim, t.rank))
 		return -1;
+	t.has_id = has_id;
 	*m = t;
 	return 0;
 }

@@ -153,14 +153,21 @@ int pmixev_pmixd_client_state_unpack(struct pmixev_buf *b,
 				     const struct pmixev_pmixd_bounds *lim,
 				     struct pmixev_pmixd_client_state *m);
 
-/* MONITOR_ALERT (O->R): the library raised a monitor alert. */
+/*
+ * MONITOR_ALERT (O->R): the library raised a monitor alert about a local
+ * rank, or O refused a request for a monitor Slurm does not offer (OTHER:
+ * root counts it).
+ */
 enum pmixev_pmixd_alert {
 	PMIXEV_PMIXD_HEARTBEAT = 1,
 	PMIXEV_PMIXD_FILE = 2,
+	PMIXEV_PMIXD_MONITOR_OTHER = 3,
 };
 struct pmixev_pmixd_alert_msg {
-	uint32_t rank; /* local */
+	uint32_t rank; /* HEARTBEAT, FILE: local; OTHER: the requester's as
+			  claimed, < ntasks or PMIXEV_PMIXD_NO_RANK */
 	enum pmixev_pmixd_alert code;
+	char key[PMIXEV_PMIXD_KEY_MAX]; /* OTHER: the monitor asked; else "" */
 };
 int pmixev_pmixd_alert_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_alert_msg *m);
@@ -168,11 +175,13 @@ int pmixev_pmixd_alert_unpack(struct pmixev_buf *b,
 			      const struct pmixev_pmixd_bounds *lim,
 			      struct pmixev_pmixd_alert_msg *m);
 
-/* CKPT_COMPLETE (O->R): a local rank completed checkpoint `id`. Root
- * matches it against its own watches (ckpt.c). */
+/* CKPT_COMPLETE (O->R): a local rank completed checkpoint `id`, or any
+ * checkpoint it was asked for (no id). Root matches it against its own
+ * watches (ckpt.c). */
 struct pmixev_pmixd_ckpt_done {
 	uint32_t rank; /* local */
-	char id[PMIXEV_PMIXD_ID_MAX];
+	bool has_id;
+	char id[PMIXEV_PMIXD_ID_MAX]; /* "" unless has_id */
 };
 int pmixev_pmixd_ckpt_done_pack(struct pmixev_buf *b,
 				const struct pmixev_pmixd_ckpt_done *m);

@@ -216,6 +216,12 @@ static void test_jobctl(void **state)
 	memset(j.ctl_id, 'i', sizeof(j.ctl_id));
 	jobctl_refused(&j, false);
 
+	assert_string_equal(pmixev_pmixd_action_name(PMIXEV_PMIXD_RESTART),
+			    "restart (requeue)");
+	assert_string_equal(pmixev_pmixd_action_name(0), "?");
+	assert_string_equal(
+		pmixev_pmixd_action_name(PMIXEV_PMIXD_ACTION_MAX + 1), "?");
+
 	assert_int_equal(pmixev_pmixd_status_pack(&w, &st), 0);
 	assert_strict(&w, un_status);
 	memset(st.why, 'w', sizeof(st.why));

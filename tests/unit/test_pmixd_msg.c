@@ -145,8 +145,10 @@ static void test_abort_done(void **state)
 static void test_small_claims(void **state)
 {
 	struct pmixev_pmixd_client_state c = {2, PMIXEV_PMIXD_FINALIZED};
-	struct pmixev_pmixd_alert_msg al = {0, PMIXEV_PMIXD_FILE};
-	struct pmixev_pmixd_ckpt_done k = {.rank = 1, .id = "ck1"};
+	struct pmixev_pmixd_alert_msg al = {.rank = 0,
+					    .code = PMIXEV_PMIXD_FILE};
+	struct pmixev_pmixd_ckpt_done k = {
+		.rank = 1, .has_id = true, .id = "ck1"};
 	struct pmixev_buf w;
 
 	(void)state;
@@ -165,11 +167,12 @@ static void test_small_claims(void **state)
 		assert_int_equal(un_alert(w.data, w.len), -1);
 		pmixev_buf_release(&w);
 		pmixev_buf_put_u32(&w, rank);
+		pmixev_buf_put_u8(&w, 1);
 		pmixev_buf_put_str(&w, "ck");
 		assert_int_equal(un_ckpt(w.data, w.len), -1);
 		pmixev_buf_release(&w);
 	}
-	for (uint8_t v = 0; v < 4; v += 3) {
+	for (uint8_t v = 0; v < 5; v += 4) {
 		pmixev_buf_put_u32(&w, 0);
 		pmixev_buf_put_u8(&w, v);
 		assert_int_equal(un_client(w.data, w.len), -1);
@@ -177,9 +180,73 @@ static void test_small_claims(void **state)
 		pmixev_buf_release(&w);
 	}
 	c.state = 3;
-	al.code = 0;
+	al.code = 4;
 	assert_int_equal(pmixev_pmixd_client_state_pack(&w, &c), -1);
 	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), -1);
+}
+
+/* A refused monitor: the requester as claimed, and the key it asked. */
+static void test_alert_other(void **state)
+{
+	struct pmixev_pmixd_alert_msg al = {
+		.rank = 6, .code = PMIXEV_PMIXD_MONITOR_OTHER, .key = "m.x"};
+	struct pmixev_buf w;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), 0);
+	assert_strict(&w, un_alert);	/* off this node: a claim */
+	al.rank = PMIXEV_PMIXD_NO_RANK; /* a tool */
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), 0);
+	assert_strict(&w, un_alert);
+	al.rank = 8; /* outside the step (packable: only the step knows) */
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), 0);
+	assert_int_equal(un_alert(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	/* No key for an alert; the key within its cap. */
+	al = (struct pmixev_pmixd_alert_msg){
+		.rank = 0, .code = PMIXEV_PMIXD_HEARTBEAT, .key = "k"};
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), -1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u8(&w, PMIXEV_PMIXD_HEARTBEAT);
+	pmixev_buf_put_str(&w, "k");
+	assert_int_equal(un_alert(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	al.code = PMIXEV_PMIXD_MONITOR_OTHER;
+	memset(al.key, 'k', sizeof(al.key));
+	assert_int_equal(pmixev_pmixd_alert_pack(&w, &al), -1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u8(&w, PMIXEV_PMIXD_MONITOR_OTHER);
+	pmixev_buf_put_bytes(&w, al.key, sizeof(al.key));
+	assert_int_equal(un_alert(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
+/* A completion names its checkpoint, or none: then its id is empty. */
+static void test_ckpt_done(void **state)
+{
+	struct pmixev_pmixd_ckpt_done k = {.rank = 1};
+	struct pmixev_buf w;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_ckpt_done_pack(&w, &k), 0);
+	assert_strict(&w, un_ckpt);
+	k.has_id = true; /* the empty id, named */
+	assert_int_equal(pmixev_pmixd_ckpt_done_pack(&w, &k), 0);
+	assert_strict(&w, un_ckpt);
+	k = (struct pmixev_pmixd_ckpt_done){.rank = 1, .id = "c1"};
+	assert_int_equal(pmixev_pmixd_ckpt_done_pack(&w, &k), -1);
+	for (uint8_t f = 0; f < 3; f += 2) {
+		pmixev_buf_put_u32(&w, 1);
+		pmixev_buf_put_u8(&w, f); /* no id, yet one; not a flag */
+		pmixev_buf_put_str(&w, "c1");
+		assert_int_equal(un_ckpt(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+	memset(k.id, 'i', sizeof(k.id));
+	k.has_id = true;
+	assert_int_equal(pmixev_pmixd_ckpt_done_pack(&w, &k), -1);
 }
 
 static void test_line_seq(void **state)
@@ -445,6 +512,8 @@ int main(void)
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_abort_done),
 		cmocka_unit_test(test_small_claims),
+		cmocka_unit_test(test_alert_other),
+		cmocka_unit_test(test_ckpt_done),
 		cmocka_unit_test(test_line_seq),
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_inject),

@@ -12,8 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <pmix.h>
-
 #include "base/agent.h"
 #include "base/pending.h"
 #include "base/step.h"
@@ -21,6 +19,7 @@
 #include "events/inject.h"
 #include "jobmgmt/ptable.h"
 #include "jobmgmt/taskproc.h"
+#include "pmixd/chan.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -59,21 +58,32 @@ struct ckpt {
 	struct watch w[WATCH_MAX];
 };
 
-/* A completion on its way to the agent thread. */
-struct completion {
-	struct ckpt *k;
-	uint32_t rank;
-	char id[CKPT_ID_MAX];
-	bool has_id;
-};
-
 /* --- the requester's node: one answer per request ----------------------- */
+
+/* How a request ended, for the log (as PMIx 4.2's PMIx_Error_string). */
+static const char *end_name(pmix_status_t st)
+{
+	switch (st) {
+	case PMIX_SUCCESS:
+		return "SUCCESS";
+	case PMIX_ERR_TIMEOUT:
+		return "TIMEOUT";
+	case PMIX_ERR_UNREACH:
+		return "UNREACHABLE";
+	case PMIX_ERR_JOB_CANCELED:
+		return "JOB CANCELED";
+	case PMIX_ERR_NOMEM:
+		return "NO-MEM";
+	default:
+		return "ERROR";
+	}
+}
 
 static void finish(struct request *rq, pmix_status_t st)
 {
 	PMIXEV_INFO("job control: checkpoint '%s': %u of %u rank(s) "
 		    "completed: %s",
-		    rq->req.id, rq->done, rq->total, PMIx_Error_string(st));
+		    rq->req.id, rq->done, rq->total, end_name(st));
 	pending_end(rq->p);
 	rq->p = NULL;
 	free(rq->seen);
@@ -194,70 +204,41 @@ static void deliver(struct ckpt *k, uint32_t origin, uint32_t serial,
 	inject_send(k->s->inject, &in, source);
 }
 
-static void completion_agent(void *arg)
+/* A CKPT_COMPLETE frame: a local rank completed a checkpoint (the one it
+ * names, or any it was given): to each request's node. */
+static int on_complete(void *ctx, struct pmixev_buf *body)
 {
-	struct completion *c = arg;
-	struct ckpt *k = c->k;
+	struct ckpt *k = ctx;
 	const struct layout *lay = &k->s->lay;
+	struct pmixev_pmixd_ckpt_done c;
 	time_t now = time(NULL);
 
+	if (pmixev_pmixd_ckpt_done_unpack(body, &k->s->pmixd_lim, &c) < 0)
+		return -1;
 	for (size_t i = 0; i < WATCH_MAX; i++) {
 		struct watch *w = &k->w[i];
 		struct pmixev_buf b;
 
 		if (!w->used || w->expires < now ||
-		    (w->rank != CKPT_ALL && w->rank != c->rank) ||
-		    (c->has_id && strcmp(w->id, c->id)))
+		    (w->rank != CKPT_ALL && w->rank != c.rank) ||
+		    (c.has_id && strcmp(w->id, c.id)))
 			continue;
 		if (w->origin == lay->nodeid) {
-			origin_done(k, w->origin, w->serial, c->rank);
+			origin_done(k, w->origin, w->serial, c.rank);
 			continue;
 		}
 		pmixev_buf_init(&b);
 		pmixev_buf_put_u32(&b, w->serial);
-		pmixev_buf_put_u32(&b, c->rank);
+		pmixev_buf_put_u32(&b, c.rank);
 		if (!pmixev_buf_ok(&b) ||
 		    overlay_send(k->s->ov, w->origin, PMIXEV_MSG_CKPT_DONE,
 				 b.data, b.len) < 0)
 			PMIXEV_ERROR("checkpoint '%s': cannot tell node %u "
 				     "that rank %u completed",
-				     w->id, w->origin, c->rank);
+				     w->id, w->origin, c.rank);
 		pmixev_buf_release(&b);
 	}
-	free(c);
-}
-
-/* A rank says it completed a checkpoint (PMIx thread). */
-static void on_complete_pmix(size_t id, pmix_status_t code,
-			     const pmix_proc_t *source, pmix_info_t info[],
-			     size_t ninfo, pmix_info_t *results,
-			     size_t nresults,
-			     pmix_event_notification_cbfunc_fn_t cbfunc,
-			     void *cbdata)
-{
-	struct step *s = step_served();
-	struct completion *c;
-
-	if (s && s->ckpt && source &&
-	    PMIX_CHECK_NSPACE(source->nspace, s->lay.nspace) &&
-	    layout_is_local(&s->lay, source->rank) &&
-	    (c = calloc(1, sizeof(*c)))) {
-		c->k = s->ckpt;
-		c->rank = source->rank;
-		for (size_t i = 0; i < ninfo; i++)
-			if (PMIX_CHECK_KEY(&info[i],
-					   PMIX_JOB_CTRL_CHECKPOINT) &&
-			    info[i].value.type == PMIX_STRING &&
-			    info[i].value.data.string) {
-				c->has_id = true;
-				snprintf(c->id, sizeof(c->id), "%s",
-					 info[i].value.data.string);
-			}
-		if (agent_post(s->agent, completion_agent, c) < 0)
-			free(c);
-	}
-	if (cbfunc)
-		cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+	return 0;
 }
 
 /* --- the overlay -------------------------------------------------------- */
@@ -385,47 +366,32 @@ unsigned ckpt_cancel_local(struct ckpt *k, const char *ctl_id)
 
 /* --- create, destroy (slurmstepd's thread) ------------------------------ */
 
-/* A node left the tree: the requests waiting on its ranks fail. Through
- * the step, as checkpoints may be off in it (s->ckpt NULL). */
+/* A node left the tree: the requests waiting on its ranks fail. */
 static void on_node_gone(void *ctx, uint32_t node, bool lost)
 {
-	struct step *s = ctx;
+	struct ckpt *k = ctx;
 
-	if (s->ckpt)
-		pending_lost(s->ckpt->requests, node);
+	pending_lost(k->requests, node);
 }
 
 struct ckpt *ckpt_create(struct step *s)
 {
-	pmix_status_t code = PMIX_JCTRL_CHECKPOINT_COMPLETE, rc;
 	struct ckpt *k = calloc(1, sizeof(*k));
 
 	if (!k ||
 	    !(k->requests = pending_set_create(agent_base(s->agent),
 					       request_fail, request_waits)) ||
-	    step_on_node_gone(s, on_node_gone, s) < 0) {
-		PMIXEV_ERROR("checkpoint: out of memory (the step's checkpoint "
-			     "requests are refused)");
-		goto fail;
+	    step_on_node_gone(s, on_node_gone, k) < 0) {
+		if (k)
+			pending_set_destroy(k->requests, NULL);
+		free(k);
+		return NULL;
 	}
 	k->s = s;
-	/* Waits for the registration (see jobmgmt/monitor.c). */
-	rc = PMIx_Register_event_handler(&code, 1, NULL, 0, on_complete_pmix,
-					 NULL, NULL);
-	if (rc < 0) {
-		PMIXEV_ERROR("checkpoint: cannot watch for completions (the "
-			     "step's checkpoint requests are refused): %s",
-			     PMIx_Error_string(rc));
-		goto fail;
-	}
 	overlay_on(s->ov, PMIXEV_MSG_CKPT_REQ, on_req, k);
 	overlay_on(s->ov, PMIXEV_MSG_CKPT_DONE, on_done, k);
+	chan_on(s->chan, PMIXEV_PMIXD_CKPT_COMPLETE, on_complete, k);
 	return k;
-fail:
-	if (k)
-		pending_set_destroy(k->requests, NULL);
-	free(k);
-	return NULL;
 }
 
 void ckpt_destroy(struct ckpt *k)

@@ -15,7 +15,10 @@
  * as soon as a node with target ranks yet to complete is lost (or could
  * not be asked; base/pending.h), PMIX_ERR_JOB_CANCELED when a later
  * request with PMIX_JOB_CTRL_CANCEL, made on any node, named its
- * PMIX_JOB_CTRL_ID first. Agent thread, but for the handler.
+ * PMIX_JOB_CTRL_ID first. The pmix side watches for the completions
+ * (pmixside/ckpt_pmix.h) and sends them as CKPT_COMPLETE frames, checked
+ * by their validating unpack (a local rank). Agent thread; no PMIx here
+ * but its constants.
  */
 #ifndef PMIXEV_PMIX_CKPT_H_
 #define PMIXEV_PMIX_CKPT_H_
@@ -43,7 +46,8 @@ struct ckpt_req {
 typedef void (*ckpt_fn)(void *arg, pmix_status_t st, unsigned done,
 			unsigned total);
 
-/* After the PMIx server is up (it registers the handler). NULL: logged. */
+/* Serves CKPT_COMPLETE frames on the step's channel. NULL: out of
+ * memory (or too many node-loss subscribers, logged). */
 struct ckpt *ckpt_create(struct step *s);
 void ckpt_destroy(struct ckpt *k);
 

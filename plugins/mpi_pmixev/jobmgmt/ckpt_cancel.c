@@ -44,7 +44,7 @@ struct ckpt_cancel {
 /* This node's requests with that id ended; how many. */
 static unsigned cancel_here(struct ckpt_cancel *cc, const char *ctl_id)
 {
-	return cc->s->ckpt ? ckpt_cancel_local(cc->s->ckpt, ctl_id) : 0;
+	return ckpt_cancel_local(cc->s->ckpt, ctl_id);
 }
 
 static void cancel_free(void *req)

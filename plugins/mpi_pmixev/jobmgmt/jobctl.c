@@ -1,7 +1,6 @@
 /*
- * jobmgmt/jobctl.c - PMIx_Job_control carried out by slurmctld as the job
- * owner: the upcall (PMIx progress thread) and the requests (agent
- * thread).
+ * jobmgmt/jobctl.c - PMIx_Job_control requests of the pmix side carried
+ * out by slurmctld as the job owner, and by the stepds (agent thread).
  */
 #include "config.h"
 
@@ -15,18 +14,17 @@
 #include <string.h>
 
 #include <event2/event.h>
-#include <pmix.h>
+#include <pmix_common.h>
 
 #include "base/agent.h"
 #include "base/step.h"
 #include "jobmgmt/ckpt.h"
 #include "jobmgmt/ckpt_cancel.h"
-#include "jobmgmt/jobctl_call.h"
-#include "pmixbase/confine.h"
-#include "pmixbase/status.h"
 #include "jobmgmt/tasksig.h"
-#include "pmixev_events.h"
+#include "pmixbase/status.h"
+#include "pmixd/chan.h"
 #include "pmixev_log.h"
+#include "pmixev_pmixd_ctl.h"
 #include "pmixev_step.h"
 #include "ownerhelper/helper.h"
 #include "ownerhelper/jobinfo.h"
@@ -36,13 +34,44 @@ struct jobctl {
 	uint64_t requests, refused;
 };
 
-/* --- the agent thread ----------------------------------------------------- */
+struct ctl_call;
 
-static void release_answer(void *cbdata)
+/* A target of a request, until its verdict. */
+struct target {
+	const struct pmixev_pmixd_target *to; /* in c->m */
+	struct ctl_call *c;
+};
+
+/* A request of the pmix side, until every target has its verdict. */
+struct ctl_call {
+	struct jobctl *jc;
+	struct pmixev_pmixd_jobctl m; /* as the pmix side read it */
+	struct target t[PMIXEV_PMIXD_TARGETS_MAX];
+	unsigned outstanding;
+	bool replied;
+	pmix_status_t st;
+	char reason[PMIXEV_PMIXD_REASON_MAX];
+	struct event *deadline;
+};
+
+/* Answer the pmix side's request `id`: `st`, and `why` it failed. */
+static void send_done(struct chan *l, uint64_t id, pmix_status_t st,
+		      const char *why)
 {
-	pmix_info_t *info = cbdata;
+	struct pmixev_pmixd_status m = {.id = id, .status = st};
+	struct pmixev_buf b;
 
-	PMIX_INFO_FREE(info, 1);
+	if (st != PMIX_SUCCESS)
+		snprintf(m.why, sizeof(m.why), "%s", why);
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if ((pmixev_pmixd_status_pack(&b, &m) < 0 ||
+	     chan_send(l, PMIXEV_PMIXD_JOBCTL_DONE, &b) < 0) &&
+	    chan_is_open(l))
+		PMIXEV_ERROR("job control: cannot answer the pmix side's "
+			     "request %llu (out of memory)",
+			     (unsigned long long)id);
+	pmixev_buf_release(&b);
 }
 
 static void call_free(struct ctl_call *c)
@@ -54,50 +83,42 @@ static void call_free(struct ctl_call *c)
 
 static void reply(struct ctl_call *c, pmix_status_t st)
 {
-	pmix_info_t *info = NULL;
-
 	if (c->replied)
 		return;
 	c->replied = true;
 	if (c->deadline)
 		evtimer_del(c->deadline);
-	if (st != PMIX_SUCCESS && c->reason[0]) {
-		PMIX_INFO_CREATE(info, 1);
-		if (info)
-			PMIX_INFO_LOAD(info, PMIXEV_JCTRL_REASON, c->reason,
-				       PMIX_STRING);
-	}
-	c->cbfunc(st, info, info ? 1 : 0, c->cbdata,
-		  info ? release_answer : NULL, info);
+	send_done(c->jc->s->chan, c->m.id, st, c->reason);
 }
 
 static void target_text(const struct ctl_call *c, const struct target *t,
 			char *buf, size_t len)
 {
-	if (t->tasks && t->rank == TASKSIG_ALL)
-		snprintf(buf, len, "the tasks of step %u.%u", (unsigned)t->job,
-			 (unsigned)t->step);
-	else if (t->tasks)
-		snprintf(buf, len, "rank %u", (unsigned)t->rank);
-	else if (c->action == A_PREEMPTIBLE)
-		snprintf(buf, len, "%s job %u", c->preemptible ? "on" : "off",
-			 (unsigned)t->job);
-	else if (t->step == PMIXEV_STEP_ANY || c->action == A_RESTART)
-		snprintf(buf, len, "job %u", (unsigned)t->job);
+	const struct pmixev_pmixd_target *to = t->to;
+
+	if (to->tasks && to->rank == PMIXEV_PMIXD_ALL)
+		snprintf(buf, len, "the tasks of step %u.%u", (unsigned)to->job,
+			 (unsigned)to->step);
+	else if (to->tasks)
+		snprintf(buf, len, "rank %u", (unsigned)to->rank);
+	else if (c->m.action == PMIXEV_PMIXD_PREEMPTIBLE)
+		snprintf(buf, len, "%s job %u", c->m.preemptible ? "on" : "off",
+			 (unsigned)to->job);
+	else if (to->step == PMIXEV_STEP_ANY ||
+		 c->m.action == PMIXEV_PMIXD_RESTART)
+		snprintf(buf, len, "job %u", (unsigned)to->job);
 	else
-		snprintf(buf, len, "step %u.%u", (unsigned)t->job,
-			 (unsigned)t->step);
+		snprintf(buf, len, "step %u.%u", (unsigned)to->job,
+			 (unsigned)to->step);
 }
 
 /* One answer less to wait for; the last one answers the request. */
 static void settle(struct ctl_call *c)
 {
-	struct jobctl *jc = step_served()->jobctl;
-
 	if (--c->outstanding)
 		return;
 	if (c->st != PMIX_SUCCESS)
-		jc->refused++;
+		c->jc->refused++;
 	reply(c, c->st);
 	call_free(c);
 }
@@ -111,11 +132,12 @@ static void verdict(struct target *t, pmix_status_t st, const char *why)
 
 	target_text(c, t, what, sizeof(what));
 	if (st == PMIX_SUCCESS) {
-		PMIXEV_INFO("job control: rank %u: %s %s: done", c->rank,
-			    jobctl_action_name(c->action), what);
+		PMIXEV_INFO("job control: rank %u: %s %s: done", c->m.rank,
+			    pmixev_pmixd_action_name(c->m.action), what);
 	} else {
-		PMIXEV_INFO("job control: rank %u: %s %s: refused: %s", c->rank,
-			    jobctl_action_name(c->action), what, why);
+		PMIXEV_INFO("job control: rank %u: %s %s: refused: %s",
+			    c->m.rank, pmixev_pmixd_action_name(c->m.action),
+			    what, why);
 		snprintf(c->reason + used, sizeof(c->reason) - used, "%s%s: %s",
 			 used ? "; " : "", what, why);
 		if (c->st == PMIX_SUCCESS)
@@ -162,17 +184,19 @@ static void on_ckpt(void *arg, pmix_status_t st, unsigned done, unsigned total)
 }
 
 /* PMIX_JOB_CTRL_CHECKPOINT of the own step's ranks (jobmgmt/ckpt.h). */
-static void checkpoint(struct step *s, struct ctl_call *c, struct target *t)
+static void checkpoint(struct step *s, struct target *t)
 {
-	c->ckpt.rank = t->rank == TASKSIG_ALL ? CKPT_ALL : t->rank;
-	c->ckpt.timeout_sec = c->timeout_sec;
-	memcpy(c->ckpt.ctl_id, c->ctl_id, sizeof(c->ckpt.ctl_id));
-	if (s->ckpt)
-		ckpt_start(s->ckpt, &c->ckpt, on_ckpt, t);
-	else
-		verdict(t, PMIX_ERR_NOT_SUPPORTED,
-			"checkpoints are off in this step (see the slurmd "
-			"log)");
+	const struct pmixev_pmixd_jobctl *m = &t->c->m;
+	struct ckpt_req req = {
+		.rank = t->to->rank == PMIXEV_PMIXD_ALL ? CKPT_ALL
+							: t->to->rank,
+		.signo = (int)m->ckpt.signo,
+		.timeout_sec = m->timeout_sec,
+	};
+
+	snprintf(req.id, sizeof(req.id), "%s", m->ckpt.id);
+	snprintf(req.ctl_id, sizeof(req.ctl_id), "%s", m->ctl_id);
+	ckpt_start(s->ckpt, &req, on_ckpt, t);
 }
 
 /* How the cancel of `arg` went on every node. */
@@ -183,11 +207,11 @@ static void on_cancelled(void *arg, unsigned n, unsigned unanswered)
 	PMIXEV_INFO("job control: rank %u: cancel '%s': %u request(s) in "
 		    "progress in the step cancelled (%u node(s) did not "
 		    "answer)",
-		    c->rank, c->ckpt.ctl_id, n, unanswered);
+		    c->m.rank, c->m.ckpt.ctl_id, n, unanswered);
 	if (!n) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "no request '%s' in progress in the step%s",
-			 c->ckpt.ctl_id,
+			 c->m.ckpt.ctl_id,
 			 unanswered ? " (some nodes did not answer)" : "");
 		c->st = unanswered ? PMIX_ERR_TIMEOUT : PMIX_ERR_NOT_FOUND;
 	}
@@ -198,39 +222,40 @@ static void on_cancelled(void *arg, unsigned n, unsigned unanswered)
  * every node. */
 static void cancel(struct step *s, struct ctl_call *c)
 {
-	if (!c->ckpt.ctl_id[0]) {
+	if (!c->m.ckpt.ctl_id[0]) {
 		snprintf(c->reason, sizeof(c->reason),
 			 "an empty request id names no request");
 		c->st = PMIX_ERR_BAD_PARAM;
 		return;
 	}
 	c->outstanding++;
-	ckpt_cancel_send(s->ckpt_cancel, c->ckpt.ctl_id, c->timeout_sec,
+	ckpt_cancel_send(s->ckpt_cancel, c->m.ckpt.ctl_id, c->m.timeout_sec,
 			 on_cancelled, c);
 }
 
-/* What `c`'s action is for target `t`: the helper's action and signal. */
+/* What `c`'s action is for target `to`: the helper's action and signal. */
 static enum pmixev_control_action
-slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
+slurm_action(const struct ctl_call *c, const struct pmixev_pmixd_target *to,
+	     uint32_t *signo)
 {
-	bool job = t->step == PMIXEV_STEP_ANY;
+	bool job = to->step == PMIXEV_STEP_ANY;
 
-	*signo = (uint32_t)c->signo;
-	switch (c->action) {
-	case A_SIGNAL:
+	*signo = c->m.signo;
+	switch (c->m.action) {
+	case PMIXEV_PMIXD_SIGNAL:
 		return job ? PMIXEV_CTL_SIGNAL_JOB : PMIXEV_CTL_SIGNAL_STEP;
-	case A_TERMINATE:
+	case PMIXEV_PMIXD_TERMINATE:
 		*signo = SIGTERM;
 		return job ? PMIXEV_CTL_SIGNAL_JOB : PMIXEV_CTL_KILL_STEP;
-	case A_KILL:
+	case PMIXEV_PMIXD_KILL:
 		*signo = SIGKILL;
 		return job ? PMIXEV_CTL_CANCEL_JOB : PMIXEV_CTL_KILL_STEP;
-	case A_PAUSE:
-	case A_RESUME:
-		*signo = c->action == A_PAUSE ? SIGSTOP : SIGCONT;
+	case PMIXEV_PMIXD_PAUSE:
+	case PMIXEV_PMIXD_RESUME:
+		*signo = c->m.action == PMIXEV_PMIXD_PAUSE ? SIGSTOP : SIGCONT;
 		return job ? PMIXEV_CTL_SIGNAL_JOB : PMIXEV_CTL_SIGNAL_STEP;
-	case A_PREEMPTIBLE:
-		*signo = c->preemptible;
+	case PMIXEV_PMIXD_PREEMPTIBLE:
+		*signo = c->m.preemptible;
 		return PMIXEV_CTL_PREEMPTIBLE;
 	default:
 		*signo = 0;
@@ -241,101 +266,128 @@ slurm_action(const struct ctl_call *c, const struct target *t, uint32_t *signo)
 /* The signal `c`'s action sends to tasks. */
 static int task_signal(const struct ctl_call *c)
 {
-	switch (c->action) {
-	case A_SIGNAL:
-		return c->signo;
-	case A_TERMINATE:
+	switch (c->m.action) {
+	case PMIXEV_PMIXD_SIGNAL:
+		return (int)c->m.signo;
+	case PMIXEV_PMIXD_TERMINATE:
 		return SIGTERM;
-	case A_PAUSE:
+	case PMIXEV_PMIXD_PAUSE:
 		return SIGSTOP;
-	case A_RESUME:
+	case PMIXEV_PMIXD_RESUME:
 		return SIGCONT;
 	default:
 		return SIGKILL;
 	}
 }
 
-static void jobctl_agent(void *arg)
+/* Ask for each target's verdict; answer when all came, or the deadline. */
+static void carry_out(struct ctl_call *c)
 {
-	struct ctl_call *c = arg;
-	struct step *s = step_served();
-	struct jobctl *jc = s->jobctl;
+	struct step *s = c->jc->s;
 	struct helper *h = jobinfo_node_helper(s->jobinfo);
-	struct timeval tv = {(time_t)c->timeout_sec, 0};
+	struct timeval tv = {(time_t)c->m.timeout_sec, 0};
 
-	jc->requests++;
 	c->outstanding = 1; /* until every target is asked */
-	if (c->action == A_CANCEL)
+	if (c->m.action == PMIXEV_PMIXD_CANCEL)
 		cancel(s, c);
-	for (size_t i = 0; i < c->nt; i++) {
+	for (uint32_t i = 0; i < c->m.nt; i++) {
 		struct target *t = &c->t[i];
 		uint32_t signo;
-		enum pmixev_control_action a = slurm_action(c, t, &signo);
+		enum pmixev_control_action a;
 
+		*t = (struct target){.to = &c->m.t[i], .c = c};
+		a = slurm_action(c, t->to, &signo);
 		c->outstanding++;
-		if (t->tasks && c->action == A_CHECKPOINT) {
-			checkpoint(s, c, t);
+		if (t->to->tasks && c->m.action == PMIXEV_PMIXD_CHECKPOINT) {
+			checkpoint(s, t);
 			continue;
 		}
-		if (t->tasks) {
-			tasksig_send(s->tasksig, t->rank, task_signal(c),
-				     c->timeout_sec, on_tasks, t);
+		if (t->to->tasks) {
+			tasksig_send(
+				s->tasksig,
+				t->to->rank == PMIXEV_PMIXD_ALL ? TASKSIG_ALL
+								: t->to->rank,
+				task_signal(c), c->m.timeout_sec, on_tasks, t);
 			continue;
 		}
 		if (!h ||
-		    helper_control(h, a, t->job,
-				   t->step == PMIXEV_STEP_ANY ? 0 : t->step,
-				   signo, c->timeout_sec, on_answer, t) < 0)
+		    helper_control(h, a, t->to->job,
+				   t->to->step == PMIXEV_STEP_ANY ? 0
+								  : t->to->step,
+				   signo, c->m.timeout_sec, on_answer, t) < 0)
 			on_answer(t, NULL);
 	}
 	/* A checkpoint keeps its own time, and says how far it got. */
-	if (c->timeout_sec && c->action != A_CHECKPOINT && c->outstanding > 1 &&
+	if (c->m.timeout_sec && c->m.action != PMIXEV_PMIXD_CHECKPOINT &&
+	    c->outstanding > 1 &&
 	    (c->deadline = evtimer_new(agent_base(s->agent), on_deadline, c)))
 		evtimer_add(c->deadline, &tv);
 	settle(c);
 }
 
-/* --- the upcall (PMIx progress thread) ---------------------------------- */
-
-pmix_status_t jobctl_upcall(const pmix_proc_t *requestor,
-			    const pmix_proc_t targets[], size_t ntargets,
-			    const pmix_info_t directives[], size_t ndirs,
-			    pmix_info_cbfunc_t cbfunc, void *cbdata)
+/*
+ * What the pmix side's reading never lets through, yet the codec cannot
+ * know: NULL, or why root will not carry `m` out.
+ */
+static const char *incoherent(const struct layout *lay,
+			      const struct pmixev_pmixd_jobctl *m)
 {
-	const struct step *s = step_served();
-	struct ctl_call *c;
-	pmix_status_t rc;
+	if (m->action == PMIXEV_PMIXD_CANCEL && m->nt)
+		return "a cancel names a request, not targets";
+	for (uint32_t i = 0; i < m->nt; i++) {
+		const struct pmixev_pmixd_target *to = &m->t[i];
 
-	/* The library may carry out cleanups on this thread later. */
-	if (!confine_pmix_thread(s->lay.uid, s->lay.gid))
-		return PMIX_ERR_NO_PERMISSIONS;
-	if (!(c = calloc(1, sizeof(*c))))
-		return PMIX_ERR_NOMEM;
-	c->rank = requestor ? requestor->rank : PMIX_RANK_UNDEF;
-	c->st = PMIX_SUCCESS;
-	rc = jobctl_read(c, s->lay.nspace, targets, ntargets, directives,
-			 ndirs);
-	if (rc != PMIX_SUCCESS) {
-		PMIXEV_INFO("job control: a request from rank %u refused (%s): "
-			    "%s",
-			    c->rank, PMIx_Error_string(rc), c->reason);
-		free(c);
-		return rc;
+		if (to->tasks && (to->job != lay->step.job_id ||
+				  to->step != lay->step.step_id))
+			return "tasks of another step";
+		if (to->tasks && (m->action == PMIXEV_PMIXD_RESTART ||
+				  m->action == PMIXEV_PMIXD_PREEMPTIBLE))
+			return "single ranks for a whole job's action";
+		if (!to->tasks && m->action == PMIXEV_PMIXD_CHECKPOINT)
+			return "a checkpoint of a whole step or job";
 	}
-	c->cbfunc = cbfunc;
-	c->cbdata = cbdata;
-	if (agent_post(s->agent, jobctl_agent, c) == 0)
-		return PMIX_SUCCESS;
-	free(c);
-	return PMIX_ERR_UNREACH;
+	return NULL;
+}
+
+/* A JOBCTL frame of the pmix side. */
+static int on_frame(void *ctx, struct pmixev_buf *body)
+{
+	struct jobctl *jc = ctx;
+	struct pmixev_pmixd_jobctl m;
+	struct ctl_call *c;
+	const char *why;
+
+	if (pmixev_pmixd_jobctl_unpack(body, &jc->s->pmixd_lim, &m) < 0)
+		return -1;
+	jc->requests++;
+	if ((why = incoherent(&jc->s->lay, &m))) {
+		PMIXEV_ERROR("job control: rank %u: %s refused: the pmix side "
+			     "asks for %s",
+			     m.rank, pmixev_pmixd_action_name(m.action), why);
+		jc->refused++;
+		send_done(jc->s->chan, m.id, PMIX_ERR_BAD_PARAM, why);
+		return 0;
+	}
+	if (!(c = calloc(1, sizeof(*c)))) {
+		jc->refused++;
+		send_done(jc->s->chan, m.id, PMIX_ERR_NOMEM, "out of memory");
+		return 0;
+	}
+	c->jc = jc;
+	c->m = m;
+	c->st = PMIX_SUCCESS;
+	carry_out(c);
+	return 0;
 }
 
 struct jobctl *jobctl_create(struct step *s)
 {
 	struct jobctl *jc = calloc(1, sizeof(*jc));
 
-	if (jc)
-		jc->s = s;
+	if (!jc)
+		return NULL;
+	jc->s = s;
+	chan_on(s->chan, PMIXEV_PMIXD_JOBCTL, on_frame, jc);
 	return jc;
 }
 

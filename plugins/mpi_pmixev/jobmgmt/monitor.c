@@ -1,47 +1,33 @@
 /*
- * jobmgmt/monitor.c - monitor alerts to the whole step, and the step's policy.
+ * jobmgmt/monitor.c - monitor alerts of this node, and the step's policy
+ * (see monitor.h).
  */
 #include "config.h"
 
 #include "jobmgmt/monitor.h"
 
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include <pmix.h>
+#include <pmix_common.h>
 
-#include "base/agent.h"
 #include "base/step.h"
-#include "pmixside/notify_pmix.h"
+#include "pmixd/chan.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_log.h"
+#include "pmixev_pmixd_msg.h"
 #include "ownerhelper/helper.h"
 #include "ownerhelper/jobinfo.h"
 
 struct monitor {
 	struct step *s;
-	/* Agent thread only: */
 	unsigned alerts[2]; /* heartbeat, file */
 	bool acted;	    /* the policy was applied on this node */
-	/* PMIx thread, read at the end: */
-	atomic_uint refused; /* monitor types Slurm does not offer */
+	unsigned refused;   /* monitor types Slurm does not offer */
 };
 
-/* An alert on its way to the agent thread. */
-struct alert {
-	struct monitor *m;
-	pmix_status_t code;
-	pmix_rank_t rank;
-};
-
-static const char *alert_name(pmix_status_t code)
-{
-	return code == PMIX_MONITOR_FILE_ALERT ? "file" : "heartbeat";
-}
-
-/* --- the policy (agent thread) ------------------------------------------ */
+/* --- the policy ---------------------------------------------------------- */
 
 static void on_policy_answer(void *arg, const struct pmixev_owner_resp *r)
 {
@@ -84,140 +70,64 @@ static void apply_policy(struct monitor *m)
 		on_policy_answer(m, NULL);
 }
 
-/* --- an alert: the handler (PMIx thread), its work (agent thread) ------- */
+/* --- the pmix side's frames ---------------------------------------------- */
 
-static void alert_agent(void *arg)
+/* A request for a monitor Slurm does not offer, which the pmix side
+ * refused. */
+static void refused(struct monitor *m, const struct pmixev_pmixd_alert_msg *a)
 {
-	struct alert *a = arg;
-	struct monitor *m = a->m;
-
-	m->alerts[a->code == PMIX_MONITOR_FILE_ALERT]++;
-	PMIXEV_INFO("monitor: rank %u: %s alert, told to every process of "
-		    "the step",
-		    a->rank, alert_name(a->code));
-	apply_policy(m);
-	free(a);
-}
-
-/* The library's own alerts carry no info; a client's event carries the
- * server's marker; a relayed one comes from a rank of another node. */
-static bool raised_by_library(const struct layout *lay,
-			      const pmix_proc_t *source,
-			      const pmix_info_t info[], size_t ninfo)
-{
-	if (!source || !PMIX_CHECK_NSPACE(source->nspace, lay->nspace) ||
-	    !layout_is_local(lay, source->rank))
-		return false;
-	for (size_t i = 0; i < ninfo; i++)
-		if (PMIX_CHECK_KEY(&info[i], NOTIFY_SERVER_MARK))
-			return false;
-	return true;
-}
-
-static void on_alert_pmix(size_t id, pmix_status_t code,
-			  const pmix_proc_t *source, pmix_info_t info[],
-			  size_t ninfo, pmix_info_t *results, size_t nresults,
-			  pmix_event_notification_cbfunc_fn_t cbfunc,
-			  void *cbdata)
-{
-	struct step *s = step_served();
-	struct alert *a;
-
-	(void)id;
-	(void)results;
-	(void)nresults;
-	if (s && s->monitor &&
-	    raised_by_library(&s->lay, source, info, ninfo)) {
-		notify_upcall_event(code, source, PMIX_RANGE_NAMESPACE, NULL, 0,
-				    NULL, NULL);
-		if (!(a = calloc(1, sizeof(*a))))
-			PMIXEV_ERROR("monitor: rank %u: %s alert not acted "
-				     "on: out of memory",
-				     source->rank, alert_name(code));
-		else {
-			*a = (struct alert){s->monitor, code, source->rank};
-			if (agent_post(s->agent, alert_agent, a) < 0) {
-				PMIXEV_ERROR("monitor: rank %u: %s alert not "
-					     "acted on: the agent thread is "
-					     "gone",
-					     source->rank, alert_name(code));
-				free(a);
-			}
-		}
-	}
-	if (cbfunc)
-		cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
-}
-
-/* --- other monitor types (PMIx thread) ---------------------------------- */
-
-pmix_status_t monitor_upcall(const pmix_proc_t *requestor,
-			     const pmix_info_t *monitor, pmix_status_t error,
-			     const pmix_info_t directives[], size_t ndirs,
-			     pmix_info_cbfunc_t cbfunc, void *cbdata)
-{
-	struct step *s = step_served();
-
-	(void)error;
-	(void)directives;
-	(void)ndirs;
-	(void)cbfunc;
-	(void)cbdata;
-	if (s && s->monitor && atomic_fetch_add(&s->monitor->refused, 1) == 0)
-		PMIXEV_INFO("monitor: rank %u asked for %.*s: refused, Slurm "
+	if (m->refused++ == 0)
+		PMIXEV_INFO("monitor: rank %u asked for %s: refused, Slurm "
 			    "offers no such monitor (pmixev serves %s and %s "
 			    "through the PMIx library); further refusals "
 			    "are counted",
-			    requestor ? requestor->rank : PMIX_RANK_UNDEF,
-			    PMIX_MAX_KEYLEN,
-			    monitor ? monitor->key : "(nothing)",
-			    PMIX_MONITOR_HEARTBEAT, PMIX_MONITOR_FILE);
-	return PMIX_ERR_NOT_SUPPORTED;
+			    a->rank, a->key, PMIX_MONITOR_HEARTBEAT,
+			    PMIX_MONITOR_FILE);
+}
+
+static int on_frame(void *ctx, struct pmixev_buf *body)
+{
+	struct monitor *m = ctx;
+	struct pmixev_pmixd_alert_msg a;
+
+	if (pmixev_pmixd_alert_unpack(body, &m->s->pmixd_lim, &a) < 0)
+		return -1;
+	if (a.code == PMIXEV_PMIXD_MONITOR_OTHER) {
+		refused(m, &a);
+		return 0;
+	}
+	m->alerts[a.code == PMIXEV_PMIXD_FILE]++;
+	PMIXEV_INFO("monitor: rank %u: %s alert, told to every process of "
+		    "the step",
+		    a.rank, a.code == PMIXEV_PMIXD_FILE ? "file" : "heartbeat");
+	apply_policy(m);
+	return 0;
 }
 
 /* --- create, destroy (slurmstepd's thread) ------------------------------ */
 
 struct monitor *monitor_create(struct step *s)
 {
-	pmix_status_t codes[] = {PMIX_MONITOR_HEARTBEAT_ALERT,
-				 PMIX_MONITOR_FILE_ALERT};
 	struct monitor *m = calloc(1, sizeof(*m));
-	pmix_status_t rc;
 
-	if (!m) {
-		PMIXEV_ERROR("monitor: out of memory");
+	if (!m)
 		return NULL;
-	}
 	m->s = s;
-	/* Without a callback the call waits for the registration and returns
-	 * the handler's reference, or a (negative) status. The handler lives
-	 * as long as the server. */
-	rc = PMIx_Register_event_handler(codes, 2, NULL, 0, on_alert_pmix, NULL,
-					 NULL);
-	if (rc < 0) {
-		PMIXEV_ERROR("monitor: cannot watch for monitor alerts (they "
-			     "stay on their node, no policy): %s",
-			     PMIx_Error_string(rc));
-		free(m);
-		return NULL;
-	}
+	chan_on(s->chan, PMIXEV_PMIXD_MONITOR_ALERT, on_frame, m);
 	return m;
 }
 
 void monitor_destroy(struct monitor *m)
 {
-	unsigned refused;
-
 	if (!m)
 		return;
-	refused = atomic_load(&m->refused);
-	if (m->alerts[0] || m->alerts[1] || refused)
+	if (m->alerts[0] || m->alerts[1] || m->refused)
 		PMIXEV_INFO(
 			"monitor: %u heartbeat and %u file alert(s) on this "
 			"node (policy %s%s); %u request(s) for other "
 			"monitors refused",
 			m->alerts[0], m->alerts[1],
 			pmixev_monitor_policy_name(m->s->conf.monitor_policy),
-			m->acted ? ", applied" : "", refused);
+			m->acted ? ", applied" : "", m->refused);
 	free(m);
 }

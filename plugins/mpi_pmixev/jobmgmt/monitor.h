@@ -1,16 +1,11 @@
 /*
- * jobmgmt/monitor.h - PMIx_Process_monitor across the step.
+ * jobmgmt/monitor.h - PMIx_Process_monitor across the step: root's half
+ * (the pmix side's, which watches for the PMIx library's alerts, relays
+ * them to every process of the step and refuses other monitors, is
+ * pmixside/monitor_pmix.h).
  *
- * OpenPMIx runs the heartbeat and file monitors (PMIX_MONITOR_HEARTBEAT,
- * PMIX_MONITOR_FILE) itself, on its progress thread, and raises
- * PMIX_MONITOR_HEARTBEAT_ALERT / _FILE_ALERT with the monitored rank as the
- * source to the clients of that rank's node only; the host never sees the
- * alert through notify_event. So pmixev registers a handler for both codes
- * with its own server: an alert the library raised about a rank of this
- * node
- *   - is relayed to every other node of the step (pmixside/notify_pmix.h), where
- *     the local server delivers it with the same source: every process of
- *     the step gets it once, whatever range the requester gave;
+ * A MONITOR_ALERT frame, checked by its validating unpack (a local rank,
+ * a known code), about an alert the library raised on this node
  *   - is logged in the slurmd log with the step id ("monitor: rank R:
  *     heartbeat alert") and counted;
  *   - leads to the step's policy, once per node (PMIxevMonitorPolicy, the
@@ -21,29 +16,20 @@
  *                (batch jobs Slurm lets the owner requeue); a refusal is
  *                logged with Slurm's reason.
  * An alert a client raised itself with PMIx_Notify_event is an ordinary
- * event (pmixside/notify_pmix.h): no policy. The file monitor stats the file with the
- * owner's file identity (the progress thread is confined, pmixbase/confine.h):
- * a file the owner cannot reach is never seen and never alerts.
- *
- * Other monitor types reach the host's monitor upcall: Slurm offers none of
- * them, so they are refused with PMIX_ERR_NOT_SUPPORTED, logged once per
- * node and counted. The counts are logged at the step's end.
+ * event (pmixside/notify_pmix.h): no frame, no policy. A monitor type
+ * Slurm does not offer, refused by the pmix side (code OTHER), is logged
+ * once per node and counted. The counts are logged at the step's end.
+ * Agent thread; no PMIx here.
  */
 #ifndef PMIXEV_PMIX_MONITOR_H_
 #define PMIXEV_PMIX_MONITOR_H_
 
-#include <pmix_server.h>
-
 struct step;
 struct monitor;
 
-/* After the PMIx server is up (it registers the handler). NULL: logged. */
+/* Serves MONITOR_ALERT frames on the step's channel. NULL: out of
+ * memory. */
 struct monitor *monitor_create(struct step *s);
 void monitor_destroy(struct monitor *m);
-
-pmix_status_t monitor_upcall(const pmix_proc_t *requestor,
-			     const pmix_info_t *monitor, pmix_status_t error,
-			     const pmix_info_t directives[], size_t ndirs,
-			     pmix_info_cbfunc_t cbfunc, void *cbdata);
 
 #endif /* PMIXEV_PMIX_MONITOR_H_ */

@@ -8,6 +8,7 @@
 #include "pmixside/applog_pmix.h"
 #include "pmixside/clients_pmix.h"
 #include "pmixside/dmodex_pmix.h"
+#include "pmixside/jobctl_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 
 void pmixside_listen_all(struct pmixside *p)
@@ -16,4 +17,5 @@ void pmixside_listen_all(struct pmixside *p)
 	pubsub_pmix_listen(p);
 	clients_pmix_listen(p);
 	applog_pmix_listen(p);
+	jobctl_pmix_listen(p);
 }

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ struct pmixside {
 	const struct layout *lay;
 	size_t event_max;   /* PMIxevEventMax, bytes */
 	size_t publish_max; /* PMIxevPublishMax, bytes */
+	atomic_bool ckpt_watched;
 };
 
 /* Agent thread: the step ends here (pmixside_wait_end returns). */
@@ -225,4 +227,14 @@ uint32_t pmixside_frame_timeout(unsigned timeout_sec)
 {
 	return timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ? PMIXEV_PMIXD_TIMEOUT_MAX
 						      : timeout_sec;
+}
+
+void pmixside_set_ckpt_watched(struct pmixside *p, bool on)
+{
+	atomic_store(&p->ckpt_watched, on);
+}
+
+bool pmixside_ckpt_watched(struct pmixside *p)
+{
+	return atomic_load(&p->ckpt_watched);
 }

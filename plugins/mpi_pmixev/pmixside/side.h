@@ -17,6 +17,7 @@
 #ifndef PMIXEV_PMIXSIDE_SIDE_H_
 #define PMIXEV_PMIXSIDE_SIDE_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -104,5 +105,13 @@ enum pmixev_result pmixside_call_send(struct pmixside_call *c);
 
 /* A client's PMIX_TIMEOUT as a frame carries it: at most a day. */
 uint32_t pmixside_frame_timeout(unsigned timeout_sec);
+
+/*
+ * Whether the ranks' checkpoint completions are watched (ckpt_pmix.h):
+ * set once after the PMIx server is up, read by the job control upcall
+ * (any thread).
+ */
+void pmixside_set_ckpt_watched(struct pmixside *p, bool on);
+bool pmixside_ckpt_watched(struct pmixside *p);
 
 #endif /* PMIXEV_PMIXSIDE_SIDE_H_ */

@@ -226,7 +226,7 @@ static int init_pmix(struct pmixlib *srv)
 		return -1;
 	}
 	/* The library's monitors sample on its progress thread, which works
-	 * with the owner's file identity (jobmgmt/monitor.h), not on a thread
+	 * with the owner's file identity (pmixside/monitor_pmix.h), not on a thread
 	 * of their own. */
 	if (setenv("PMIX_MCA_psensor_base_use_separate_thread", "0", 1) < 0) {
 		PMIXEV_ERROR("cannot keep PMIx's monitors on its progress "

@@ -21,7 +21,9 @@
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
+#include "pmixside/ckpt_pmix.h"
 #include "pmixside/listen.h"
+#include "pmixside/monitor_pmix.h"
 #include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
@@ -246,6 +248,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->applog = applog_create(s)) ||
 	    !(s->tasksig = tasksig_create(s)) ||
 	    !(s->ckpt_cancel = ckpt_cancel_create(s)) ||
+	    !(s->ckpt = ckpt_create(s)) || !(s->monitor = monitor_create(s)) ||
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->clients = clients_create(s)) ||
@@ -262,10 +265,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	s->site = site_create(s);
 	if (!(s->srv = server_create(s, bind->type, bind->list)))
 		return -1;
-	/* Without it alerts stay on their node and no policy applies. */
-	s->monitor = monitor_create(s);
-	/* Without it checkpoint requests are refused. */
-	s->ckpt = ckpt_create(s);
+	monitor_pmix_watch();
+	ckpt_pmix_watch(s->pside);
 	if (agent_start(s->agent) < 0 || pmixside_start(s->pside) < 0 ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
