@@ -17,7 +17,7 @@
 #include "jobmgmt/monitor.h"
 #include "pmixside/notify_pmix.h"
 #include "pmixside/pubsub_pmix.h"
-#include "jobmgmt/query.h"
+#include "pmixside/query_pmix.h"
 #include "gate/tools.h"
 #include "pmixev_log.h"
 

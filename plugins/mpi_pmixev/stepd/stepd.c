@@ -23,6 +23,7 @@
 #include "pmixd/chan.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/pubsub_pmix.h"
+#include "pmixside/query_pmix.h"
 #include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
@@ -39,6 +40,7 @@
 #include "jobmgmt/monitor.h"
 #include "jobmgmt/tasksig.h"
 #include "jobmgmt/ptable.h"
+#include "jobmgmt/query.h"
 #include "server/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
@@ -208,6 +210,7 @@ static int build_pmix_side(struct step *s)
 		return -1;
 	dmodex_pmix_serve(s->pside);
 	pubsub_pmix_listen(s->pside);
+	query_pmix_listen(s->pside);
 	return 0;
 }
 
@@ -254,6 +257,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	}
 	fence_frames_listen(s);
 	pubsub_frames_listen(s);
+	query_frames_listen(s);
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);
