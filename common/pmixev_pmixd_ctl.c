@@ -5,11 +5,13 @@
  * Wire layouts (see pmixev_pmixd_msg.c):
  *
  *   query       u64 id, u8 refresh, u32 timeout_sec, u32 n (<= 32),
- *               n * { u8 key (1..3), u32 job, u8 local }
+ *               n * { u8 key (1..3), u32 job (0 unless Q_JOB),
+ *               u8 local (0 unless Q_PTABLE) }, no item twice
  *   query_done  u64 id, u32 n (<= 32),
  *               n * { u8 key, u8 result, u32 age_ms, bytes answer }
  *               answer: Q_JOB, Q_PARTS: pmixev_owner_resp (helper_msg.h);
- *               Q_PTABLE: pmixev_ptable_msg (ptable.h); empty unless OK
+ *               Q_PTABLE: u8 complete, pmixev_ptable_msg (ptable.h, up
+ *               to PMIXEV_PMIXD_TASKS_MAX entries); empty unless OK
  *   jobctl      u64 id, u32 rank, u8 action (1..9), u32 signo,
  *               u8 preemptible, str ckpt.id, str ckpt.ctl_id,
  *               u32 ckpt.rank, u32 ckpt.signo, u32 ckpt.timeout_sec,
@@ -39,13 +41,28 @@ static bool qkey_ok(unsigned k)
 	return k >= PMIXEV_PMIXD_Q_JOB && k <= PMIXEV_PMIXD_Q_PTABLE;
 }
 
+/* Item `i` of `m` is well formed and not one of those before it. */
+static bool qitem_ok(const struct pmixev_pmixd_query *m, uint32_t i)
+{
+	const struct pmixev_pmixd_qitem *it = &m->item[i];
+
+	if (!qkey_ok(it->key) || (it->job && it->key != PMIXEV_PMIXD_Q_JOB) ||
+	    (it->local && it->key != PMIXEV_PMIXD_Q_PTABLE))
+		return false;
+	for (uint32_t k = 0; k < i; k++)
+		if (m->item[k].key == it->key && m->item[k].job == it->job &&
+		    m->item[k].local == it->local)
+			return false;
+	return true;
+}
+
 int pmixev_pmixd_query_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_query *m)
 {
 	if (m->n > PMIXEV_PMIXD_ITEMS_MAX || !timeout_ok(m->timeout_sec))
 		return pmixd_invalid();
 	for (uint32_t i = 0; i < m->n; i++)
-		if (!qkey_ok(m->item[i].key))
+		if (!qitem_ok(m, i))
 			return pmixd_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixd_put_flag(b, m->refresh);
@@ -81,6 +98,8 @@ int pmixev_pmixd_query_unpack(struct pmixev_buf *b,
 			return -1;
 		t.item[i].key = (enum pmixev_pmixd_qkey)key;
 		t.item[i].local = local;
+		if (!qitem_ok(&t, i))
+			return -1;
 	}
 	if (pmixd_unpack_done(b) < 0)
 		return -1;
@@ -96,9 +115,11 @@ static int put_answer(struct pmixev_buf *b,
 	int rc = 0;
 
 	pmixev_buf_init(&body);
-	if (a->result == PMIXEV_OK && a->key == PMIXEV_PMIXD_Q_PTABLE)
-		rc = pmixev_ptable_pack(&body, &a->pt);
-	else if (a->result == PMIXEV_OK)
+	if (a->result == PMIXEV_OK && a->key == PMIXEV_PMIXD_Q_PTABLE) {
+		pmixd_put_flag(&body, a->complete);
+		rc = pmixev_ptable_pack_max(&body, &a->pt,
+					    PMIXEV_PMIXD_TASKS_MAX);
+	} else if (a->result == PMIXEV_OK)
 		rc = a->resp ? pmixev_owner_resp_pack(&body, a->resp)
 			     : pmixd_invalid();
 	if (rc == 0)
@@ -117,7 +138,10 @@ int pmixev_pmixd_query_done_pack(struct pmixev_buf *b,
 		return pmixd_invalid();
 	for (uint32_t i = 0; i < m->n; i++)
 		if (!qkey_ok(m->a[i].key) ||
-		    !pmixev_result_valid(m->a[i].result))
+		    !pmixev_result_valid(m->a[i].result) ||
+		    (m->a[i].complete &&
+		     (m->a[i].key != PMIXEV_PMIXD_Q_PTABLE ||
+		      m->a[i].result != PMIXEV_OK)))
 			return pmixd_invalid();
 	/* Into a scratch writer, so a refused answer leaves `b` as it was. */
 	pmixev_buf_init(&w);
@@ -149,8 +173,16 @@ static int get_answer(struct pmixev_buf *b, struct pmixev_pmixd_qanswer *a)
 	if (a->result != PMIXEV_OK)
 		return n ? -1 : 0;
 	pmixev_buf_reader(&r, p, n);
-	if (a->key == PMIXEV_PMIXD_Q_PTABLE)
-		return pmixev_ptable_unpack(&r, &a->pt);
+	if (a->key == PMIXEV_PMIXD_Q_PTABLE) {
+		uint8_t complete = 0;
+
+		pmixev_buf_get_u8(&r, &complete);
+		if (!pmixev_buf_ok(&r) || !pmixd_flag_ok(complete))
+			return -1;
+		a->complete = complete;
+		return pmixev_ptable_unpack_max(&r, &a->pt,
+						PMIXEV_PMIXD_TASKS_MAX);
+	}
 	a->resp = malloc(sizeof(*a->resp));
 	if (!a->resp || pmixev_owner_resp_unpack(&r, a->resp) < 0) {
 		free(a->resp);

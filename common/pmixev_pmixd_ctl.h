@@ -14,7 +14,7 @@
 #include "pmixev_pmixd_msg.h"
 #include "pmixev_ptable.h"
 
-#define PMIXEV_PMIXD_ITEMS_MAX	 32	    /* query.c's ITEMS_MAX */
+#define PMIXEV_PMIXD_ITEMS_MAX	 32	    /* answers to one PMIx_Query_info */
 #define PMIXEV_PMIXD_TARGETS_MAX 16	    /* per job control request */
 #define PMIXEV_PMIXD_MSGS_MAX	 16	    /* messages of one PMIx_Log */
 #define PMIXEV_PMIXD_TEXT_MAX	 65536	    /* one PMIx_Log message */
@@ -22,6 +22,7 @@
 #define PMIXEV_PMIXD_WHY_MAX	 256	    /* a PMIx_Log refusal's reason */
 #define PMIXEV_PMIXD_WHO_MAX	 288	    /* PMIX_MAX_NSLEN + 32 */
 #define PMIXEV_PMIXD_ALL	 UINT32_MAX /* every rank (ckpt, targets) */
+#define PMIXEV_PMIXD_TASKS_MAX	 (1u << 24) /* a step's (pmixev_taskmap.c) */
 
 /* What a query item asks root for (the rest O answers itself). */
 enum pmixev_pmixd_qkey {
@@ -30,13 +31,14 @@ enum pmixev_pmixd_qkey {
 	PMIXEV_PMIXD_Q_PTABLE = 3, /* the tasks' table, `local` or all */
 };
 
+/* `job` only for Q_JOB, `local` only for Q_PTABLE; no item twice. */
 struct pmixev_pmixd_qitem {
 	enum pmixev_pmixd_qkey key;
 	uint32_t job;
 	bool local;
 };
 
-/* QUERY (O->R). */
+/* QUERY (O->R). It names no rank or namespace: its unpack needs no bounds. */
 struct pmixev_pmixd_query {
 	uint64_t id;
 	bool refresh; /* PMIX_QUERY_REFRESH_CACHE */
@@ -50,13 +52,15 @@ int pmixev_pmixd_query_unpack(struct pmixev_buf *b,
 			      struct pmixev_pmixd_query *m);
 
 /* One answer: for Q_JOB and Q_PARTS the owner helper's response, for
- * Q_PTABLE the table; nothing unless PMIXEV_OK. */
+ * Q_PTABLE the table (at most PMIXEV_PMIXD_TASKS_MAX entries) and whether
+ * every node gave its part; nothing unless PMIXEV_OK. */
 struct pmixev_pmixd_qanswer {
 	enum pmixev_pmixd_qkey key;
 	enum pmixev_result result;
 	uint32_t age_ms;
 	struct pmixev_owner_resp *resp; /* malloc'd by unpack */
 	struct pmixev_ptable_msg pt;	/* pt.e malloc'd by unpack */
+	bool complete;			/* Q_PTABLE */
 };
 
 /* QUERY_DONE (R->O): one answer per item, in order. */

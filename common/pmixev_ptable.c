@@ -10,9 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An entry's bytes on the wire when its name is empty: u32 rank, u32 pid,
+ * u8 run, i32 status, u64 rss_kb, u32 name length. */
+#define ENTRY_MIN 25
+
 int pmixev_ptable_pack(struct pmixev_buf *b, const struct pmixev_ptable_msg *m)
 {
-	if (m->count > PMIXEV_PTABLE_MAX) {
+	return pmixev_ptable_pack_max(b, m, PMIXEV_PTABLE_MAX);
+}
+
+int pmixev_ptable_unpack(struct pmixev_buf *b, struct pmixev_ptable_msg *m)
+{
+	return pmixev_ptable_unpack_max(b, m, PMIXEV_PTABLE_MAX);
+}
+
+int pmixev_ptable_pack_max(struct pmixev_buf *b,
+			   const struct pmixev_ptable_msg *m, uint32_t max)
+{
+	if (m->count > max) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -37,13 +52,16 @@ int pmixev_ptable_pack(struct pmixev_buf *b, const struct pmixev_ptable_msg *m)
 	return pmixev_buf_ok(b) ? 0 : -1;
 }
 
-int pmixev_ptable_unpack(struct pmixev_buf *b, struct pmixev_ptable_msg *m)
+int pmixev_ptable_unpack_max(struct pmixev_buf *b, struct pmixev_ptable_msg *m,
+			     uint32_t max)
 {
 	struct pmixev_ptable_msg t = {0};
 
 	pmixev_buf_get_u32(b, &t.id);
 	pmixev_buf_get_u32(b, &t.count);
-	if (!pmixev_buf_ok(b) || t.count > PMIXEV_PTABLE_MAX)
+	/* No more entries than the bytes left can hold, before allocating. */
+	if (!pmixev_buf_ok(b) || t.count > max ||
+	    t.count > pmixev_buf_remaining(b) / ENTRY_MIN)
 		return -1;
 	if (t.count && !(t.e = calloc(t.count, sizeof(*t.e))))
 		return -1;

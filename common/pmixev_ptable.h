@@ -47,6 +47,13 @@ int pmixev_ptable_pack(struct pmixev_buf *b, const struct pmixev_ptable_msg *m);
 /* Fills m->e with a malloc'd array (free it), or NULL when count is 0. */
 int pmixev_ptable_unpack(struct pmixev_buf *b, struct pmixev_ptable_msg *m);
 
+/* The same with at most `max` entries instead of PMIXEV_PTABLE_MAX: a
+ * whole step's table (QUERY_DONE, pmixev_pmixd_ctl.h). */
+int pmixev_ptable_pack_max(struct pmixev_buf *b,
+			   const struct pmixev_ptable_msg *m, uint32_t max);
+int pmixev_ptable_unpack_max(struct pmixev_buf *b, struct pmixev_ptable_msg *m,
+			     uint32_t max);
+
 /* What /proc/PID/status says of a process: its name, real uid and RSS. */
 struct pmixev_proc_status {
 	char name[PMIXEV_PROC_NAME];

@@ -26,6 +26,7 @@ enum pmixev_result {
 	PMIXEV_ERR_BAD_DATA = 10,     /* data that does not unpack */
 	PMIXEV_ERR_NOT_READY = 11,    /* the PMIx server is not initialised */
 	PMIXEV_ERR_UNAVAILABLE = 12,  /* the PMIx server is stopping */
+	PMIXEV_ERR_NO_PERMISSIONS = 13, /* refused to the job's owner (Slurm) */
 	PMIXEV_RESULT_COUNT
 };
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# PMIx_Query_info answered by the step on every node (jobmgmt/query.h): the
-# namespace and its info, spawn and debug support (none), the node's own
-# server URI, and no process sets; an unknown key among known ones gives
-# PMIX_ERR_PARTIAL_SUCCESS with the rest answered; PMIX_PROCID with
-# PMIX_RANK is PMIX_ERR_BAD_PARAM; another namespace gets nothing. Each
-# query carries PMIX_QUERY_REFRESH_CACHE, so the host answers on every
-# OpenPMIx (4.2 answers a key it holds itself otherwise).
+# PMIx_Query_info answered by the step on every node
+# (pmixside/query_pmix.h): the namespace and its info, spawn and debug
+# support (none), the node's own server URI, and no process sets; an unknown
+# key among known ones gives PMIX_ERR_PARTIAL_SUCCESS with the rest
+# answered; PMIX_PROCID with PMIX_RANK is PMIX_ERR_BAD_PARAM; another
+# namespace gets nothing. Each query carries PMIX_QUERY_REFRESH_CACHE, so
+# the host answers on every OpenPMIx (4.2 answers a key it holds itself
+# otherwise).
 . "$(dirname "$0")/lib.sh"
 plan 12
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# PMIx_Query_info answered from Slurm (jobmgmt/query_slurm.h,
-# ownerhelper/jobinfo.h): the job's status, Slurm's state, the time left and
-# the allocation, for the own job and for another job of the owner; the
-# partitions and their state; another user sees what Slurm shows that user
-# (PrivateData=jobs hides the job: the request is made with the asking
-# job's owner's rights, not root's); a burst from all ranks costs slurmctld
-# at most about one request per second; with slurmctld down a query with
-# PMIX_TIMEOUT fails cleanly in time; PMIX_QUERY_ATTRIBUTE_SUPPORT lists
-# what pmixev serves. Each query carries PMIX_QUERY_REFRESH_CACHE.
+# PMIx_Query_info answered from Slurm (pmixside/query_slurm.h,
+# jobmgmt/query.h, ownerhelper/jobinfo.h): the job's status, Slurm's state,
+# the time left and the allocation, for the own job and for another job of
+# the owner; the partitions and their state; another user sees what Slurm
+# shows that user (PrivateData=jobs hides the job: the request is made with
+# the asking job's owner's rights, not root's); a burst from all ranks costs
+# slurmctld at most about one request per second; with slurmctld down a
+# query with PMIX_TIMEOUT fails cleanly in time;
+# PMIX_QUERY_ATTRIBUTE_SUPPORT lists what pmixev serves. Each query carries
+# PMIX_QUERY_REFRESH_CACHE.
 . "$(dirname "$0")/lib.sh"
 plan 12
 
@@ -124,7 +125,9 @@ cached=$(asked)
 ok $? "PMIX_QUERY_REFRESH_CACHE asks slurmctld anew (answers, requests: $refreshed); without it the step's cached answer is used ($cached)" ||
 	show
 
-# A burst: 24 ranks, 50 queries each of two Slurm answers.
+# A burst: 24 ranks, 50 queries each of two keys Slurm answers about the
+# step's job (one answer from Slurm per query: the pmix side asks root once
+# per job).
 start=$(date +%s)
 run_step --mpi=pmixev -N3 -n24 -t 2 "$query" --repeat 50 jobstatus remaining
 secs=$(($(date +%s) - start))
@@ -136,8 +139,8 @@ for n in n1 n2 n3; do
 done
 diag "burst: $given answers, $rpcs requests to slurmctld in about $secs s; $(printf '%s\n' "$out" | grep -m1 'queries, median')"
 [ "$rc" -eq 0 ] && [ "$(lines "$q: 50 queries, median")" -eq 24 ] &&
-	[ "$given" -ge 2400 ] && [ "$rpcs" -le $((secs + 2)) ]
-ok $? "24 ranks x 50 queries x 2 answers: all answered, $rpcs requests to slurmctld in $secs s" || show
+	[ "$given" -ge 1200 ] && [ "$rpcs" -le $((secs + 2)) ]
+ok $? "24 ranks x 50 queries of 2 keys: all answered, $rpcs requests to slurmctld in $secs s" || show
 
 # slurmctld down: a query with PMIX_TIMEOUT=4 fails in time, cleanly.
 flag=$PMIXEV_CLUSTER_WORKDIR/27-ctld-down

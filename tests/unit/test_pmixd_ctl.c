@@ -95,6 +95,65 @@ static void test_query(void **state)
 	pmixev_buf_release(&w);
 }
 
+/* A QUERY body of `n` items { key, job, local } as given. */
+static void put_query(struct pmixev_buf *w, const uint32_t (*item)[3],
+		      uint32_t n)
+{
+	pmixev_buf_init(w);
+	pmixev_buf_put_u64(w, 1);
+	pmixev_buf_put_u8(w, 0);
+	pmixev_buf_put_u32(w, 0);
+	pmixev_buf_put_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pmixev_buf_put_u8(w, (uint8_t)item[i][0]);
+		pmixev_buf_put_u32(w, item[i][1]);
+		pmixev_buf_put_u8(w, (uint8_t)item[i][2]);
+	}
+}
+
+/* A job only on Q_JOB, local only on Q_PTABLE, no item twice: refused
+ * by both ends. */
+static void test_query_items(void **state)
+{
+	static const uint32_t bad[][2][3] = {
+		{{PMIXEV_PMIXD_Q_PARTS, 3, 0}},
+		{{PMIXEV_PMIXD_Q_PTABLE, 3, 0}},
+		{{PMIXEV_PMIXD_Q_JOB, 3, 1}},
+		{{PMIXEV_PMIXD_Q_PARTS, 0, 1}},
+		{{PMIXEV_PMIXD_Q_JOB, 3, 0}, {PMIXEV_PMIXD_Q_JOB, 3, 0}},
+		{{PMIXEV_PMIXD_Q_PTABLE, 0, 1}, {PMIXEV_PMIXD_Q_PTABLE, 0, 1}},
+	};
+	struct pmixev_pmixd_query q = {.id = 1, .n = 2};
+	struct pmixev_buf w;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint32_t n = bad[i][1][0] ? 2 : 1;
+
+		for (uint32_t k = 0; k < n; k++)
+			q.item[k] = (struct pmixev_pmixd_qitem){
+				(enum pmixev_pmixd_qkey)bad[i][k][0],
+				bad[i][k][1], bad[i][k][2] != 0};
+		q.n = n;
+		pmixev_buf_init(&w);
+		assert_int_equal(pmixev_pmixd_query_pack(&w, &q), -1);
+		assert_int_equal(w.len, 0);
+		put_query(&w, bad[i], n);
+		assert_int_equal(un_query(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+	/* The same key for two jobs, and both tables, are distinct. */
+	q.n = 4;
+	q.item[0] = (struct pmixev_pmixd_qitem){PMIXEV_PMIXD_Q_JOB, 0, false};
+	q.item[1] = (struct pmixev_pmixd_qitem){PMIXEV_PMIXD_Q_JOB, 3, false};
+	q.item[2] =
+		(struct pmixev_pmixd_qitem){PMIXEV_PMIXD_Q_PTABLE, 0, false};
+	q.item[3] = (struct pmixev_pmixd_qitem){PMIXEV_PMIXD_Q_PTABLE, 0, true};
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_query_pack(&w, &q), 0);
+	assert_strict(&w, un_query);
+}
+
 static void test_query_done(void **state)
 {
 	static struct pmixev_pmixd_query_done d, got;
@@ -142,6 +201,83 @@ static void test_query_done(void **state)
 	pmixev_buf_put_bytes(&w, "x", 1);
 	assert_int_equal(un_qdone(w.data, w.len), -1);
 	pmixev_buf_release(&w);
+}
+
+/* A QUERY_DONE of one Q_PTABLE answer whose bytes are `body`. */
+static int un_table(const struct pmixev_buf *body)
+{
+	struct pmixev_buf w;
+	int rc;
+
+	pmixev_buf_init(&w);
+	pmixev_buf_put_u64(&w, 1);
+	pmixev_buf_put_u32(&w, 1);
+	pmixev_buf_put_u8(&w, PMIXEV_PMIXD_Q_PTABLE);
+	pmixev_buf_put_u8(&w, PMIXEV_OK);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_bytes(&w, body->data, body->len);
+	rc = un_qdone(w.data, w.len);
+	pmixev_buf_release(&w);
+	return rc;
+}
+
+/* A whole step's table: more entries than one node's message holds, and
+ * whether every node answered. */
+static void test_query_done_table(void **state)
+{
+	static struct pmixev_pmixd_query_done d, got;
+	uint32_t n = PMIXEV_PTABLE_MAX + 1;
+	struct pmixev_ptable_entry *pe = calloc(n, sizeof(*pe));
+	struct pmixev_buf w, r;
+
+	(void)state;
+	assert_non_null(pe);
+	for (uint32_t i = 0; i < n; i++)
+		pe[i] = (struct pmixev_ptable_entry){.rank = i, .pid = 100 + i};
+	d.id = 6;
+	d.n = 2;
+	d.a[0] = (struct pmixev_pmixd_qanswer){.key = PMIXEV_PMIXD_Q_PTABLE,
+					       .pt = {.count = n, .e = pe},
+					       .complete = true};
+	d.a[1] = (struct pmixev_pmixd_qanswer){.key = PMIXEV_PMIXD_Q_PTABLE,
+					       .pt = {.count = 1, .e = pe}};
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), 0);
+	fx_reader(&r, &w);
+	assert_int_equal(pmixev_pmixd_query_done_unpack(&r, &got), 0);
+	assert_int_equal(got.a[0].pt.count, n);
+	assert_int_equal(got.a[0].pt.e[n - 1].pid, 100 + n - 1);
+	assert_true(got.a[0].complete);
+	assert_false(got.a[1].complete);
+	pmixev_pmixd_query_done_release(&got);
+	pmixev_buf_release(&w);
+	/* complete belongs to a table that was answered. */
+	d.n = 1;
+	d.a[0].result = PMIXEV_ERR_UNREACH;
+	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), -1);
+	d.a[0] = (struct pmixev_pmixd_qanswer){.key = PMIXEV_PMIXD_Q_PARTS,
+					       .result = PMIXEV_ERR_UNREACH,
+					       .complete = true};
+	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), -1);
+	assert_int_equal(w.len, 0);
+	/* A flag that is not one; a count the bytes cannot hold. */
+	pmixev_buf_put_u8(&w, 2);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
+	assert_int_equal(un_table(&w), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_put_u8(&w, 1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u32(&w, 1000);
+	pmixev_buf_put_raw(&w, pe, 999 * 25);
+	assert_int_equal(un_table(&w), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_put_u8(&w, 1);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u32(&w, 0);
+	assert_int_equal(un_table(&w), 0);
+	pmixev_buf_release(&w);
+	free(pe);
 }
 
 static void jobctl_fill(struct pmixev_pmixd_jobctl *j)
@@ -376,7 +512,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_query_items),
 		cmocka_unit_test(test_query_done),
+		cmocka_unit_test(test_query_done_table),
 		cmocka_unit_test(test_jobctl),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_log_refused_items),

@@ -43,6 +43,8 @@ static void test_known(void **state)
 			 PMIXEV_ERR_NOT_FOUND);
 	assert_int_equal(status_from_pmix(PMIX_ERR_INIT), PMIXEV_ERR_NOT_READY);
 	assert_int_equal(status_from_pmix(PMIX_ERR_NOMEM), PMIXEV_ERR_NOMEM);
+	assert_int_equal(status_to_pmix(PMIXEV_ERR_NO_PERMISSIONS),
+			 PMIX_ERR_NO_PERMISSIONS);
 }
 
 static void test_unknown(void **state)

@@ -1,47 +1,20 @@
 /*
- * jobmgmt/query.h - the query upcall (PMIx progress thread), answered on the
- * agent thread, key by key. About the step, from what it knows:
- *
- *   PMIX_QUERY_NAMESPACES      (string) the step's namespace
- *   PMIX_QUERY_NAMESPACE_INFO  (data array of PMIX_INFO) per namespace an
- *                              info array: PMIX_NSPACE, PMIX_JOBID
- *                              ("JOB.STEP"), PMIX_JOB_SIZE, PMIX_NUM_NODES
- *   PMIX_QUERY_SPAWN_SUPPORT   (string) "": pmixev spawns nothing yet
- *   PMIX_QUERY_DEBUG_SUPPORT   (string) "": nor launches debuggers
- *   PMIX_SERVER_URI            (string) this node's PMIx server
- *   PMIX_QUERY_NUM_PSETS       (size_t) 0, PMIX_QUERY_PSET_NAMES (string)
- *                              "": no process sets
- *   PMIXEV_QUERY_EVENTS        lost events (pmixside/inject_pmix.h)
- *   PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE, PMIX_QUERY_MEMORY_USAGE
- *                              from the tasks' table (jobmgmt/query_procs.h;
- *                              the whole step's gathered from every node)
- *
- * About a job - the step's, or the one a PMIX_NSPACE ("slurm.pmixev.J.S"
- * or stock's "slurm.pmix.J.S"), PMIX_PROCID, PMIX_JOBID ("J" or "J.S") or
- * PMIX_ALLOC_ID ("J") qualifier names, as Slurm shows it to the job's
- * owner - and about the partitions (PMIX_ALLOC_QUEUE names one), from
- * slurmctld through ownerhelper/jobinfo.h: PMIX_QUERY_JOB_STATUS,
- * PMIXEV_QUERY_JOB_STATE, PMIX_TIME_REMAINING, PMIX_QUERY_ALLOC_STATUS,
- * PMIX_QUERY_QUEUE_LIST, PMIX_QUERY_QUEUE_STATUS (jobmgmt/query_slurm.h).
- * PMIX_QUERY_REFRESH_CACHE asks for Slurm's freshest answer the site
- * allows; PMIX_TIMEOUT (seconds) bounds the wait for Slurm: then the
- * request fails with PMIX_ERR_TIMEOUT.
- *
- * A step key about another step gets no answer; PMIX_PROCID together with
- * PMIX_NSPACE or PMIX_RANK is PMIX_ERR_BAD_PARAM. A key asked more than
- * once about the same thing is answered once, and a request gets at most
- * 32 distinct answers, so what it makes the stepd hold is bounded. The
- * result is PMIX_SUCCESS when everything was answered,
- * PMIX_ERR_PARTIAL_SUCCESS (with the answers) when some was,
- * PMIX_ERR_NOT_FOUND when nothing was.
+ * jobmgmt/query.h - root's half of PMIx_Query_info (the pmix side's is
+ * pmixside/query_pmix.h, which builds every PMIx answer): a QUERY frame,
+ * checked by its validating unpack (at most 32 distinct items), is
+ * answered item by item - Slurm's state of a job (0: the step's) or of
+ * the partitions through ownerhelper/jobinfo.h, with the job owner's
+ * rights; the tasks' table of this node or of the whole step through
+ * jobmgmt/ptable.h, within the query's PMIX_TIMEOUT - and goes back, once
+ * every item is, as one QUERY_DONE with the pmix side's id: typed data
+ * (pmixev_pmixd_ctl.h), no PMIx. Agent thread.
  */
-#ifndef PMIXEV_PMIX_QUERY_H_
-#define PMIXEV_PMIX_QUERY_H_
+#ifndef PMIXEV_JOBMGMT_QUERY_H_
+#define PMIXEV_JOBMGMT_QUERY_H_
 
-#include <pmix_server.h>
+#include "base/step.h"
 
-pmix_status_t query_upcall(pmix_proc_t *proct, pmix_query_t *queries,
-			   size_t nqueries, pmix_info_cbfunc_t cbfunc,
-			   void *cbdata);
+/* Serve QUERY frames on the step's channel. */
+void query_frames_listen(struct step *s);
 
-#endif /* PMIXEV_PMIX_QUERY_H_ */
+#endif /* PMIXEV_JOBMGMT_QUERY_H_ */

@@ -10,6 +10,7 @@
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/jobctl_pmix.h"
 #include "pmixside/pubsub_pmix.h"
+#include "pmixside/query_pmix.h"
 
 void pmixside_listen_all(struct pmixside *p)
 {
@@ -18,4 +19,5 @@ void pmixside_listen_all(struct pmixside *p)
 	clients_pmix_listen(p);
 	applog_pmix_listen(p);
 	jobctl_pmix_listen(p);
+	query_pmix_listen(p);
 }

@@ -17,8 +17,8 @@
 #include "pmixside/monitor_pmix.h"
 #include "pmixside/notify_pmix.h"
 #include "pmixside/pubsub_pmix.h"
-#include "jobmgmt/query.h"
 #include "pmixside/tools_pmix.h"
+#include "pmixside/query_pmix.h"
 #include "pmixev_log.h"
 
 pmix_server_module_t module_upcalls = {

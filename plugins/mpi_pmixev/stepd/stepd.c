@@ -41,6 +41,7 @@
 #include "jobmgmt/monitor.h"
 #include "jobmgmt/tasksig.h"
 #include "jobmgmt/ptable.h"
+#include "jobmgmt/query.h"
 #include "server/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
@@ -260,6 +261,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	}
 	fence_frames_listen(s);
 	pubsub_frames_listen(s);
+	query_frames_listen(s);
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);

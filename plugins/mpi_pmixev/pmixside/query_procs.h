@@ -1,6 +1,6 @@
 /*
- * jobmgmt/query_procs.h - query answers from the step's process table
- * (jobmgmt/ptable.h):
+ * pmixside/query_procs.h - query answers from the step's process table,
+ * as root's QUERY_DONE carries it (jobmgmt/ptable.h):
  *
  *   PMIX_QUERY_PROC_TABLE,       (data array of PMIX_PROC_INFO) per task,
  *   PMIX_QUERY_LOCAL_PROC_TABLE  by rank: namespace and rank, its node, its
@@ -22,8 +22,8 @@
  * Each returns PMIX_SUCCESS with `out` loaded, PMIX_ERR_NOT_FOUND, or
  * PMIX_ERR_NOMEM.
  */
-#ifndef PMIXEV_PMIX_QUERY_PROCS_H_
-#define PMIXEV_PMIX_QUERY_PROCS_H_
+#ifndef PMIXEV_PMIXSIDE_QUERY_PROCS_H_
+#define PMIXEV_PMIXSIDE_QUERY_PROCS_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,4 +43,4 @@ pmix_status_t qprocs_memory(const struct layout *lay,
 			    pmix_rank_t rank, bool avg, bool minmax,
 			    pmix_info_t *out);
 
-#endif /* PMIXEV_PMIX_QUERY_PROCS_H_ */
+#endif /* PMIXEV_PMIXSIDE_QUERY_PROCS_H_ */

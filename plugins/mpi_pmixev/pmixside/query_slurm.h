@@ -1,6 +1,7 @@
 /*
- * jobmgmt/query_slurm.h - query answers from Slurm's view of a job and of
- * the partitions (ownerhelper/jobinfo.h), as PMIx values:
+ * pmixside/query_slurm.h - query answers from Slurm's view of a job and of
+ * the partitions, as root's QUERY_DONE carries it (root asks Slurm through
+ * ownerhelper/jobinfo.h), as PMIx values:
  *
  *   PMIX_QUERY_JOB_STATUS   (pmix_status_t) the job's state: PMIX_SUCCESS
  *                           running, PMIXEV_JOB_PENDING, ... (the table
@@ -19,8 +20,8 @@
  *                           "up", "down", "drain" or "inactive"
  * Each returns PMIX_SUCCESS with `out` loaded, or PMIX_ERR_NOT_FOUND.
  */
-#ifndef PMIXEV_PMIX_QUERY_SLURM_H_
-#define PMIXEV_PMIX_QUERY_SLURM_H_
+#ifndef PMIXEV_PMIXSIDE_QUERY_SLURM_H_
+#define PMIXEV_PMIXSIDE_QUERY_SLURM_H_
 
 #include <stdint.h>
 #include <time.h>
@@ -46,4 +47,4 @@ pmix_status_t qslurm_queue_list(const struct pmixev_parts_state *p,
 pmix_status_t qslurm_queue_status(const struct pmixev_parts_state *p,
 				  const char *name, pmix_info_t *out);
 
-#endif /* PMIXEV_PMIX_QUERY_SLURM_H_ */
+#endif /* PMIXEV_PMIXSIDE_QUERY_SLURM_H_ */

@@ -1,9 +1,9 @@
 /*
- * jobmgmt/query_slurm.c - Slurm's job and partition states as query answers.
+ * pmixside/query_slurm.c - Slurm's job and partition states as query answers.
  */
 #include "config.h"
 
-#include "jobmgmt/query_slurm.h"
+#include "pmixside/query_slurm.h"
 
 #include <stdio.h>
 #include <stdlib.h>

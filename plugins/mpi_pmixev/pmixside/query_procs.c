@@ -1,9 +1,9 @@
 /*
- * jobmgmt/query_procs.c - process tables and memory usage as query answers.
+ * pmixside/query_procs.c - process tables and memory usage as query answers.
  */
 #include "config.h"
 
-#include "jobmgmt/query_procs.h"
+#include "pmixside/query_procs.h"
 
 #include <stdlib.h>
 #include <string.h>
