@@ -89,6 +89,8 @@ readonly ID=${PMIXEV_BENCH_CLUSTER_ID:-3}
 [[ $ID =~ ^[1-9]$ ]] || die "PMIXEV_BENCH_CLUSTER_ID must be 1..9 (0 is the integration tests' cluster)"
 unset PMIXEV_CLUSTER_DIR PMIXEV_MPI_CONF PMIXEV_SLURM_CONF_EXTRA PMIXEV_MPI_DEFAULT \
 	SLURM_JOB_ID SLURM_JOBID SLURM_STEP_ID SLURM_CONF
+# The bench's own mpi.conf lines, if any (e.g. "PMIxevServer=owner").
+[[ -n ${PMIXEV_BENCH_MPI_CONF:-} ]] && export PMIXEV_MPI_CONF=$PMIXEV_BENCH_MPI_CONF
 export PMIXEV_CLUSTER_ID=$ID
 export PMIXEV_BUILDDIR=${PMIXEV_BUILDDIR:-$SRC/build}
 [[ -r $PMIXEV_BUILDDIR/tests/cluster/build.env ]] ||
@@ -343,9 +345,31 @@ fence() {
 
 # Peak RSS of each node's slurmstepd for the step: VmHWM of the processes
 # named "slurmstepd: [JOB.STEP]" inside each node's network namespace (other
-# clusters on this machine have steps with the same names), sampled every
-# 0.1 s until $1 exists, max over samples (VmHWM only grows).  Prints
-# "node kB" lines.
+# clusters on this machine have steps with the same names), plus that of
+# its PMIx server process (pmixev-pmixd, PMIxevServer=owner: in a network
+# of its own, found as the stepd's child), sampled every 0.1 s until $1
+# exists, max over samples (VmHWM only grows).  Prints "node kB" lines.
+# vmhwm /proc/PID: its VmHWM in kB, or 0.
+vmhwm() {
+	local k v
+	while read -r k v _; do
+		[[ $k == VmHWM: ]] && { echo "$v"; return; }
+	done 2>/dev/null <"$1/status"
+	echo 0
+}
+
+# pmixd_vmhwm PID: VmHWM of PID's pmixev-pmixd child, or 0.
+pmixd_vmhwm() {
+	local q c
+	for q in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$q/comm" || continue
+		[[ $c == pmixev-pmixd ]] || continue
+		read -r _ _ _ c _ 2>/dev/null <"$q/stat" || continue
+		[[ $c == "$1" ]] && { vmhwm "$q"; return; }
+	done
+	echo 0
+}
+
 sample_stepd_hwm() {
 	local stop=$1 p c v n k
 	local -A hwm=()
@@ -356,11 +380,8 @@ sample_stepd_hwm() {
 			[[ $c =~ ^slurmstepd:\ \[$JOB\.[0-9]+\]$ ]] || continue
 			for n in $PMIXEV_CLUSTER_NODES; do
 				[[ $p/ns/net -ef /run/netns/$PMIXEV_CLUSTER_NETNS_PREFIX$n ]] || continue
-				while read -r k v _; do
-					[[ $k == VmHWM: ]] || continue
-					((v > ${hwm[$n]:-0})) && hwm[$n]=$v
-					break
-				done 2>/dev/null <"$p/status" || true
+				v=$(($(vmhwm "$p") + $(pmixd_vmhwm "${p#/proc/}")))
+				((v > ${hwm[$n]:-0})) && hwm[$n]=$v
 			done
 		done
 		# stop when told, or when the run is gone (its temp dir removed)

@@ -38,14 +38,14 @@ find_sys_plugindir() {
 }
 
 # Sets PLUGIN_DIR (PluginDir value), SPANK_LINE, MPI_SRC, SPANK_SRC,
-# OWNER_SRC, GUARD_SRC, COPY_PLUGINS.
+# OWNER_SRC, PMIXD_SRC, GUARD_SRC, COPY_PLUGINS.
 # The built plugins are staged in $DIR/plugins: Slurm names an mpi plugin by
 # the text after "mpi_" in its path, so the build's own directory
 # (.../plugins/mpi_pmixev/.libs) would show up in `srun --mpi=list` as
 # "pmixev/.libs/mpi_pmixev".
 resolve_plugins() {
 	local build_env=${PMIXEV_BUILDDIR:-}/tests/cluster/build.env sysdir
-	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' GUARD_SRC='' COPY_PLUGINS=0
+	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' PMIXD_SRC='' GUARD_SRC='' COPY_PLUGINS=0
 	if [[ -n ${PMIXEV_BUILDDIR:-} && -r $build_env ]]; then
 		# shellcheck source=/dev/null
 		. "$build_env"
@@ -54,6 +54,7 @@ resolve_plugins() {
 		[[ -r $MPI_SRC ]] || die "mpi plugin not found: $MPI_SRC"
 		[[ -r $SPANK_SRC ]] || die "spank plugin not found: $SPANK_SRC"
 		OWNER_SRC=${PMIXEV_OWNER_HELPER_BUILT:-}
+		PMIXD_SRC=${PMIXEV_PMIXD_BUILT:-}
 		GUARD_SRC=${PMIXEV_PMIX_GUARD_BUILT:-}
 	else
 		warn "no \$PMIXEV_BUILDDIR/tests/cluster/build.env: using system plugins only, empty plugstack.conf"
@@ -76,10 +77,12 @@ stage_plugins() {
 	# The stepds run the owner helper as the job user from here: they
 	# find it beside the loaded mpi_pmixev.so, as at a site that stages
 	# both into its PluginDir (no PMIXEV_OWNER_HELPER).
-	if [[ -x $OWNER_SRC ]]; then
-		install -m 0755 "$OWNER_SRC" "$DIR/plugins/.pmixev-owner.tmp"
-		mv -f "$DIR/plugins/.pmixev-owner.tmp" "$DIR/plugins/pmixev-owner"
-	fi
+	# So is the PMIx server process (PMIxevServer=owner).
+	for f in ${OWNER_SRC:+"$OWNER_SRC"} ${PMIXD_SRC:+"$PMIXD_SRC"}; do
+		[[ -x $f ]] || continue
+		install -m 0755 "$f" "$DIR/plugins/.$(basename "$f").tmp"
+		mv -f "$DIR/plugins/.$(basename "$f").tmp" "$DIR/plugins/$(basename "$f")"
+	done
 	# ... and the PMIx query guard beside it (pmixbase/guard.h).
 	for f in "$MPI_SRC" "$SPANK_SRC" ${GUARD_SRC:+"$GUARD_SRC"}; do
 		if ((COPY_PLUGINS)); then

@@ -40,7 +40,10 @@ struct step {
 	 * PMIx server process, and root's end of the channel to it, on `agent`,
 	 * whose frames root checks against `pmixd_lim`. */
 	struct pmixside *pside;
+	struct pmixd_proc *pmixd; /* PMIxevServer=owner: its process, and
+				     no pside, gate or srv here */
 	struct chan *chan;
+	bool tasks_ended; /* every local task ended (agent thread) */
 	struct pmixev_pmixd_bounds pmixd_lim;
 	struct auth *auth;
 	struct overlay *ov;

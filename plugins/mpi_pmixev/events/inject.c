@@ -13,6 +13,7 @@
 #include "pmixev_log.h"
 
 struct inject {
+	const struct step *s;
 	struct chan *chan;
 	struct pmixev_evloss *loss; /* only undelivered counts here */
 };
@@ -25,6 +26,7 @@ struct inject *inject_create(const struct step *s)
 		free(c);
 		return NULL;
 	}
+	c->s = s;
 	c->chan = s->chan;
 	return c;
 }
@@ -57,11 +59,17 @@ void inject_send(struct inject *c, const struct pmixev_pmixd_inject *m,
 		inject_undelivered(c, counted_as, "it cannot be framed");
 		return;
 	}
-	if (chan_send(c->chan, PMIXEV_PMIXD_INJECT, &b) < 0)
-		inject_undelivered(c, counted_as,
-				   chan_is_open(c->chan)
-					   ? "out of memory"
-					   : "the pmix side is gone");
+	if (chan_send(c->chan, PMIXEV_PMIXD_INJECT, &b) == 0)
+		return;
+	if (chan_is_open(c->chan))
+		inject_undelivered(c, counted_as, "out of memory");
+	else if (!c->s->tasks_ended)
+		inject_undelivered(c, counted_as, "the pmix side is gone");
+	else /* no process here is left to tell */
+		PMIXEV_DEBUG(2,
+			     "events: one from %s after this node's tasks "
+			     "ended: not delivered",
+			     counted_as);
 }
 
 void inject_destroy(struct inject *c)

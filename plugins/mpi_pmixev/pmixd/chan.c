@@ -14,6 +14,7 @@
 #include "pmixd/chan.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,92 @@ int chan_send_data(struct chan *l, uint8_t type,
 		return -1;
 	}
 	return chan_send(l, type, &b);
+}
+
+/* Wait at most `ms` for `events` on `fd`. 0, or -1 with errno. */
+static int wait_for(int fd, short events, int ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = events};
+	int rc;
+
+	while ((rc = poll(&pfd, 1, ms)) < 0 && errno == EINTR)
+		;
+	if (rc == 0)
+		errno = ETIMEDOUT;
+	return rc > 0 ? 0 : -1;
+}
+
+int chan_write_frame(int fd, uint8_t type, struct pmixev_buf *b, int ms)
+{
+	size_t off = 0;
+
+	if (!pmixev_buf_ok(b) || b->len < PMIXEV_PMIXD_HDR_LEN ||
+	    b->len - PMIXEV_PMIXD_HDR_LEN > PMIXEV_PMIXD_FRAME_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	pmixev_pmixd_hdr_encode(type, (uint32_t)(b->len - PMIXEV_PMIXD_HDR_LEN),
+				b->data);
+	while (off < b->len) {
+		ssize_t w = send(fd, b->data + off, b->len - off, MSG_NOSIGNAL);
+
+		if (w > 0)
+			off += (size_t)w;
+		else if (w < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		else if (w < 0 && errno == EAGAIN &&
+			 wait_for(fd, POLLOUT, ms) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Read exactly `n` bytes within `ms` each wait. 0, or -1 with errno. */
+static int read_all(int fd, uint8_t *p, size_t n, int ms)
+{
+	while (n) {
+		ssize_t got = read(fd, p, n);
+
+		if (got > 0) {
+			p += got;
+			n -= (size_t)got;
+		} else if (got == 0) {
+			errno = EPIPE;
+			return -1;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		} else if (errno == EAGAIN && wait_for(fd, POLLIN, ms) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int chan_read_frame(int fd, enum pmixev_pmixd_side peer, int ms, uint8_t *type,
+		    uint8_t **body, uint32_t *len, const char **why)
+{
+	uint8_t hdr[PMIXEV_PMIXD_HDR_LEN];
+
+	*body = NULL;
+	*why = NULL;
+	if (read_all(fd, hdr, sizeof(hdr), ms) < 0)
+		return -1;
+	if (pmixev_pmixd_hdr_decode(hdr, sizeof(hdr), PMIXEV_PMIXD_FRAME_MAX,
+				    peer, type, len, why) != 1) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (!(*body = malloc(*len ? *len : 1)))
+		return -1;
+	if (read_all(fd, *body, *len, ms) < 0) {
+		int err = errno;
+
+		free(*body);
+		*body = NULL;
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 bool chan_is_open(struct chan *l)

@@ -94,6 +94,21 @@ void chan_kick(struct chan *l);
 int chan_send_data(struct chan *l, uint8_t type,
 		   const struct pmixev_pmixd_data *m);
 
+/*
+ * Before either end's thread runs the channel (START and READY): write the
+ * frame of `type` in `b` (chan_frame_begin, then the body) to socket `fd`,
+ * waiting at most `ms` for room each time. 0, or -1 with errno.
+ */
+int chan_write_frame(int fd, uint8_t type, struct pmixev_buf *b, int ms);
+
+/*
+ * Likewise read one whole frame sent by `peer` from `fd` within `ms` for
+ * each part: its type and its body (malloc'd into *body, *len bytes). 0,
+ * or -1 with errno (EPROTO: a bad header, with the reason in *why).
+ */
+int chan_read_frame(int fd, enum pmixev_pmixd_side peer, int ms, uint8_t *type,
+		    uint8_t **body, uint32_t *len, const char **why);
+
 /* Open, and no write error is pending (any thread). */
 bool chan_is_open(struct chan *l);
 

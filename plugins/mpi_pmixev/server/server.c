@@ -1,6 +1,6 @@
 /*
  * server/server.c - the step's PMIx server inside slurmstepd: root's run
- * directories for it, and the library's life (server/pmixlib.h).
+ * directories for it, and the library's life (pmixside/pmixlib.h).
  */
 #include "config.h"
 
@@ -23,7 +23,7 @@
 #include "pmixev_bridge.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
-#include "server/pmixlib.h"
+#include "pmixside/pmixlib.h"
 
 struct server {
 	const struct layout *lay;

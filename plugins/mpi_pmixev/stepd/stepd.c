@@ -22,6 +22,7 @@
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
 #include "pmixside/ckpt_pmix.h"
+#include "pmixd/proc.h"
 #include "pmixside/listen.h"
 #include "pmixside/monitor_pmix.h"
 #include "pmixside/side.h"
@@ -63,6 +64,7 @@
 static struct {
 	bool active;
 	atomic_bool leaving; /* the step ends here (set by fini) */
+	uint32_t exited;     /* local tasks that ended (agent thread) */
 	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -114,9 +116,17 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 
 static void leave(void *arg)
 {
+	struct pmixev_buf fini;
+
 	/* The last exits: the pmix side's claims came long before. */
 	clients_pmix_gone(st.step.clients);
 	overlay_leave(st.step.ov);
+	/* The PMIx server process finalizes and ends. */
+	pmixev_buf_init(&fini);
+	chan_frame_begin(&fini);
+	if (st.step.pmixd)
+		chan_send(st.step.chan, PMIXEV_PMIXD_FINI, &fini);
+	pmixev_buf_release(&fini);
 }
 
 static void start_overlay(void *arg)
@@ -177,23 +187,86 @@ static int build_watcher(struct step *s)
 	return agent_post(s->agent, start_watcher, NULL);
 }
 
-/* Agent thread: root's end of the channel to the pmix side closed. */
+/* Agent thread: the pmix side is gone; say why, fail what waits on it. */
 static void pmix_side_gone(void *ctx, const char *why)
 {
 	struct step *s = ctx;
+	char ended[256];
 
-	PMIXEV_ERROR("the channel to the pmix side closed (%s): the direct "
-		     "modex requests of other nodes it was serving fail",
-		     why);
+	if (s->pmixd && s->tasks_ended) {
+		/* Slurm's process tracking ends it with the tasks. */
+		pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
+		PMIXEV_DEBUG(1,
+			     "the PMIx server process ended with the "
+			     "step's tasks here (%s)",
+			     ended);
+	} else if (s->pmixd) {
+		pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
+		PMIXEV_ERROR("the PMIx server process ended (%s; %s): this "
+			     "node's tasks lose their PMIx server, and the "
+			     "direct modex requests of other nodes it was "
+			     "serving fail",
+			     why, ended);
+	} else {
+		PMIXEV_ERROR("the channel to the pmix side closed (%s): the "
+			     "direct modex requests of other nodes it was "
+			     "serving fail",
+			     why);
+	}
+	fence_pmix_gone(s->fence);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
 }
 
+/* Agent thread: the exits of tasks Slurm saw end before it are counted
+ * first (posted before this). */
+static void pmix_side_gone_agent(void *arg)
+{
+	pmix_side_gone(&st.step, arg);
+	free(arg);
+}
+
+/* Agent thread: root's end of the channel to the pmix side closed. */
+static void on_pmix_side_closed(void *ctx, const char *why)
+{
+	char *copy = strdup(why);
+
+	if (!copy ||
+	    agent_post(st.step.agent, pmix_side_gone_agent, copy) < 0) {
+		free(copy);
+		pmix_side_gone(ctx, why);
+	}
+}
+
 /*
- * The pmix side and the channel between it and the agent (slice 2 of
- * doc/pmix-server-as-owner.md: a thread of slurmstepd for now). 0, or -1.
+ * The PMIx server process of the job owner (PMIxevServer=owner), started
+ * now; root's end of the channel to it. 0, or -1 (the step is refused
+ * with the cause).
  */
-static int build_pmix_side(struct step *s)
+static int start_pmixd(struct step *s, const struct stepd_binding *bind)
+{
+	char why[512];
+	int fd = -1;
+
+	if (!(s->pmixd = pmixd_proc_create(s))) {
+		refuse("", "out of memory");
+		return -1;
+	}
+	if (pmixd_proc_start(s->pmixd, bind->type, bind->list, &fd, why,
+			     sizeof(why)) < 0) {
+		refuse("the PMIx server process did not start: ", why);
+		return -1;
+	}
+	s->chan = chan_create(agent_base(s->agent), fd, PMIXEV_PMIXD_FROM_OWNER,
+			      on_pmix_side_closed, s);
+	return s->chan ? 0 : -1;
+}
+
+/*
+ * The pmix side and the channel between it and the agent: a process of the
+ * job owner, or (PMIxevServer=stepd) a thread of slurmstepd. 0, or -1.
+ */
+static int build_pmix_side(struct step *s, const struct stepd_binding *bind)
 {
 	int fds[2];
 
@@ -205,10 +278,12 @@ static int build_pmix_side(struct step *s)
 		.event_max = (size_t)s->conf.event_kib << 10,
 		.publish_max = (size_t)s->conf.publish_mib << 20,
 	};
+	if (s->conf.server == PMIXEV_SERVER_OWNER)
+		return start_pmixd(s, bind);
 	if (chan_socketpair(fds) < 0)
 		return -1;
 	s->chan = chan_create(agent_base(s->agent), fds[0],
-			      PMIXEV_PMIXD_FROM_OWNER, pmix_side_gone, s);
+			      PMIXEV_PMIXD_FROM_OWNER, on_pmix_side_closed, s);
 	s->pside = pmixside_create(&s->lay, &s->conf, fds[1]);
 	if (!s->chan || !s->pside)
 		return -1;
@@ -239,9 +314,14 @@ static int build(struct step *s, const struct stepd_binding *bind)
 
 	if (!(s->agent = agent_create()) ||
 	    !(s->auth = auth_create(slurm_conf.authinfo, true)) ||
-	    !(s->ov = overlay_create(s->agent, s->auth, &cfg)) ||
-	    build_pmix_side(s) < 0 || !(s->fence = fence_create(s)) ||
-	    !(s->dmodex = dmodex_create(s)) ||
+	    !(s->ov = overlay_create(s->agent, s->auth, &cfg))) {
+		PMIXEV_ERROR("cannot create the step's agent (out of memory "
+			     "or munge unavailable)");
+		return -1;
+	}
+	if (build_pmix_side(s, bind) < 0)
+		return -1;
+	if (!(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
@@ -254,7 +334,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->events = events_create(s)) ||
 	    !(s->clients = clients_create(s)) ||
 	    !(s->notify = notify_create(s)) ||
-	    !(s->gate = pmix_gate_create(lay->uid, lay->gid))) {
+	    (!s->pmixd && !(s->gate = pmix_gate_create(lay->uid, lay->gid)))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -265,11 +345,14 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);
-	if (!(s->srv = server_create(s, bind->type, bind->list)))
+	if (!s->pmixd && !(s->srv = server_create(s, bind->type, bind->list)))
 		return -1;
-	monitor_pmix_watch();
-	ckpt_pmix_watch(s->pside);
-	if (agent_start(s->agent) < 0 || pmixside_start(s->pside) < 0 ||
+	if (s->pside) {
+		monitor_pmix_watch();
+		ckpt_pmix_watch(s->pside);
+	}
+	if (agent_start(s->agent) < 0 ||
+	    (s->pside && pmixside_start(s->pside) < 0) ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
@@ -332,8 +415,9 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 	}
 	st.active = true;
 	if (build(&st.step, bind) < 0 || build_watcher(&st.step) < 0) {
-		refuse("", "the PMIx server could not start (see the slurmd "
-			   "log)");
+		if (!st.refusal[0])
+			refuse("", "the PMIx server could not start (see the "
+				   "slurmd log)");
 		return SLURM_SUCCESS;
 	}
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
@@ -385,6 +469,17 @@ static void ompi_ft_task(const mpi_plugin_task_info_t *task, char ***env)
 			    n ? ", which the job did not set" : "");
 }
 
+/* Owner mode: the PMIx server process's variables for task `rank`. */
+static int task_vars(uint32_t rank, char ***env)
+{
+	char **vars;
+
+	if (pmixd_proc_task_vars(st.step.pmixd, rank, &vars) < 0)
+		return -1;
+	server_env_apply(vars, env);
+	return 0;
+}
+
 int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 {
 	if (st.refusal[0]) {
@@ -395,7 +490,9 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	}
 	PMIXEV_DEBUG(2, "task %u (local %d of %u) starting", task->gtaskid,
 		     task->ltaskid, task->ltasks);
-	if (server_task_env(st.step.srv, task->gtaskid, env) < 0) {
+	if ((st.step.pmixd
+		     ? task_vars(task->gtaskid, env)
+		     : server_task_env(st.step.srv, task->gtaskid, env)) < 0) {
 		fprintf(stderr,
 			"mpi/pmixev: rank %u is not in this step's "
 			"task map\n",
@@ -417,6 +514,7 @@ static void task_exit_work(void *arg)
 	struct task_note *t = arg;
 
 	ptable_exited(st.step.ptable, t->rank, t->value);
+	st.step.tasks_ended = ++st.exited >= layout_nlocal(&st.step.lay);
 	clients_task_exit(st.step.clients, t->rank, t->value);
 	free(t);
 }
@@ -489,6 +587,7 @@ void stepd_fini(void)
 	fence_destroy(s->fence);
 	chan_destroy(s->chan);
 	pmixside_destroy(s->pside);
+	pmixd_proc_destroy(s->pmixd);
 	overlay_destroy(s->ov);
 	agent_destroy(s->agent);
 	auth_destroy(s->auth);

@@ -55,6 +55,7 @@ struct fence {
 	size_t held;		/* contribution bytes held here */
 	size_t max_held;	/* PMIxevOverlayMax */
 	unsigned long refused;	/* collectives refused over a bound */
+	bool pmix_gone;		/* this node's PMIx server is gone */
 	struct pending_set *trackers;
 };
 
@@ -172,23 +173,6 @@ static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 			     fence_kind_name(t->ss->kind), t->ss->sig,
 			     (unsigned long long)t->seq, why);
 	finish(t, result, NULL, 0, from);
-}
-
-/*
- * Holding `t` here passes a bound (`why`): fail it at once on every node
- * it involves (as a peer's error does: up to the root, down from there),
- * not at its timeout. The first refusal is logged, the rest counted.
- */
-static void refuse(struct tracker *t, const char *why)
-{
-	struct fence *f = t->f;
-
-	if (f->refused++ == 0)
-		PMIXEV_ERROR("%s %s #%llu refused: %s (further refusals are "
-			     "counted)",
-			     fence_kind_name(t->ss->kind), t->ss->sig,
-			     (unsigned long long)t->seq, why);
-	finish(t, PMIXEV_ERR_OVER_BUDGET, NULL, 0, PMIXEV_TREE_NONE);
 }
 
 static void check_complete(struct tracker *t)
@@ -330,7 +314,12 @@ static int take_data(struct tracker *t, const uint8_t *data, size_t n,
 	return 0;
 }
 
-/* Refuse `t` over PMIxevFenceMax (`count`) or PMIxevOverlayMax. */
+/*
+ * Holding `t` here passes PMIxevFenceMax (`count`) or PMIxevOverlayMax:
+ * fail it at once on every node it involves (as a peer's error does: up to
+ * the root, down from there), not at its timeout. The first refusal is
+ * logged, the rest counted.
+ */
 static void refuse_over(struct tracker *t, bool count)
 {
 	struct fence *f = t->f;
@@ -346,7 +335,12 @@ static void refuse_over(struct tracker *t, bool count)
 			 "%zu collective(s) in flight on this node, "
 			 "PMIxevFenceMax=%zu",
 			 f->sigs.live - 1, f->sigs.max);
-	refuse(t, why);
+	if (f->refused++ == 0)
+		PMIXEV_ERROR("%s %s #%llu refused: %s (further refusals are "
+			     "counted)",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, why);
+	finish(t, PMIXEV_ERR_OVER_BUDGET, NULL, 0, PMIXEV_TREE_NONE);
 }
 
 void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
@@ -454,6 +448,11 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		fail(t, m.result, src, "a peer reported an error");
 		return;
 	}
+	if (t->local && f->pmix_gone) {
+		fail(t, PMIXEV_ERR_UNREACH, PMIXEV_TREE_NONE,
+		     "this node's PMIx server is gone");
+		return;
+	}
 	ci = child_index(t, src);
 	if (ci == UINT32_MAX || !t->exp[ci] || t->got[ci]) {
 		PMIXEV_ERROR("%s %s #%llu: unexpected contribution from "
@@ -549,6 +548,12 @@ static void on_node_gone(void *ctx, uint32_t node, bool lost)
 	struct fence *f = ctx;
 
 	pending_lost(f->trackers, node);
+}
+
+void fence_pmix_gone(struct fence *f)
+{
+	f->pmix_gone = true;
+	pending_lost(f->trackers, f->self);
 }
 
 struct fence *fence_create(struct step *s)

@@ -35,6 +35,13 @@ struct fence *fence_create(struct step *s);
 /* Free everything without answering any call (the PMIx server is gone). */
 void fence_destroy(struct fence *f);
 
+/*
+ * This node's PMIx server is gone (its process ended, or the channel to it
+ * closed): every collective with a rank here fails at once on every node
+ * it involves, now and from now on.
+ */
+void fence_pmix_gone(struct fence *f);
+
 /* Result, and the combined data (valid during the call). */
 typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,
 			      size_t ndata, void *arg);

@@ -1,9 +1,9 @@
 /*
- * server/pmixlib.c - the OpenPMIx server library's life (see pmixlib.h).
+ * pmixside/pmixlib.c - the OpenPMIx server library's life (see pmixlib.h).
  */
 #include "config.h"
 
-#include "server/pmixlib.h"
+#include "pmixside/pmixlib.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "pmixev_cpubind.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
-#include "server/module.h"
+#include "pmixside/module.h"
 
 struct pmixlib {
 	const struct layout *lay;

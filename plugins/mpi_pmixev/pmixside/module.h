@@ -1,5 +1,5 @@
 /*
- * server/module.h - pmixev's PMIx server module: the table of functions
+ * pmixside/module.h - pmixev's PMIx server module: the table of functions
  * libpmix calls on its progress thread, each one in its feature's file
  * (server/clients.c, fence.c, dmodex.c, pubsub.c, notify.c, query.c,
  * tools.c). Each only copies its arguments and posts them to the agent

@@ -1,11 +1,11 @@
 /*
- * server/module.c - the PMIx server module: the table of upcalls libpmix
+ * pmixside/module.c - the PMIx server module: the table of upcalls libpmix
  * calls on its progress thread, each pointing at its feature's entry
  * (see module.h); nothing else.
  */
 #include "config.h"
 
-#include "server/module.h"
+#include "pmixside/module.h"
 
 #include <pmix.h>
 

@@ -1,5 +1,5 @@
 /*
- * server/pmixlib.h - the OpenPMIx server library's life for one step on
+ * pmixside/pmixlib.h - the OpenPMIx server library's life for one step on
  * one node, wherever it runs (inside slurmstepd today, or in the PMIx
  * server process as the job owner): the node's topology and each local
  * task's CPUs, PMIx_server_init in the gate's network, the namespace and
@@ -8,8 +8,8 @@
  * caller's), which waits there for PMIx's callbacks, never on the PMIx
  * progress thread.
  */
-#ifndef PMIXEV_SERVER_PMIXLIB_H_
-#define PMIXEV_SERVER_PMIXLIB_H_
+#ifndef PMIXEV_PMIXSIDE_PMIXLIB_H_
+#define PMIXEV_PMIXSIDE_PMIXLIB_H_
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,4 +58,4 @@ int pmixlib_copy_rendezvous(const char *server_dir, int dst, uid_t uid,
 /* Finalize the library (no upcall runs after this) and free. NULL-safe. */
 void pmixlib_stop(struct pmixlib *l);
 
-#endif /* PMIXEV_SERVER_PMIXLIB_H_ */
+#endif /* PMIXEV_PMIXSIDE_PMIXLIB_H_ */

@@ -1,0 +1,325 @@
+/*
+ * pmixd/proc.c - the PMIx server process from root's side (see proc.h).
+ */
+#include "config.h"
+
+#include "pmixd/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "slurm_compat.h"
+
+#include "base/agent.h"
+#include "gate/gate_doors.h"
+#include "ownerhelper/owner_proc.h"
+#include "pmixd/chan.h"
+#include "pmixd/logpipe.h"
+#include "pmixev_bridge.h"
+#include "pmixev_fsafe.h"
+#include "pmixev_log.h"
+#include "pmixev_pmixd_start.h"
+
+#define PROG_NAME      "pmixev-pmixd"
+#define READY_WAIT_MAX 30 /* seconds */
+#define END_WAIT_MS    1000
+
+static const struct owner_prog prog = {
+	.role = "PMIx server process",
+	.name = PROG_NAME,
+	.env_var = "PMIXEV_PMIXD",
+	.installed = PMIXEV_PMIXD_PATH,
+};
+
+struct pmixd_proc {
+	struct step *s;
+	struct owner_proc *op;
+	struct logpipe *log;
+	int rundir;	  /* PMIXEV_RUN_DIR, or -1 */
+	char name[128];	  /* "CLUSTER.J.S.NODE" in it, the owner's */
+	char dir[640];	  /* its path: the tasks' and tools' directory */
+	char srvdir[700]; /* dir/srv: the library's rendezvous files */
+	bool dir_made;
+	struct pmixev_pmixd_ready ready;
+	char **vars; /* the last task's variables (pmixd_proc_task_vars) */
+};
+
+struct pmixd_proc *pmixd_proc_create(struct step *s)
+{
+	struct pmixd_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->s = s;
+	p->rundir = -1;
+	if (!(p->op = owner_proc_create(agent_base(s->agent), &prog, s->lay.uid,
+					s->lay.gid))) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* The owner's directory, new, with tmp, ns and srv in it, handed over. */
+static int make_dir(struct pmixd_proc *p, char *why, size_t len)
+{
+	static const char *const subs[] = {"tmp", "ns", "srv"};
+	const struct layout *lay = &p->s->lay;
+	struct stat st;
+	int fd = -1, rc = -1;
+
+	if (snprintf(p->name, sizeof(p->name), "%s.%s.%s",
+		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		     lay->step.id, lay->step.node) >= (int)sizeof(p->name)) {
+		snprintf(why, len,
+			 "the cluster and node names are too long "
+			 "for a directory name");
+		return -1;
+	}
+	snprintf(p->dir, sizeof(p->dir), "%s/%s", PMIXEV_RUN_DIR, p->name);
+	snprintf(p->srvdir, sizeof(p->srvdir), "%s/srv", p->dir);
+	if ((p->rundir = pmixev_fsafe_root_dir(PMIXEV_RUN_DIR,
+					       PMIXEV_RUN_MODE)) < 0) {
+		snprintf(why, len,
+			 "%s must be a directory of root that only root can "
+			 "write: %s",
+			 PMIXEV_RUN_DIR, strerror(errno));
+		return -1;
+	}
+	/* Left by a killed stepd of this step: its files would mislead. */
+	if (fstatat(p->rundir, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    pmixev_fsafe_remove_tree(p->rundir, p->name) < 0)
+		goto fail;
+	p->dir_made = true;
+	if ((fd = pmixev_fsafe_mkdir_new(p->rundir, p->name, 0700)) < 0)
+		goto fail;
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		int sub = pmixev_fsafe_mkdir_new(fd, subs[i], 0700);
+
+		if (sub < 0 ||
+		    (close(sub), pmixev_fsafe_give(fd, subs[i], lay->uid,
+						   lay->gid, 0700) < 0))
+			goto fail;
+	}
+	if (pmixev_fsafe_give(p->rundir, p->name, lay->uid, lay->gid, 0700) < 0)
+		goto fail;
+	rc = 0;
+fail:
+	if (rc < 0)
+		snprintf(why, len, "cannot make %s for the job owner: %s",
+			 p->dir, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Send START: the step, its settings, the directories, the binding. */
+static int send_start(struct pmixd_proc *p, int fd, uint32_t bind_type,
+		      const char *bind_list, int ms)
+{
+	const struct pmixev_conf *c = &p->s->conf;
+	struct pmixev_pmixd_start m = {0};
+	struct pmixev_buf b;
+	int rc;
+
+	layout_to_start(&p->s->lay, &m);
+	snprintf(m.server_dir, sizeof(m.server_dir), "%s", p->srvdir);
+	snprintf(m.task_dir, sizeof(m.task_dir), "%s", p->dir);
+	m.event_cache = c->event_cache;
+	m.timeout_sec = c->timeout_sec;
+	m.event_kib = c->event_kib;
+	m.debug = c->debug;
+	m.event_cache_mib = c->event_cache_mib;
+	m.publish_mib = c->publish_mib;
+	m.log_rate = c->log_rate;
+	m.bind_type = bind_type;
+	snprintf(m.bind_list, sizeof(m.bind_list), "%s",
+		 bind_list ? bind_list : "");
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	rc = pmixev_pmixd_start_pack(&b, &m) < 0
+		     ? -1
+		     : chan_write_frame(fd, PMIXEV_PMIXD_START, &b, ms);
+	pmixev_buf_release(&b);
+	return rc;
+}
+
+/* READY, checked with the step's bounds. 0, or -1 with `why`. */
+static int wait_ready(struct pmixd_proc *p, int fd, uint16_t port, int ms,
+		      char *why, size_t len)
+{
+	const char *bad = NULL;
+	struct pmixev_buf r;
+	uint8_t type = 0, *body = NULL;
+	uint32_t n = 0;
+	int rc = -1;
+
+	if (chan_read_frame(fd, PMIXEV_PMIXD_FROM_OWNER, ms, &type, &body, &n,
+			    &bad) < 0) {
+		snprintf(why, len, "no READY: %s", bad ? bad : strerror(errno));
+		return -1;
+	}
+	pmixev_buf_reader(&r, body, n);
+	if (type != PMIXEV_PMIXD_READY ||
+	    pmixev_pmixd_ready_unpack(&r, &p->s->pmixd_lim, &p->ready) < 0)
+		snprintf(why, len, "its first message is not a valid READY");
+	else if (p->ready.status != PMIXEV_OK)
+		snprintf(why, len, "its PMIx server did not start");
+	else if (p->ready.gate_port != port)
+		snprintf(why, len, "READY names port %u, not its gate's %u",
+			 (unsigned)p->ready.gate_port, (unsigned)port);
+	else
+		rc = 0;
+	free(body);
+	return rc;
+}
+
+/* Start the program with its descriptors; its stderr into the log. */
+static int launch(struct pmixd_proc *p, int chan,
+		  const struct pmix_gate_doors *d, char *why, size_t len)
+{
+	static const char *const argv[] = {PROG_NAME, NULL},
+				 *const envp[] = {
+					 "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+					 NULL};
+	struct owner_spec spec = {.argv = argv,
+				  .envp = envp,
+				  .stderr_pipe = true,
+				  .new_netns = true,
+				  .no_new_privs = true,
+				  .pdeathsig = true};
+	int err_fd = -1;
+
+	if (owner_spec_place(&spec, chan, 3) < 0 ||
+	    owner_spec_place(&spec, d->listen_fd, 4) < 0 ||
+	    (d->sockdiag_fd >= 0 &&
+	     owner_spec_place(&spec, d->sockdiag_fd, 5) < 0) ||
+	    (d->tcp_fd >= 0 && owner_spec_place(&spec, d->tcp_fd, 6) < 0) ||
+	    (d->tcp6_fd >= 0 && owner_spec_place(&spec, d->tcp6_fd, 7) < 0)) {
+		snprintf(why, len, "cannot place its descriptors");
+		return -1;
+	}
+	if (owner_proc_start(p->op, &spec, &err_fd, why, len) < 0) {
+		char said[256];
+
+		snprintf(said, sizeof(said), "%s", why);
+		snprintf(why, len, "%s: %s (looked for it in: %s)",
+			 owner_proc_path(p->op), said,
+			 owner_proc_looked(p->op));
+		return -1;
+	}
+	p->log = logpipe_create(agent_base(p->s->agent), err_fd,
+				p->s->conf.log_rate);
+	return 0;
+}
+
+int pmixd_proc_start(struct pmixd_proc *p, uint32_t bind_type,
+		     const char *bind_list, int *chan_fd, char *why, size_t len)
+{
+	unsigned wait = p->s->conf.timeout_sec;
+	struct pmix_gate_doors doors;
+	int fds[2] = {-1, -1}, ms, rc = -1;
+	char ended[256];
+
+	ms = (int)(wait && wait < READY_WAIT_MAX ? wait : READY_WAIT_MAX) *
+	     1000;
+	if (make_dir(p, why, len) < 0)
+		return -1;
+	if (pmix_gate_doors_create(&doors) < 0) {
+		snprintf(why, len, "cannot open the gate's doors (logged)");
+		return -1;
+	}
+	if (chan_socketpair(fds) < 0) {
+		snprintf(why, len, "cannot make its channel: %s",
+			 strerror(errno));
+		goto out;
+	}
+	if (launch(p, fds[1], &doors, why, len) < 0)
+		goto out;
+	/* Its end is its own now: its exit ends the channel at once. */
+	close(fds[1]);
+	fds[1] = -1;
+	if (send_start(p, fds[0], bind_type, bind_list, ms) < 0)
+		snprintf(why, len, "cannot send START: %s", strerror(errno));
+	else if (wait_ready(p, fds[0], doors.port, ms, why, len) == 0)
+		rc = 0;
+	if (rc < 0) {
+		char said[256];
+
+		owner_proc_ended(p->op, ended, sizeof(ended));
+		snprintf(said, sizeof(said), "%s", why);
+		snprintf(why, len, "%s: %s; %s (looked for it in: %s)",
+			 owner_proc_path(p->op), said, ended,
+			 owner_proc_looked(p->op));
+		goto out;
+	}
+	PMIXEV_DEBUG(1, "PMIx server process %s started as uid %u",
+		     owner_proc_path(p->op), (unsigned)p->s->lay.uid);
+	*chan_fd = fds[0];
+	fds[0] = -1;
+out:
+	if (rc < 0)
+		owner_proc_stop(p->op);
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	pmix_gate_doors_close(&doors);
+	return rc;
+}
+
+int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars)
+{
+	for (uint32_t i = 0; i < p->ready.nenv; i++) {
+		const struct pmixev_pmixd_env *e = &p->ready.env[i];
+		uint32_t n = 0;
+
+		if (e->rank != rank)
+			continue;
+		/* The process is the job's: only the library's variables. */
+		free(p->vars);
+		if (!(p->vars = calloc(e->count + 1, sizeof(*p->vars))))
+			return -1;
+		for (uint32_t v = 0; v < e->count; v++)
+			if (!strncmp(e->vars[v], "PMIX_", 5))
+				p->vars[n++] = e->vars[v];
+		*vars = p->vars;
+		return 0;
+	}
+	return -1;
+}
+
+void pmixd_proc_ended(struct pmixd_proc *p, char *why, size_t len)
+{
+	owner_proc_ended(p->op, why, len);
+}
+
+/* Wait at most END_WAIT_MS for the process to end by itself. */
+static void let_it_end(struct pmixd_proc *p)
+{
+	struct pollfd pfd = {.fd = owner_proc_pidfd(p->op), .events = POLLIN};
+
+	if (pfd.fd >= 0)
+		poll(&pfd, 1, END_WAIT_MS);
+}
+
+void pmixd_proc_destroy(struct pmixd_proc *p)
+{
+	if (!p)
+		return;
+	let_it_end(p);
+	owner_proc_destroy(p->op);
+	logpipe_destroy(p->log);
+	pmixev_pmixd_ready_release(&p->ready);
+	free(p->vars);
+	if (p->dir_made && pmixev_fsafe_remove_tree(p->rundir, p->name) < 0)
+		PMIXEV_ERROR("cannot remove %s: %m", p->dir);
+	if (p->rundir >= 0)
+		close(p->rundir);
+	free(p);
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# PMIxevServer=owner: each node's PMIx server runs in pmixev-pmixd, a child
+# of slurmstepd with the job owner's identity, in a network of its own,
+# without new privileges, not dumpable. Clients wire up through it as
+# before; the attacks of 32-pmix-wire.t now reach only that process: the
+# step ends with an error on srun and slurmstepd lives on. The job's user
+# killing the process mid-fence ends the step at once with a clear line; a
+# missing program fails the step at once with its path and the cause.
+. "$(dirname "$0")/lib.sh"
+plan 11
+
+mpiconf=$(dirname "$SLURM_CONF")/mpi.conf
+prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
+aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
+trap '[ -e "$aside" ] && mv -f "$aside" "$prog"; restore_conf "$mpiconf"; reconfigure' EXIT
+set_conf "$mpiconf" PMIxevServer owner
+reconfigure
+uid=$(id -u "$PMIXEV_TEST_USER")
+
+# pmixd_of STEPD_PID: the pid of that slurmstepd's pmixev-pmixd, if any.
+pmixd_of() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(cat "$p/comm" 2>/dev/null)" = pmixev-pmixd ] &&
+			[ "$(awk '{ print $4 }' "$p/stat" 2>/dev/null)" = "$1" ] &&
+			echo "${p#/proc/}"
+	done
+}
+
+step_env=(SLURM_PMIXEV_DEBUG=1)
+run_step --mpi=pmixev -N3 -n6 "$(client pmix_hello)"
+step_env=()
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_hello: rank [0-5] of 6 on n[1-3]: ok$')" -eq 6 ]
+ok $? "6 ranks on 3 nodes wire up through pmixev-pmixd" || show
+grep -q "step $job\.0 on n2: PMIx server process .*/plugins/pmixev-pmixd started as uid $uid" "$(slurmd_log n2)"
+ok $? "n2's stepd started it beside the plugin as the job owner (uid $uid)"
+
+run_step --mpi=pmixev -N3 -n6 "$(client mpi_ring)"
+[ "$rc" -eq 0 ] && [ "$(lines '^mpi_ring: rank 0 of 6 on n1: 10 laps ok$')" -ge 1 ]
+ok $? "an Open MPI ring runs" || show
+
+# The process itself, during a step that waits for a flag.
+log=$PMIXEV_CLUSTER_WORKDIR/owner-job.out
+listen_step owner
+sd=$(stepd_pid n1)
+pd=$(pmixd_of "$sd")
+st=/proc/$pd/status
+[ -n "$pd" ] && [ "$(awk '/^Uid:/ { print $2 $3 $4 $5 }' "$st")" = "$uid$uid$uid$uid" ] &&
+	grep -q '^NoNewPrivs:[[:space:]]*1' "$st" &&
+	[ "$(readlink "/proc/$pd/ns/net")" != "$(readlink "/proc/$sd/ns/net")" ]
+ok $? "pmixev-pmixd (pid ${pd:-none}) runs as uid $uid in a network of its own, no new privileges" ||
+	diag "stepd $sd: $(ls -l /proc/$pd/ns/net 2>&1)"
+! runuser -u "$PMIXEV_TEST_USER" -- cat "/proc/$pd/environ" >/dev/null 2>&1
+ok $? "it is not dumpable: the job's user cannot read its memory"
+touch "$flag"
+wait "$srun_pid"
+ok $? "the step ends well" || sed 's/^/#   /' "$log" >&2
+
+# The wire attacks: only the owner's process is hit.
+wire=$(client pmix_wire)
+for kind in counts union; do
+	PMIXEV_TEST_TIMEOUT=40 run_step --mpi=pmixev -N1 -n1 -w n1 "$wire" "$kind"
+	wait_log "$(slurmd_log n1)" "\[$job\.0\] done with job" 10 &&
+		[ "$rc" -ne 0 ] && [ "$(lines "^pmix_wire: rank 0: $kind: sent [0-9]+ bytes$")" -eq 1 ]
+	ok $? "$kind: n1's slurmstepd ends step $job.0 itself, srun fails (rc $rc)" || show
+done
+
+# The job's user kills the PMIx server process of n2 in the middle of a
+# fence loop: srun ends at once, non-zero, saying so; n2's stepd lives.
+log=$PMIXEV_CLUSTER_WORKDIR/owner-kill.out
+start_step "$log" n2 "overlay: connected" --mpi=pmixev -N3 -n3 -t 2 \
+	"$(client pmix_fence)" --loop 200000
+sd=$(stepd_pid n2)
+sleep 1
+pd=$(pmixd_of "$sd")
+t0=$(date +%s%N)
+runuser -u "$PMIXEV_TEST_USER" -- kill -9 "$pd"
+wait "$srun_pid"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$rc" -ne 0 ] && [ "$ms" -lt 20000 ] && grep -q "PMIx server process ended" "$log"
+ok $? "its PMIx server killed by the user: srun ends in $ms ms (rc $rc) and says why" ||
+	sed 's/^/#   /' "$log" >&2 | tail -n 20
+kill -0 "$sd" 2>/dev/null || wait_log "$(slurmd_log n2)" "\[$job\.0\] done with job" 10
+ok $? "n2's slurmstepd ended the step itself"
+
+mv "$prog" "$aside"
+run_step --mpi=pmixev -N1 -n1 -w n1 "$(client pmix_hello)"
+[ "$rc" -ne 0 ] &&
+	[ "$(lines "^mpi/pmixev: step $job\.0 refused: the PMIx server process did not start: [^ ]*/pmixev-pmixd: .*exec failed as uid $uid: No such file or directory \(looked for it in: [^ ]*/plugins/pmixev-pmixd, ")" -ge 1 ] &&
+	[ "$(lines "no READY: Connection timed out")" -eq 0 ]
+ok $? "a missing pmixev-pmixd: the step fails at once with the path and the cause" || show
+mv "$aside" "$prog"
+
+done_testing
