@@ -1,8 +1,9 @@
 /*
  * programs/pmixd_log.c - the PMIx server process's log lines (the sink of
  * pmixev_log.h): one line each on stderr, a pipe root reads, marks as the
- * process's and logs in the slurmd log (pmixd/proc.h). The first
- * character says the level: E(rror), I(nfo), V(erbose), D(ebug).
+ * process's and logs in the slurmd log with the step's context
+ * (pmixd/logpipe.h), so the line carries neither. The first character
+ * says the level: E(rror), I(nfo), V(erbose), D(ebug).
  */
 #include "config.h"
 
@@ -20,6 +21,6 @@ void pmixev_log_sink(enum pmixev_log_level level, const char *component,
 		[PMIXEV_LOG_DEBUG] = 'D',
 	};
 
-	fprintf(stderr, "%c %s: %s%s\n", mark[level], component, context, msg);
+	fprintf(stderr, "%c %s\n", mark[level], msg);
 	fflush(stderr);
 }

@@ -160,7 +160,7 @@ EOF
 	# a test may listen (29-log.t), never to the machine's /dev/log; its
 	# mails to a file of the work directory (the command runs as the job
 	# owner).
-	printf 'PMIxevLogSyslog=%s\nPMIxevLogMail=%s\n%s' "$RUNDIR/syslog.sock" "$ETC/mail.sh" \
+	printf 'PMIxevLogSyslog=%s\nPMIxevLogMail=%s\n%s\n' "$RUNDIR/syslog.sock" "$ETC/mail.sh" \
 		"${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
 	printf '#!/bin/sh\n{ echo "mail from $(id -un): $*"; cat; echo; echo "-- end"; } >>"%s/mail.txt"\n' \
 		"$WORKDIR" >"$out/mail.sh"

@@ -10,9 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
-#include <pmix.h>
+#include <pmix_server.h>
 
 #include "pmix_guard.h"
 #include "pmixev_log.h"
@@ -26,16 +27,25 @@ static bool is_file(const char *path)
 	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* Where it is: beside this plugin (a site that stages pmixev's files into
- * its PluginDir, the test cluster), else where `make install` put it. */
+/* Where it is: beside this plugin or program (a site that stages
+ * pmixev's files into its PluginDir, the test cluster), else where `make
+ * install` put it. */
 static void find(char *path, size_t len, char *looked, size_t looked_len)
 {
 	char dir[512];
-	Dl_info dl;
+	ssize_t n;
+	Dl_info dl = {0};
 
+	/* A program's own name in its link map is no path: ask the kernel. */
 	if (dladdr((void *)guard_load, &dl) && dl.dli_fname &&
-	    dl.dli_fname[0] == '/') {
-		snprintf(dir, sizeof(dir), "%s", dl.dli_fname);
+	    dl.dli_fname[0] != '/' &&
+	    (n = readlink("/proc/self/exe", dir, sizeof(dir) - 1)) > 0) {
+		dir[n] = '\0';
+		dl.dli_fname = dir;
+	}
+	if (dl.dli_fname && dl.dli_fname[0] == '/') {
+		if (dl.dli_fname != dir)
+			snprintf(dir, sizeof(dir), "%s", dl.dli_fname);
 		snprintf(path, len, "%s/" PMIXEV_PMIX_GUARD_FILE, dirname(dir));
 		snprintf(looked, looked_len, "%s, ", path);
 		if (is_file(path))
@@ -46,19 +56,38 @@ static void find(char *path, size_t len, char *looked, size_t looked_len)
 		 path);
 }
 
-/* The guard at `path`, armed with the library's function (this plugin's
- * reference to it, bound when the plugin was loaded), then made global;
- * NULL (dlerror() says why) if any of it failed. */
+/*
+ * The library's own PMIx_Query_info_nb, from libpmix itself (found by a
+ * function only it has): in the PMIx server process the guard is preloaded,
+ * so the program's own reference already names the guard's. NULL if not
+ * found.
+ */
+static pmixev_query_nb_fn library_query(void)
+{
+	Dl_info dl = {0};
+	void *lib, *fn;
+
+	if (!dladdr((void *)PMIx_server_init, &dl) || !dl.dli_fname ||
+	    !(lib = dlopen(dl.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
+		return NULL;
+	fn = dlsym(lib, "PMIx_Query_info_nb");
+	dlclose(lib);
+	return (pmixev_query_nb_fn)(uintptr_t)fn;
+}
+
+/* The guard at `path`, armed with the library's function, then made
+ * global; NULL (dlerror() says why) if any of it failed. */
 static void *open_armed(const char *path)
 {
 	pmixev_guard_arm_fn arm;
+	pmixev_query_nb_fn lib = library_query();
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h)
 		return NULL;
 	arm = (pmixev_guard_arm_fn)(uintptr_t)dlsym(h, PMIXEV_GUARD_ARM_SYMBOL);
-	if (arm) {
-		arm(PMIx_Query_info_nb);
+	if (arm && lib) {
+		arm(lib);
 		if (dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
 			return h;
 	}

@@ -5,8 +5,10 @@
 
 #include "pmixd/proc.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +23,16 @@
 #include "ownerhelper/owner_proc.h"
 #include "pmixd/chan.h"
 #include "pmixd/logpipe.h"
+#include "pmixd/toolsdir.h"
 #include "pmixev_bridge.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
+#include "pmix_guard.h"
 #include "pmixev_pmixd_start.h"
 
 #define PROG_NAME      "pmixev-pmixd"
 #define READY_WAIT_MAX 30 /* seconds */
-#define END_WAIT_MS    1000
+#define END_WAIT_MS    2000
 
 static const struct owner_prog prog = {
 	.role = "PMIx server process",
@@ -66,24 +70,67 @@ struct pmixd_proc *pmixd_proc_create(struct step *s)
 	return p;
 }
 
-/* The owner's directory, new, with tmp, ns and srv in it, handed over. */
+/* A new directory `name` of the owner in the run directory, with `subs`
+ * (NULL-terminated) in it. 0, or -1 with errno. */
+static int owner_dir(struct pmixd_proc *p, const char *name,
+		     const char *const *subs)
+{
+	const struct layout *lay = &p->s->lay;
+	int fd = pmixev_fsafe_mkdir_new(p->rundir, name, 0700), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	for (; *subs; subs++) {
+		int sub = pmixev_fsafe_mkdir_new(fd, *subs, 0700);
+
+		if (sub < 0)
+			goto out;
+		close(sub);
+		if (pmixev_fsafe_give(fd, *subs, lay->uid, lay->gid, 0700) < 0)
+			goto out;
+	}
+	rc = pmixev_fsafe_give(p->rundir, name, lay->uid, lay->gid, 0700);
+out:
+	close(fd);
+	return rc;
+}
+
+/* Remove what a killed stepd of this step left under `suffix`. */
+static int remove_stale(struct pmixd_proc *p, const char *suffix)
+{
+	char name[sizeof(p->name) + 8];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s%s", p->name, suffix);
+	if (fstatat(p->rundir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	return pmixev_fsafe_remove_tree(p->rundir, name);
+}
+
+/*
+ * The owner's directories, new: NAME for the tasks (tmp, ns) and the
+ * owner's tools, NAME.lib for the library's own rendezvous files (out of
+ * the tools' way: they name its port in its private network).
+ */
 static int make_dir(struct pmixd_proc *p, char *why, size_t len)
 {
-	static const char *const subs[] = {"tmp", "ns", "srv"};
+	static const char *const task_subs[] = {"tmp", "ns", NULL},
+				 *const no_subs[] = {NULL};
 	const struct layout *lay = &p->s->lay;
-	struct stat st;
-	int fd = -1, rc = -1;
+	char lib[sizeof(p->name) + 8];
 
 	if (snprintf(p->name, sizeof(p->name), "%s.%s.%s",
 		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
-		     lay->step.id, lay->step.node) >= (int)sizeof(p->name)) {
+		     lay->step.id,
+		     lay->step.node) >= (int)sizeof(p->name) - 8) {
 		snprintf(why, len,
 			 "the cluster and node names are too long "
 			 "for a directory name");
 		return -1;
 	}
+	snprintf(lib, sizeof(lib), "%s.lib", p->name);
 	snprintf(p->dir, sizeof(p->dir), "%s/%s", PMIXEV_RUN_DIR, p->name);
-	snprintf(p->srvdir, sizeof(p->srvdir), "%s/srv", p->dir);
+	snprintf(p->srvdir, sizeof(p->srvdir), "%s/%s", PMIXEV_RUN_DIR, lib);
 	if ((p->rundir = pmixev_fsafe_root_dir(PMIXEV_RUN_DIR,
 					       PMIXEV_RUN_MODE)) < 0) {
 		snprintf(why, len,
@@ -92,31 +139,18 @@ static int make_dir(struct pmixd_proc *p, char *why, size_t len)
 			 PMIXEV_RUN_DIR, strerror(errno));
 		return -1;
 	}
-	/* Left by a killed stepd of this step: its files would mislead. */
-	if (fstatat(p->rundir, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    pmixev_fsafe_remove_tree(p->rundir, p->name) < 0)
-		goto fail;
+	/* Left by a killed stepd of this step: their files would mislead. */
 	p->dir_made = true;
-	if ((fd = pmixev_fsafe_mkdir_new(p->rundir, p->name, 0700)) < 0)
-		goto fail;
-	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-		int sub = pmixev_fsafe_mkdir_new(fd, subs[i], 0700);
-
-		if (sub < 0 ||
-		    (close(sub), pmixev_fsafe_give(fd, subs[i], lay->uid,
-						   lay->gid, 0700) < 0))
-			goto fail;
+	if (remove_stale(p, "") < 0 || remove_stale(p, ".lib") < 0 ||
+	    remove_stale(p, ".srv") < 0 ||
+	    owner_dir(p, p->name, task_subs) < 0 ||
+	    owner_dir(p, lib, no_subs) < 0) {
+		snprintf(why, len,
+			 "cannot make %s and %s for the job owner: %s", p->dir,
+			 p->srvdir, strerror(errno));
+		return -1;
 	}
-	if (pmixev_fsafe_give(p->rundir, p->name, lay->uid, lay->gid, 0700) < 0)
-		goto fail;
-	rc = 0;
-fail:
-	if (rc < 0)
-		snprintf(why, len, "cannot make %s for the job owner: %s",
-			 p->dir, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	return 0;
 }
 
 /* Send START: the step, its settings, the directories, the binding. */
@@ -180,14 +214,35 @@ static int wait_ready(struct pmixd_proc *p, int fd, uint16_t port, int ms,
 	return rc;
 }
 
+/*
+ * "LD_PRELOAD=" the PMIx query guard (pmixbase/guard.h): beside this
+ * plugin, else where `make install` put it. False if it is in neither.
+ */
+static bool guard_path(char *env, size_t len)
+{
+	char dir[512];
+	struct stat st;
+	Dl_info dl = {0};
+
+	if (dladdr((void *)pmixd_proc_create, &dl) && dl.dli_fname &&
+	    dl.dli_fname[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s", dl.dli_fname);
+		snprintf(env, len, "LD_PRELOAD=%s/" PMIXEV_PMIX_GUARD_FILE,
+			 dirname(dir));
+		if (stat(env + 11, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+	}
+	snprintf(env, len, "LD_PRELOAD=%s", PMIXEV_PMIX_GUARD_PATH);
+	return stat(env + 11, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Start the program with its descriptors; its stderr into the log. */
 static int launch(struct pmixd_proc *p, int chan,
 		  const struct pmix_gate_doors *d, char *why, size_t len)
 {
-	static const char *const argv[] = {PROG_NAME, NULL},
-				 *const envp[] = {
-					 "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
-					 NULL};
+	static const char *const argv[] = {PROG_NAME, NULL};
+	const char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL, NULL};
+	char preload[600];
 	struct owner_spec spec = {.argv = argv,
 				  .envp = envp,
 				  .stderr_pipe = true,
@@ -196,6 +251,10 @@ static int launch(struct pmixd_proc *p, int chan,
 				  .pdeathsig = true};
 	int err_fd = -1;
 
+	/* The query guard first in the program's symbol scope: before
+	 * libpmix, which an executable's own dlopen cannot precede. */
+	if (guard_path(preload, sizeof(preload)))
+		envp[1] = preload;
 	if (owner_spec_place(&spec, chan, 3) < 0 ||
 	    owner_spec_place(&spec, d->listen_fd, 4) < 0 ||
 	    (d->sockdiag_fd >= 0 &&
@@ -261,6 +320,10 @@ int pmixd_proc_start(struct pmixd_proc *p, uint32_t bind_type,
 	}
 	PMIXEV_DEBUG(1, "PMIx server process %s started as uid %u",
 		     owner_proc_path(p->op), (unsigned)p->s->lay.uid);
+	/* Without it root's tools do not find the server; the step runs. */
+	if (toolsdir_make(p->rundir, p->name, &p->s->lay, doors.port,
+			  owner_proc_pid(p->op), ended, sizeof(ended)) < 0)
+		PMIXEV_ERROR("%s", ended);
 	*chan_fd = fds[0];
 	fds[0] = -1;
 out:
@@ -299,8 +362,7 @@ void pmixd_proc_ended(struct pmixd_proc *p, char *why, size_t len)
 	owner_proc_ended(p->op, why, len);
 }
 
-/* Wait at most END_WAIT_MS for the process to end by itself. */
-static void let_it_end(struct pmixd_proc *p)
+void pmixd_proc_wait_end(struct pmixd_proc *p)
 {
 	struct pollfd pfd = {.fd = owner_proc_pidfd(p->op), .events = POLLIN};
 
@@ -312,13 +374,17 @@ void pmixd_proc_destroy(struct pmixd_proc *p)
 {
 	if (!p)
 		return;
-	let_it_end(p);
+	pmixd_proc_wait_end(p);
 	owner_proc_destroy(p->op);
 	logpipe_destroy(p->log);
 	pmixev_pmixd_ready_release(&p->ready);
 	free(p->vars);
-	if (p->dir_made && pmixev_fsafe_remove_tree(p->rundir, p->name) < 0)
-		PMIXEV_ERROR("cannot remove %s: %m", p->dir);
+	if (p->dir_made) {
+		if (remove_stale(p, "") < 0 || remove_stale(p, ".lib") < 0)
+			PMIXEV_ERROR("cannot remove %s or %s: %m", p->dir,
+				     p->srvdir);
+		toolsdir_remove(p->rundir, p->name);
+	}
 	if (p->rundir >= 0)
 		close(p->rundir);
 	free(p);

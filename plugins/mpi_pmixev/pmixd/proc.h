@@ -41,6 +41,12 @@ int pmixd_proc_start(struct pmixd_proc *p, uint32_t bind_type,
  */
 int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars);
 
+/*
+ * Slurmstepd's thread, after FINI was posted: wait for the process to end
+ * (2 s at most; it finalizes the library and sums up).
+ */
+void pmixd_proc_wait_end(struct pmixd_proc *p);
+
 /* Agent thread: the channel closed; why the process ended, into `why`. */
 void pmixd_proc_ended(struct pmixd_proc *p, char *why, size_t len);
 

@@ -20,6 +20,7 @@
 
 #include "base/step.h"
 #include "pmixd/chan.h"
+#include "pmixev_fsafe.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_start.h"
 #include "pmixside/ckpt_pmix.h"
@@ -110,16 +111,29 @@ static void conf_from_start(struct pmixev_conf *c,
 	c->log_rate = m->log_rate;
 }
 
-/* The owner's tools find the server through the gate (a copy of the
- * rendezvous files in the tasks' directory, which they use as TMPDIR). */
+/*
+ * The owner's tools find the server through the gate: a copy of the
+ * rendezvous files in the tasks' directory, which they use as TMPDIR, and
+ * one more under slurmstepd's pid (`pevent --pid` of the stepd finds it).
+ */
 static int tools_rendezvous(const struct pmixev_pmixd_start *m,
 			    uint16_t ports[2])
 {
 	int dir = open(m->task_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	char host[256], mine[320], stepd[320];
 
 	if (dir < 0)
 		return -1;
 	rc = pmixlib_copy_rendezvous(m->server_dir, dir, m->uid, m->gid, ports);
+	if (rc == 0 && gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		snprintf(mine, sizeof(mine), "pmix.%s.tool.%ld", host,
+			 (long)getpid());
+		snprintf(stepd, sizeof(stepd), "pmix.%s.tool.%ld", host,
+			 (long)getppid());
+		rc = pmixev_fsafe_copy_new(dir, mine, dir, stepd, m->uid,
+					   m->gid, 0600);
+	}
 	close(dir);
 	return rc;
 }

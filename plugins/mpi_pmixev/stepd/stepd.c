@@ -65,6 +65,7 @@ static struct {
 	bool active;
 	atomic_bool leaving; /* the step ends here (set by fini) */
 	uint32_t exited;     /* local tasks that ended (agent thread) */
+	atomic_uint reaped;  /* ... as Slurm reaped them (its thread) */
 	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -114,19 +115,27 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 	step_node_gone(&st.step, node, lost);
 }
 
-static void leave(void *arg)
+/* Agent thread: the PMIx server process finalizes and ends (once). */
+static void send_fini(void *arg)
 {
+	static bool sent;
 	struct pmixev_buf fini;
 
+	if (!st.step.pmixd || sent)
+		return;
+	sent = true;
+	pmixev_buf_init(&fini);
+	chan_frame_begin(&fini);
+	chan_send(st.step.chan, PMIXEV_PMIXD_FINI, &fini);
+	pmixev_buf_release(&fini);
+}
+
+static void leave(void *arg)
+{
 	/* The last exits: the pmix side's claims came long before. */
 	clients_pmix_gone(st.step.clients);
 	overlay_leave(st.step.ov);
-	/* The PMIx server process finalizes and ends. */
-	pmixev_buf_init(&fini);
-	chan_frame_begin(&fini);
-	if (st.step.pmixd)
-		chan_send(st.step.chan, PMIXEV_PMIXD_FINI, &fini);
-	pmixev_buf_release(&fini);
+	send_fini(NULL);
 }
 
 static void start_overlay(void *arg)
@@ -548,6 +557,16 @@ void stepd_task_start(uint32_t rank, int32_t pid)
 void stepd_task_exit(uint32_t rank, int status)
 {
 	post_task(task_exit_work, rank, status);
+	/*
+	 * Slurm's process tracking kills what is left of the step once its
+	 * tasks ended, the PMIx server process too: let it finalize (and
+	 * sum up) first, after the last task's exit is handed over.
+	 */
+	if (st.active && st.step.pmixd &&
+	    atomic_fetch_add(&st.reaped, 1) + 1 ==
+		    layout_nlocal(&st.step.lay) &&
+	    agent_post(st.step.agent, send_fini, NULL) == 0)
+		pmixd_proc_wait_end(st.step.pmixd);
 }
 
 void stepd_fini(void)
