@@ -30,7 +30,6 @@ struct option_desc {
 };
 
 static const char *const policy_words[] = {"notify", "kill", "requeue", NULL};
-static const char *const server_words[] = {"stepd", "owner", NULL};
 
 static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_DEBUG] = {"PMIxevDebug", "SLURM_PMIXEV_DEBUG",
@@ -111,10 +110,6 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 					 0, 0,
 					 (1u << PMIXEV_MONITOR_NPOLICIES) - 1,
 					 "", 0, NULL, policy_words, true},
-	[PMIXEV_CONF_SERVER] = {"PMIxevServer", NULL,
-				offsetof(struct pmixev_conf, server), 0, 0,
-				PMIXEV_SERVER_STEPD, "", 0, NULL, server_words,
-				false},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -147,7 +142,6 @@ static const enum pmixev_conf_rule rules[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_LOG_MAIL] = PMIXEV_RULE_SITE,
 	[PMIXEV_CONF_MONITOR_POLICY] = PMIXEV_RULE_FREE,
 	[PMIXEV_CONF_MONITOR_ALLOWED] = PMIXEV_RULE_SITE,
-	[PMIXEV_CONF_SERVER] = PMIXEV_RULE_SITE,
 };
 
 static unsigned *member(struct pmixev_conf *conf, size_t idx)

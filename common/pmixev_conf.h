@@ -47,15 +47,7 @@ struct pmixev_conf {
 	unsigned monitor_policy;  /* PMIxevMonitorPolicy: a policy below */
 	unsigned monitor_allowed; /* PMIxevMonitorAllowed (site only): mask
 				     of the policies a job may choose */
-	/* Where the step's PMIx server runs (site only). */
-	unsigned server; /* PMIxevServer: enum pmixev_server */
 };
-
-/*
- * Where the step's PMIx server runs: in slurmstepd (as root, confined), or
- * in a process of the job owner (pmixev-pmixd; doc/pmix-server-as-owner.md).
- */
-enum pmixev_server { PMIXEV_SERVER_STEPD, PMIXEV_SERVER_OWNER };
 
 /* What a monitor alert leads to (jobmgmt/monitor.h). */
 enum pmixev_monitor_policy {
@@ -87,7 +79,6 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_LOG_MAIL,
 	PMIXEV_CONF_MONITOR_POLICY,
 	PMIXEV_CONF_MONITOR_ALLOWED,
-	PMIXEV_CONF_SERVER,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -29,10 +29,12 @@ as_owner() {
 install -m 0755 "$PMIXEV_TEST_CLIENTS/pmix_handshake" /tmp/26-pmix_handshake
 install -m 0755 "$PMIXEV_TEST_CLIENTS/pmix_intrude" /tmp/26-pmix_intrude
 
-# OpenPMIx's own listener is in a network of its own: the stepd's only
-# loopback listener is the gate, at the port its clients were given.
-mine=$(on_node n1 ss -Hltnp | grep "pid=$stepd," | grep -c "127\.0\.0\.1:")
-gate=$(on_node n1 ss -Hltnp | grep "pid=$stepd," | grep -c "127\.0\.0\.1:$port ")
+# OpenPMIx's own listener is in the network of the step's PMIx server
+# process: the only loopback listener of the stepd and its pmixev-pmixd in
+# the node's network is the gate, at the port its clients were given.
+pmixd=$(pgrep -P "$stepd" -x pmixev-pmixd)
+mine=$(on_node n1 ss -Hltnp | grep -E "pid=($stepd|${pmixd:-none})," | grep -c "127\.0\.0\.1:")
+gate=$(on_node n1 ss -Hltnp | grep -E "pid=($stepd|${pmixd:-none})," | grep -c "127\.0\.0\.1:$port ")
 [ "$mine" -eq 1 ] && [ "$gate" -eq 1 ]
 ok $? "the PMIx server is reached only through the gate ($mine loopback listener(s))"
 

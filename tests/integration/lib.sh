@@ -58,17 +58,6 @@ todo() {
 #   does not run succeeds without reaching the host (OpenPMIx 4.2-6.1
 #   pmix_psensor_base_start counts a sensor that passed it on as having
 #   taken it).
-#   wire-counts: a count in a client's message times the element's size
-#   wraps and the server unpacks into a block of a few bytes, which
-#   corrupts slurmstepd's heap (OpenPMIx 4.2 and 5.0: PMIX_INFO_CREATE and
-#   the unpack functions check neither).
-#   wire-union: a value typed as a struct (an info, a value, an app...)
-#   is unpacked into the value's 24-byte union, so nested infos in a
-#   client's message write past the block (OpenPMIx 4.2 to 6.1; fixed
-#   after 6.1 by refusing those types).
-#   wire-nokeys: the server reads the first key of a client's query that
-#   has none (OpenPMIx 5.0 pmix_parse_localquery; 4.2 passes the query
-#   through PMIx_Query_info_nb, which pmixev's guard covers).
 pmix_defect() {
 	case "$1:$PMIXEV_PMIX_VERSION" in
 	fence-status:5.* | fence-status:6.[01].*)
@@ -82,15 +71,6 @@ pmix_defect() {
 		;;
 	query-partial:4.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION's client drops the answers of a partially successful query"
-		;;
-	wire-counts:4.* | wire-counts:5.*)
-		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server trusts the counts in a client's message: a count that wraps makes slurmstepd write past a block"
-		;;
-	wire-union:4.* | wire-union:5.* | wire-union:6.0.* | wire-union:6.1.*)
-		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server unpacks a value of a struct type into the value's 24 bytes: a client's nested info writes past a block in slurmstepd"
-		;;
-	wire-nokeys:5.*)
-		echo "OpenPMIx $PMIXEV_PMIX_VERSION's server reads the first key of a client's query that has none"
 		;;
 	monitor-other:4.* | monitor-other:5.* | monitor-other:6.0.* | monitor-other:6.1.*)
 		echo "OpenPMIx $PMIXEV_PMIX_VERSION answers success to a monitor type it does not run, without asking the host"

@@ -322,27 +322,6 @@ static void test_event_slots(void **state)
 	assert_int_equal(pmixev_conf_event_slots(&c), 1);
 }
 
-/* PMIxevServer: a word, the site's alone; stepd by default. */
-static void test_server(void **state)
-{
-	struct pmixev_conf c;
-	char err[256];
-
-	(void)state;
-	pmixev_conf_defaults(&c);
-	assert_int_equal(c.server, PMIXEV_SERVER_STEPD);
-	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_SERVER, "owner", err,
-					 sizeof(err)),
-			 0);
-	assert_int_equal(c.server, PMIXEV_SERVER_OWNER);
-	assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_SERVER, "root", err,
-					 sizeof(err)),
-			 -1);
-	assert_int_equal(pmixev_conf_rule(PMIXEV_CONF_SERVER),
-			 PMIXEV_RULE_SITE);
-	assert_null(pmixev_conf_env(PMIXEV_CONF_SERVER));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,7 +336,6 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_event_slots),
-		cmocka_unit_test(test_server),
 	};
 
 	return cmocka_run_group_tests_name("conf", tests, NULL, NULL);

@@ -1,12 +1,15 @@
 /*
- * base/step.h - the one step a slurmstepd serves: its settings, its layout
- * and every part that serves it. stepd/stepd.c fills it at prefork (parts
- * in the order listed) and empties it at fini; each part is created with a
- * pointer to it and finds the parts it works with there.
+ * base/step.h - the one step a process serves: its settings, its layout
+ * and every part that serves it. In slurmstepd (root), stepd/stepd.c fills
+ * the root parts at prefork (in the order listed) and empties them at
+ * fini; in the PMIx server process (pmixev-pmixd, the job owner),
+ * pmixside/pmixd.c fills the pmix side's (pside, gate, pmix_uri) and
+ * leaves the rest NULL. Each part is created with a pointer to it and finds
+ * the parts it works with there.
  *
  * PMIx calls its upcalls without a host context, so they reach the step
  * through step_served(): set before PMIx_server_init, cleared after
- * PMIx_server_finalize, read-only in between.
+ * PMIx_server_finalize, read-only in between (the PMIx server process).
  *
  * Node loss: a part holding state about other nodes subscribes with
  * step_on_node_gone; the overlay reports each gone node once to
@@ -36,12 +39,10 @@ struct step {
 	char slurm_conf[512]; /* slurmstepd's slurm.conf, for the owner helper
 			       */
 	struct agent *agent;  /* pmixev's thread (base/agent.h) */
-	/* The pmix side (pmixside/side.h): the thread that stands for the
-	 * PMIx server process, and root's end of the channel to it, on `agent`,
-	 * whose frames root checks against `pmixd_lim`. */
-	struct pmixside *pside;
-	struct pmixd_proc *pmixd; /* PMIxevServer=owner: its process, and
-				     no pside, gate or srv here */
+	/* Root: the PMIx server process (pmixd/proc.h) and root's end of the
+	 * channel to it, on `agent`, whose frames root checks against
+	 * `pmixd_lim`. */
+	struct pmixd_proc *pmixd;
 	struct chan *chan;
 	bool tasks_ended; /* every local task ended (agent thread) */
 	struct pmixev_pmixd_bounds pmixd_lim;
@@ -54,7 +55,6 @@ struct step {
 	struct events *events;
 	struct clients *clients; /* the local processes' claims */
 	struct notify *notify;
-	struct pmix_gate *gate;
 	struct site *site;
 	struct helper *helper;	 /* the tree's root only */
 	struct watcher *watcher; /* the tree's root only */
@@ -66,10 +66,11 @@ struct step {
 	struct monitor *monitor; /* monitor alerts, the step's policy */
 	struct ckpt *ckpt;	 /* checkpoint requests to the ranks */
 	struct ckpt_cancel *ckpt_cancel; /* ... cancelled on every node */
-	struct server *srv;
-	/* This node's PMIx server as its clients reach it
-	 * ("NSPACE.srv.NODE;tcp4://..."): set by server_create, valid until
-	 * server_destroy. */
+	/* The PMIx server process: its side of the channel and its agent
+	 * (pmixside/side.h), the gate in front of the library, and the
+	 * server as its clients reach it ("NSPACE.srv.NODE;tcp4://..."). */
+	struct pmixside *pside;
+	struct pmix_gate *gate;
 	const char *pmix_uri;
 	struct {
 		step_gone_fn fn;

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include <pmix.h>
+#include <pmix_common.h>
 
 #include "overlay/overlay.h"
 #include "events/inject.h"
@@ -61,25 +61,27 @@ static void inject(struct events *ev, uint32_t src_node,
 	inject_send(ev->inject, &in, source);
 }
 
-/* A name for the log: pmixev's own codes are unknown to PMIx, and so are
- * a site's. */
+/* A name for the log: the constant's (the same with every OpenPMIx). */
 static const char *code_name(int code, char *buf, size_t len)
 {
-	const char *s;
-
+#define NAME(c)                                                                \
+	case c:                                                                \
+		return #c
 	switch (code) {
-	case PMIXEV_EVENT_TIME_LIMIT:
-		return "PMIXEV_EVENT_TIME_LIMIT";
-	case PMIXEV_EVENT_JOB_SUSPENDED:
-		return "PMIXEV_EVENT_JOB_SUSPENDED";
-	case PMIXEV_EVENT_JOB_RESUMED:
-		return "PMIXEV_EVENT_JOB_RESUMED";
-	case PMIXEV_EVENT_JOB_REQUEUED:
-		return "PMIXEV_EVENT_JOB_REQUEUED";
+		NAME(PMIX_ERR_PROC_ABORTED_BY_SIG);
+		NAME(PMIX_ERR_PROC_REQUESTED_ABORT);
+		NAME(PMIX_ERR_PROC_TERM_WO_SYNC);
+		NAME(PMIX_ERR_EXIT_NONZERO_TERM);
+		NAME(PMIX_EVENT_PROC_TERMINATED);
+		NAME(PMIX_EVENT_NODE_DOWN);
+		NAME(PMIX_EVENT_NODE_OFFLINE);
+		NAME(PMIX_JCTRL_PREEMPT_ALERT);
+		NAME(PMIXEV_EVENT_TIME_LIMIT);
+		NAME(PMIXEV_EVENT_JOB_SUSPENDED);
+		NAME(PMIXEV_EVENT_JOB_RESUMED);
+		NAME(PMIXEV_EVENT_JOB_REQUEUED);
 	}
-	s = PMIx_Error_string(code);
-	if (strcmp(s, "ERROR STRING NOT FOUND") != 0)
-		return s;
+#undef NAME
 	snprintf(buf, len, "event %d", code);
 	return buf;
 }

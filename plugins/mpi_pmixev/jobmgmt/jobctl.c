@@ -21,7 +21,7 @@
 #include "jobmgmt/ckpt.h"
 #include "jobmgmt/ckpt_cancel.h"
 #include "jobmgmt/tasksig.h"
-#include "pmixbase/status.h"
+#include "jobmgmt/pmixstatus.h"
 #include "pmixd/chan.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_ctl.h"
@@ -164,7 +164,7 @@ static void on_tasks(void *arg, unsigned done, unsigned failed, int err)
 			 done, failed,
 			 err == ESRCH ? "not running" : strerror(err));
 		st = done ? PMIX_ERR_PARTIAL_SUCCESS
-			  : status_from_errno(err ? err : ESRCH);
+			  : pmixstatus_from_errno(err ? err : ESRCH);
 	}
 	verdict(arg, st, why);
 }

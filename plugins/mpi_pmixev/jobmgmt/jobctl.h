@@ -36,7 +36,7 @@
  * SIGNAL, TERMINATE = SIGTERM, KILL = SIGKILL). Single ranks and
  * CHECKPOINT of other steps, and PROVISION are refused with
  * PMIX_ERR_NOT_SUPPORTED (the pmix side refuses them). The library
- * handles the cleanup directives itself (pmixbase/confine.h).
+ * handles the cleanup directives itself, as the job owner (pmixev-pmixd).
  *
  * slurmctld decides, as for the owner: another user's job is refused
  * (PMIX_ERR_NO_PERMISSIONS), a job that is gone is PMIX_ERR_NOT_FOUND.

@@ -69,8 +69,7 @@ static void emit(struct logpipe *lp)
 					 : PMIXEV_LOG_INFO;
 		text += 2;
 	}
-	pmixev_log(level, "pmix server: %s%s", text,
-		   lp->cut ? " [line cut]" : "");
+	pmixev_log(level, "%s%s", text, lp->cut ? " [line cut]" : "");
 }
 
 /* Take `n` bytes read: log every line they end. */

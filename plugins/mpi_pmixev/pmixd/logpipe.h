@@ -1,12 +1,13 @@
 /*
  * pmixd/logpipe.h - the PMIx server process's log lines (its stderr, a
  * pipe root reads on its agent): each line, at most LOGPIPE_LINE_MAX
- * bytes (longer ones are cut), goes to the slurmd log marked as that
- * process's, at the level its first character says (E, I, V, D; anything
- * else is info). The process runs as the job's user, so its lines are the
- * job's words: they pass pmixev_log's escaping like any other, and at most
- * `rate` per second are logged (PMIxevLogRate; the rest are counted and
- * summed up every 10 s and at the end).
+ * bytes (longer ones are cut), goes to the slurmd log with the step's
+ * context like root's own, at the level its first character says (E, I,
+ * V, D; anything else is info). The process runs as the job's user, so its
+ * lines are the job's words: they pass pmixev_log's escaping like any
+ * other, and at most `rate` per second are logged (PMIxevLogRate; the rest
+ * are counted and summed up, as "pmix server" lines, every 10 s and at the
+ * end).
  */
 #ifndef PMIXEV_PMIXD_LOGPIPE_H_
 #define PMIXEV_PMIXD_LOGPIPE_H_

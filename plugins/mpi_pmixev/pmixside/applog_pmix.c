@@ -12,7 +12,6 @@
 #include <pmix.h>
 
 #include "base/step.h"
-#include "pmixbase/confine.h"
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_ctl.h"
@@ -131,10 +130,6 @@ void applog_upcall(const pmix_proc_t *client, const pmix_info_t data[],
 	m->level = LOG_ERR;
 	read_client(lay, client, m);
 	applog_read(m, lay->step.id, data, ndata, directives, ndirs);
-	/* The library may carry out cleanups on this thread later. */
-	if (!confine_pmix_thread(lay->uid, lay->gid))
-		for (uint32_t i = 0; i < m->n; i++)
-			applog_refuse(&m->m[i], PMIX_ERR_NO_PERMISSIONS);
 	rc = send_log(p, c, m);
 	if (rc != PMIXEV_OK) {
 		/* Never answered from here (see applog_pmix.h). */

@@ -2,11 +2,10 @@
  * pmixside/applog_pmix.h - the PMIx_Log upcall: the pmix side's half of
  * PMIx_Log (root's, with the channels, is jobmgmt/applog.h).
  *
- * PMIx progress thread: the upcall reads the request (applog_read.h),
- * confines the thread (pmixbase/confine.h) and sends the request as a LOG
- * frame itself. The pmix side's agent answers PMIx with the status of
- * root's LOG_DONE, or PMIX_ERR_UNREACH when the channel to root closes
- * first; never the PMIx thread: the library holds a lock around the
+ * PMIx progress thread: the upcall reads the request (applog_read.h)
+ * and sends it as a LOG frame itself. The pmix side's agent answers PMIx with
+ * the status of root's LOG_DONE, or PMIX_ERR_UNREACH when the channel to root
+ * closes first; never the PMIx thread: the library holds a lock around the
  * upcall that its callback takes.
  */
 #ifndef PMIXEV_PMIXSIDE_APPLOG_PMIX_H_

@@ -11,7 +11,6 @@
 
 #include "base/step.h"
 #include "gate/gate.h"
-#include "pmixbase/confine.h"
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_msg.h"
@@ -121,8 +120,6 @@ pmix_status_t clients_upcall_connected(const pmix_proc_t *proc,
 	const struct step *s = step_served();
 
 	PMIXEV_DEBUG(2, "rank %u connected", proc->rank);
-	if (!confine_pmix_thread(s->lay.uid, s->lay.gid))
-		return PMIX_ERR_NO_PERMISSIONS;
 	pmix_gate_client_connected(s->gate, proc->rank);
 	if (local_rank(s->pside, proc))
 		send_state(s->pside, proc, PMIXEV_PMIXD_CONNECTED);

@@ -12,7 +12,6 @@
 #include <pmix.h>
 
 #include "base/step.h"
-#include "pmixbase/confine.h"
 #include "pmixbase/status.h"
 #include "pmixev_events.h"
 #include "pmixev_log.h"
@@ -124,9 +123,6 @@ pmix_status_t jobctl_upcall(const pmix_proc_t *requestor,
 	struct jobctl_req r = {.lay = lay};
 	pmix_status_t rc;
 
-	/* The library may carry out cleanups on this thread later. */
-	if (!confine_pmix_thread(lay->uid, lay->gid))
-		return PMIX_ERR_NO_PERMISSIONS;
 	/* Root takes a rank of the step, or none (a tool's, as claimed). */
 	r.m.rank = requestor && requestor->rank < lay->map.ntasks
 			   ? requestor->rank

@@ -2,13 +2,11 @@
  * pmixside/jobctl_pmix.h - PMIx_Job_control: the pmix side's half (root's,
  * which carries the request out, is jobmgmt/jobctl.h).
  *
- * PMIx progress thread: the upcall confines the thread (the library
- * carries out the cleanup directives on it, pmixbase/confine.h), reads
- * the request (jobctl_read.h: refused there with the reason in the
- * slurmd log) and sends it as a JOBCTL frame. A checkpoint is refused
- * with PMIX_ERR_NOT_SUPPORTED when this node does not watch for the
- * ranks' completions (ckpt_pmix.h). The pmix side's agent answers PMIx
- * once root's JOBCTL_DONE comes: its status, and when it failed with a
+ * PMIx progress thread: the upcall reads the request (jobctl_read.h: refused
+ * there with the reason in the slurmd log) and sends it as a JOBCTL frame. A
+ * checkpoint is refused with PMIX_ERR_NOT_SUPPORTED when this node does not
+ * watch for the ranks' completions (ckpt_pmix.h). The pmix side's agent answers
+ * PMIx once root's JOBCTL_DONE comes: its status, and when it failed with a
  * reason, PMIXEV_JCTRL_REASON (string); PMIX_ERR_UNREACH when the channel
  * to root closed first.
  */

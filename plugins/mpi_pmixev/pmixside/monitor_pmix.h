@@ -13,9 +13,8 @@
  * from another node), relays it to every other node like a client's event
  * (notify_pmix.h: every process of the step gets it once, whatever range
  * the requester gave) and sends it to root as MONITOR_ALERT. The file
- * monitor stats the file with the owner's file identity (the progress
- * thread is confined, pmixbase/confine.h): a file the owner cannot reach
- * is never seen and never alerts.
+ * monitor stats the file as the job owner (the process's identity): a
+ * file the owner cannot reach is never seen and never alerts.
  *
  * Other monitor types reach the host's monitor upcall: Slurm offers none
  * of them, so they are refused with PMIX_ERR_NOT_SUPPORTED and told to

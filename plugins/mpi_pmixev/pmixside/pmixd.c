@@ -177,6 +177,7 @@ static int serve(const struct pmixd_fds *fds,
 	cfg.gate = s.gate;
 	step_serve(&s);
 	if ((lib = pmixlib_start(&cfg, ports))) {
+		s.pmix_uri = pmixlib_uri(lib);
 		monitor_pmix_watch();
 		ckpt_pmix_watch(s.pside);
 		if (tools_rendezvous(m, ports) < 0)

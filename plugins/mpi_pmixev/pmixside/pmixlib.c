@@ -17,7 +17,6 @@
 #include <hwloc.h>
 #include <pmix.h>
 
-#include "pmixbase/confine.h"
 #include "pmixbase/guard.h"
 #include "pmixbase/nspace.h"
 #include "pmixev_cpubind.h"
@@ -29,7 +28,6 @@ struct pmixlib {
 	const struct layout *lay;
 	struct pmix_gate *gate;
 	const char *server_dir, *tmpdir, *nsdir;
-	bool confine;
 	bool pmix_up;
 	hwloc_topology_t topo;
 	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
@@ -226,8 +224,8 @@ static int init_pmix(struct pmixlib *srv)
 		return -1;
 	}
 	/* The library's monitors sample on its progress thread, which works
-	 * with the owner's file identity (pmixside/monitor_pmix.h), not on a thread
-	 * of their own. */
+	 * with the owner's file identity (pmixside/monitor_pmix.h), not on a
+	 * thread of their own. */
 	if (setenv("PMIX_MCA_psensor_base_use_separate_thread", "0", 1) < 0) {
 		PMIXEV_ERROR("cannot keep PMIx's monitors on its progress "
 			     "thread: %m");
@@ -253,33 +251,11 @@ static int init_pmix(struct pmixlib *srv)
 	return inside < 0 ? -1 : 0;
 }
 
-struct reg_wait {
-	struct sync s;
-	pthread_t caller; /* the caller's: never confined for good */
-	bool confine;
-	uid_t uid;
-	gid_t gid;
-};
-
-/* The namespace is registered, on the PMIx progress thread, which from
- * now on does file operations as the job owner (pmixbase/confine.h). */
-static void registered_cb(pmix_status_t status, void *cbdata)
-{
-	struct reg_wait *w = cbdata;
-
-	if (status == PMIX_SUCCESS && w->confine &&
-	    !pthread_equal(pthread_self(), w->caller) &&
-	    !confine_pmix_thread(w->uid, w->gid))
-		status = PMIX_ERR_NO_PERMISSIONS;
-	sync_cb(status, &w->s);
-}
-
 static int register_nspace(struct pmixlib *srv)
 {
 	const struct layout *lay = srv->lay;
 	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
-	struct reg_wait w = {SYNC_INIT, pthread_self(), srv->confine, lay->uid,
-			     lay->gid};
+	struct sync w = SYNC_INIT;
 	pmix_info_t *info = NULL;
 	size_t ninfo = 0;
 	pmix_status_t rc;
@@ -291,9 +267,9 @@ static int register_nspace(struct pmixlib *srv)
 		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);
 		return -1;
 	}
-	rc = sync_wait(&w.s, PMIx_server_register_nspace(
-				     lay->nspace, (int)layout_nlocal(lay), info,
-				     ninfo, registered_cb, &w));
+	rc = sync_wait(&w, PMIx_server_register_nspace(
+				   lay->nspace, (int)layout_nlocal(lay), info,
+				   ninfo, sync_cb, &w));
 	PMIX_INFO_FREE(info, ninfo);
 	if (rc != PMIX_SUCCESS) {
 		PMIXEV_ERROR("PMIx_server_register_nspace(%s): %s", lay->nspace,
@@ -383,7 +359,6 @@ struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
 	srv->server_dir = cfg->server_dir;
 	srv->tmpdir = cfg->tmpdir;
 	srv->nsdir = cfg->nsdir;
-	srv->confine = cfg->confine;
 	srv->event_cache = cfg->event_cache;
 	if (load_topology(srv, cfg->bind_type, cfg->bind_list) < 0) {
 		PMIXEV_ERROR("cannot load the node topology (hwloc)");
@@ -403,16 +378,10 @@ char *const *pmixlib_task_env(const struct pmixlib *l, uint32_t i)
 	return l->task_env && i < layout_nlocal(l->lay) ? l->task_env[i] : NULL;
 }
 
-/* Finalize, as the job owner where the caller is root. */
 static void finalize(struct pmixlib *srv)
 {
-	pmix_status_t rc;
+	pmix_status_t rc = PMIx_server_finalize();
 
-	if (srv->confine && confine_enter(srv->lay->uid, srv->lay->gid) < 0)
-		return; /* what it would release as root, it never does */
-	rc = PMIx_server_finalize();
-	if (srv->confine)
-		confine_leave();
 	if (rc != PMIX_SUCCESS)
 		PMIXEV_ERROR("PMIx_server_finalize: %s", PMIx_Error_string(rc));
 }

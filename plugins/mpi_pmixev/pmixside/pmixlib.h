@@ -27,9 +27,6 @@ struct pmixlib_cfg {
 	unsigned event_cache;	/* OpenPMIx's pmix_max_events */
 	uint32_t bind_type;	/* Slurm's CPU binding (pmixev_cpubind.h) */
 	const char *bind_list;
-	/* Root only: the library's thread works with the owner's file
-	 * identity from registration on, finalize too (pmixbase/confine.h). */
-	bool confine;
 };
 
 struct pmixlib;

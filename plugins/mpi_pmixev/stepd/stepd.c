@@ -21,15 +21,10 @@
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
 #include "pmixd/chan.h"
-#include "pmixside/ckpt_pmix.h"
 #include "pmixd/proc.h"
-#include "pmixside/listen.h"
-#include "pmixside/monitor_pmix.h"
-#include "pmixside/side.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
 #include "wireup/fence.h"
-#include "gate/gate.h"
 #include "events/clients.h"
 #include "events/inject.h"
 #include "events/notify.h"
@@ -43,7 +38,6 @@
 #include "jobmgmt/tasksig.h"
 #include "jobmgmt/ptable.h"
 #include "jobmgmt/query.h"
-#include "server/server.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
@@ -196,32 +190,26 @@ static int build_watcher(struct step *s)
 	return agent_post(s->agent, start_watcher, NULL);
 }
 
-/* Agent thread: the pmix side is gone; say why, fail what waits on it. */
+/* Agent thread: the PMIx server process is gone; say why, fail what waits
+ * on it. */
 static void pmix_side_gone(void *ctx, const char *why)
 {
 	struct step *s = ctx;
 	char ended[256];
 
-	if (s->pmixd && s->tasks_ended) {
-		/* Slurm's process tracking ends it with the tasks. */
-		pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
+	pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
+	if (s->tasks_ended)
+		/* FINI, or Slurm's process tracking with the tasks. */
 		PMIXEV_DEBUG(1,
 			     "the PMIx server process ended with the "
 			     "step's tasks here (%s)",
 			     ended);
-	} else if (s->pmixd) {
-		pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
+	else
 		PMIXEV_ERROR("the PMIx server process ended (%s; %s): this "
 			     "node's tasks lose their PMIx server, and the "
 			     "direct modex requests of other nodes it was "
 			     "serving fail",
 			     why, ended);
-	} else {
-		PMIXEV_ERROR("the channel to the pmix side closed (%s): the "
-			     "direct modex requests of other nodes it was "
-			     "serving fail",
-			     why);
-	}
 	fence_pmix_gone(s->fence);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
@@ -271,14 +259,9 @@ static int start_pmixd(struct step *s, const struct stepd_binding *bind)
 	return s->chan ? 0 : -1;
 }
 
-/*
- * The pmix side and the channel between it and the agent: a process of the
- * job owner, or (PMIxevServer=stepd) a thread of slurmstepd. 0, or -1.
- */
-static int build_pmix_side(struct step *s, const struct stepd_binding *bind)
+/* The bounds root checks the PMIx server process's messages against. */
+static void set_bounds(struct step *s)
 {
-	int fds[2];
-
 	s->pmixd_lim = (struct pmixev_pmixd_bounds){
 		.map = &s->lay.map,
 		.nodeid = s->lay.nodeid,
@@ -287,17 +270,6 @@ static int build_pmix_side(struct step *s, const struct stepd_binding *bind)
 		.event_max = (size_t)s->conf.event_kib << 10,
 		.publish_max = (size_t)s->conf.publish_mib << 20,
 	};
-	if (s->conf.server == PMIXEV_SERVER_OWNER)
-		return start_pmixd(s, bind);
-	if (chan_socketpair(fds) < 0)
-		return -1;
-	s->chan = chan_create(agent_base(s->agent), fds[0],
-			      PMIXEV_PMIXD_FROM_OWNER, on_pmix_side_closed, s);
-	s->pside = pmixside_create(&s->lay, &s->conf, fds[1]);
-	if (!s->chan || !s->pside)
-		return -1;
-	pmixside_listen_all(s->pside);
-	return 0;
 }
 
 static int build(struct step *s, const struct stepd_binding *bind)
@@ -328,7 +300,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 			     "or munge unavailable)");
 		return -1;
 	}
-	if (build_pmix_side(s, bind) < 0)
+	set_bounds(s);
+	if (start_pmixd(s, bind) < 0)
 		return -1;
 	if (!(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
@@ -342,8 +315,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->inject = inject_create(s)) ||
 	    !(s->events = events_create(s)) ||
 	    !(s->clients = clients_create(s)) ||
-	    !(s->notify = notify_create(s)) ||
-	    (!s->pmixd && !(s->gate = pmix_gate_create(lay->uid, lay->gid)))) {
+	    !(s->notify = notify_create(s))) {
 		PMIXEV_ERROR("cannot create the step's agent (out of memory "
 			     "or munge unavailable)");
 		return -1;
@@ -354,14 +326,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	overlay_on_lost(s->ov, on_lost, NULL);
 	/* Without it the step runs, only site events do not reach it. */
 	s->site = site_create(s);
-	if (!s->pmixd && !(s->srv = server_create(s, bind->type, bind->list)))
-		return -1;
-	if (s->pside) {
-		monitor_pmix_watch();
-		ckpt_pmix_watch(s->pside);
-	}
 	if (agent_start(s->agent) < 0 ||
-	    (s->pside && pmixside_start(s->pside) < 0) ||
 	    agent_post(s->agent, start_overlay, NULL) < 0) {
 		PMIXEV_ERROR("cannot start the agent thread: %m");
 		return -1;
@@ -478,14 +443,24 @@ static void ompi_ft_task(const mpi_plugin_task_info_t *task, char ***env)
 			    n ? ", which the job did not set" : "");
 }
 
-/* Owner mode: the PMIx server process's variables for task `rank`. */
+/* The PMIx server process's variables for task `rank`, into its Slurm
+ * env array (in the forked task). 0, or -1 (not a local rank). */
 static int task_vars(uint32_t rank, char ***env)
 {
 	char **vars;
 
 	if (pmixd_proc_task_vars(st.step.pmixd, rank, &vars) < 0)
 		return -1;
-	server_env_apply(vars, env);
+	for (char **e = vars; *e; e++) {
+		char *eq = strchr(*e, '='), name[256];
+		size_t n = eq ? (size_t)(eq - *e) : 0;
+
+		if (!n || n >= sizeof(name))
+			continue;
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		slurm_env_array_overwrite(env, name, eq + 1);
+	}
 	return 0;
 }
 
@@ -499,9 +474,7 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	}
 	PMIXEV_DEBUG(2, "task %u (local %d of %u) starting", task->gtaskid,
 		     task->ltaskid, task->ltasks);
-	if ((st.step.pmixd
-		     ? task_vars(task->gtaskid, env)
-		     : server_task_env(st.step.srv, task->gtaskid, env)) < 0) {
+	if (task_vars(task->gtaskid, env) < 0) {
 		fprintf(stderr,
 			"mpi/pmixev: rank %u is not in this step's "
 			"task map\n",
@@ -583,8 +556,6 @@ void stepd_fini(void)
 		agent_post(s->agent, leave, NULL);
 		agent_stop(s->agent);
 	}
-	pmixside_stop(s->pside);
-	server_destroy(s->srv);
 	monitor_destroy(s->monitor);
 	ckpt_destroy(s->ckpt);
 	watcher_destroy(s->watcher);
@@ -596,7 +567,6 @@ void stepd_fini(void)
 	ckpt_cancel_destroy(s->ckpt_cancel);
 	ptable_destroy(s->ptable);
 	site_destroy(s->site);
-	pmix_gate_destroy(s->gate);
 	notify_destroy(s->notify);
 	clients_destroy(s->clients);
 	events_destroy(s->events);
@@ -605,7 +575,6 @@ void stepd_fini(void)
 	dmodex_destroy(s->dmodex);
 	fence_destroy(s->fence);
 	chan_destroy(s->chan);
-	pmixside_destroy(s->pside);
 	pmixd_proc_destroy(s->pmixd);
 	overlay_destroy(s->ov);
 	agent_destroy(s->agent);
