@@ -129,6 +129,7 @@ wait_stable() {
 # build's files and pick up a rebuild in the middle of a run.
 snapshot_build() {
 	local SLURM_SYS_PLUGINDIR='' PMIXEV_MPI_PLUGIN='' PMIXEV_SPANK_PLUGIN='' PMIXEV_TEST_CLIENTS='' f
+	local PMIXEV_PMIXD_BUILT='' PMIXEV_OWNER_HELPER_BUILT='' PMIXEV_PMIX_GUARD_BUILT=
 	# shellcheck source=/dev/null
 	. "$PMIXEV_BUILDDIR/tests/cluster/build.env"
 	TMP=$(mktemp -d)
@@ -137,6 +138,12 @@ snapshot_build() {
 	install -d -m 0755 "$SNAP/plugins" "$SNAP/tests/cluster" "$SNAP/tests/clients"
 	for f in "$PMIXEV_MPI_PLUGIN" "$PMIXEV_SPANK_PLUGIN"; do
 		[[ -r $f ]] || die "plugin not built: $f"
+		wait_stable "$f"
+		install -m 0755 "$f" "$SNAP/plugins/"
+	done
+	# The step's PMIx server process, the owner helper, the query guard.
+	for f in "$PMIXEV_PMIXD_BUILT" "$PMIXEV_OWNER_HELPER_BUILT" "$PMIXEV_PMIX_GUARD_BUILT"; do
+		[[ -n $f && -r $f ]] || continue
 		wait_stable "$f"
 		install -m 0755 "$f" "$SNAP/plugins/"
 	done
@@ -152,6 +159,11 @@ snapshot_build() {
 			PMIXEV_MPI_PLUGIN "$SNAP/plugins/${PMIXEV_MPI_PLUGIN##*/}" \
 			PMIXEV_SPANK_PLUGIN "$SNAP/plugins/${PMIXEV_SPANK_PLUGIN##*/}" \
 			PMIXEV_TEST_CLIENTS "$SNAP/tests/clients"
+		for f in PMIXEV_PMIXD_BUILT PMIXEV_OWNER_HELPER_BUILT PMIXEV_PMIX_GUARD_BUILT; do
+			if [[ -n ${!f} && -r $SNAP/plugins/${!f##*/} ]]; then
+				printf '%s=%q\n' "$f" "$SNAP/plugins/${!f##*/}"
+			fi
+		done
 	} >"$SNAP/tests/cluster/build.env"
 	PLUGIN_ID="mpi_pmixev.so $(date -u -r "$PMIXEV_MPI_PLUGIN" '+%Y-%m-%d %H:%M UTC'), sha256 $(sha256sum "$PMIXEV_MPI_PLUGIN" | cut -c1-12)"
 	export PMIXEV_BUILDDIR=$SNAP

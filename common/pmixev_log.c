@@ -9,6 +9,7 @@
 #include "pmixev_log.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -123,6 +124,16 @@ void pmixev_log_debug(unsigned dbg, const char *fmt, ...)
 	va_start(ap, fmt);
 	emit(dbg <= debug_level ? PMIXEV_LOG_INFO : PMIXEV_LOG_DEBUG, fmt, ap);
 	va_end(ap);
+}
+
+bool pmixev_log_take(void)
+{
+	uint64_t said = 0;
+	int ok = take_line(&said);
+
+	if (said)
+		summarise(said, "");
+	return ok;
 }
 
 void pmixev_log_flush(void)

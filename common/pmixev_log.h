@@ -11,6 +11,8 @@
 #ifndef PMIXEV_LOG_H_
 #define PMIXEV_LOG_H_
 
+#include <stdbool.h>
+
 enum pmixev_log_level {
 	PMIXEV_LOG_ERROR,
 	PMIXEV_LOG_INFO,
@@ -33,6 +35,13 @@ void pmixev_log_set_debug(unsigned level, unsigned rate);
 
 /* Say how many debug lines were suppressed since the last summary. */
 void pmixev_log_flush(void);
+
+/*
+ * Whether one more line fits this second's PMIxevLogRate, the budget of
+ * raised debug lines (for lines root logs for another process: the PMIx
+ * server's). When it does not, it is counted and summed up as those are.
+ */
+bool pmixev_log_take(void);
 
 void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

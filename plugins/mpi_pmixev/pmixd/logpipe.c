@@ -11,57 +11,26 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "pmixev_log.h"
 
-#define SUM_EVERY_SEC 10
-
 struct logpipe {
 	int fd;
 	struct event *rd;
-	unsigned rate;
 	char line[LOGPIPE_LINE_MAX + 1];
 	size_t len;
 	bool cut; /* the current line was longer than LOGPIPE_LINE_MAX */
-	time_t second, last_sum;
-	unsigned used;
-	uint64_t held, held_all;
 };
-
-static void sum_up(struct logpipe *lp, const char *when)
-{
-	if (!lp->held)
-		return;
-	PMIXEV_INFO("pmix server: %llu line(s) over PMIxevLogRate=%u per "
-		    "second not logged%s (%llu in all)",
-		    (unsigned long long)lp->held, lp->rate, when,
-		    (unsigned long long)lp->held_all);
-	lp->held = 0;
-}
 
 /* One whole line (NUL-terminated in lp->line). */
 static void emit(struct logpipe *lp)
 {
-	time_t now = time(NULL);
 	const char *text = lp->line;
 	enum pmixev_log_level level = PMIXEV_LOG_INFO;
 
-	if (now != lp->second) {
-		lp->second = now;
-		lp->used = 0;
-	}
-	if (lp->rate && lp->used >= lp->rate) {
-		lp->held++;
-		lp->held_all++;
+	if (!pmixev_log_take())
 		return;
-	}
-	lp->used++;
-	if (now - lp->last_sum >= SUM_EVERY_SEC) {
-		lp->last_sum = now;
-		sum_up(lp, "");
-	}
 	if (text[0] && text[1] == ' ' && strchr("EIVD", text[0])) {
 		level = text[0] == 'E'	 ? PMIXEV_LOG_ERROR
 			: text[0] == 'V' ? PMIXEV_LOG_VERBOSE
@@ -114,7 +83,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 		event_del(lp->rd);
 }
 
-struct logpipe *logpipe_create(struct event_base *base, int fd, unsigned rate)
+struct logpipe *logpipe_create(struct event_base *base, int fd)
 {
 	struct logpipe *lp = calloc(1, sizeof(*lp));
 
@@ -129,8 +98,6 @@ struct logpipe *logpipe_create(struct event_base *base, int fd, unsigned rate)
 		return NULL;
 	}
 	lp->fd = fd;
-	lp->rate = rate;
-	lp->last_sum = time(NULL);
 	return lp;
 }
 
@@ -143,7 +110,6 @@ void logpipe_destroy(struct logpipe *lp)
 		lp->line[lp->len] = '\0';
 		emit(lp);
 	}
-	sum_up(lp, " during the step");
 	event_free(lp->rd);
 	close(lp->fd);
 	free(lp);

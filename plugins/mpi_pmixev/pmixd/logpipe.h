@@ -5,9 +5,9 @@
  * context like root's own, at the level its first character says (E, I,
  * V, D; anything else is info). The process runs as the job's user, so its
  * lines are the job's words: they pass pmixev_log's escaping like any
- * other, and at most `rate` per second are logged (PMIxevLogRate; the rest
- * are counted and summed up, as "pmix server" lines, every 10 s and at the
- * end).
+ * other, and share the budget of root's raised debug lines (PMIxevLogRate
+ * per second: pmixev_log_take; the rest are counted and summed up with
+ * those).
  */
 #ifndef PMIXEV_PMIXD_LOGPIPE_H_
 #define PMIXEV_PMIXD_LOGPIPE_H_
@@ -19,9 +19,9 @@
 struct logpipe;
 
 /* Read `fd` (taken) on `base`. NULL when out of memory (fd closed). */
-struct logpipe *logpipe_create(struct event_base *base, int fd, unsigned rate);
+struct logpipe *logpipe_create(struct event_base *base, int fd);
 
-/* Log what is left to read now, the last sum, and free. NULL-safe. */
+/* Log what is left to read now, and free. NULL-safe. */
 void logpipe_destroy(struct logpipe *lp);
 
 #endif /* PMIXEV_PMIXD_LOGPIPE_H_ */

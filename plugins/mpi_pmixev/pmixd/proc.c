@@ -273,8 +273,7 @@ static int launch(struct pmixd_proc *p, int chan,
 			 owner_proc_looked(p->op));
 		return -1;
 	}
-	p->log = logpipe_create(agent_base(p->s->agent), err_fd,
-				p->s->conf.log_rate);
+	p->log = logpipe_create(agent_base(p->s->agent), err_fd);
 	return 0;
 }
 
