@@ -60,6 +60,7 @@ static struct {
 	atomic_bool leaving; /* the step ends here (set by fini) */
 	uint32_t exited;     /* local tasks that ended (agent thread) */
 	atomic_uint reaped;  /* ... as Slurm reaped them (its thread) */
+	bool fini_sent;	     /* the PMIx server process was told to end */
 	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -112,12 +113,11 @@ static void on_lost(void *ctx, uint32_t node, const char *why, bool ended)
 /* Agent thread: the PMIx server process finalizes and ends (once). */
 static void send_fini(void *arg)
 {
-	static bool sent;
 	struct pmixev_buf fini;
 
-	if (!st.step.pmixd || sent)
+	if (!st.step.pmixd || st.fini_sent)
 		return;
-	sent = true;
+	st.fini_sent = true;
 	pmixev_buf_init(&fini);
 	chan_frame_begin(&fini);
 	chan_send(st.step.chan, PMIXEV_PMIXD_FINI, &fini);
@@ -190,16 +190,20 @@ static int build_watcher(struct step *s)
 	return agent_post(s->agent, start_watcher, NULL);
 }
 
-/* Agent thread: the PMIx server process is gone; say why, fail what waits
- * on it. */
+/* Agent thread: root's end of the channel to the PMIx server process
+ * closed: say why, fail what waits on it. */
 static void pmix_side_gone(void *ctx, const char *why)
 {
 	struct step *s = ctx;
 	char ended[256];
 
 	pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
-	if (s->tasks_ended)
-		/* FINI, or Slurm's process tracking with the tasks. */
+	/*
+	 * Expected once root sent FINI, or once Slurm reaped every task here
+	 * (its process tracking ends what is left of the step): a debug
+	 * line. Otherwise the tasks still need it.
+	 */
+	if (st.fini_sent || atomic_load(&st.reaped) >= layout_nlocal(&s->lay))
 		PMIXEV_DEBUG(1,
 			     "the PMIx server process ended with the "
 			     "step's tasks here (%s)",
@@ -213,26 +217,6 @@ static void pmix_side_gone(void *ctx, const char *why)
 	fence_pmix_gone(s->fence);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
-}
-
-/* Agent thread: the exits of tasks Slurm saw end before it are counted
- * first (posted before this). */
-static void pmix_side_gone_agent(void *arg)
-{
-	pmix_side_gone(&st.step, arg);
-	free(arg);
-}
-
-/* Agent thread: root's end of the channel to the pmix side closed. */
-static void on_pmix_side_closed(void *ctx, const char *why)
-{
-	char *copy = strdup(why);
-
-	if (!copy ||
-	    agent_post(st.step.agent, pmix_side_gone_agent, copy) < 0) {
-		free(copy);
-		pmix_side_gone(ctx, why);
-	}
 }
 
 /*
@@ -255,7 +239,7 @@ static int start_pmixd(struct step *s, const struct stepd_binding *bind)
 		return -1;
 	}
 	s->chan = chan_create(agent_base(s->agent), fd, PMIXEV_PMIXD_FROM_OWNER,
-			      on_pmix_side_closed, s);
+			      pmix_side_gone, s);
 	return s->chan ? 0 : -1;
 }
 
