@@ -74,7 +74,17 @@ for _ in $(seq 100); do
 	[ "$(squeue -h -j "$batch" -t R -o %i)" = "$batch" ] && break
 	sleep 0.2
 done
-comment() { scontrol show job "$batch" | sed -n 's/^ *Comment=\(.*[^ ]\) *$/\1/p'; }
+# The job's comment (Slurm 24.11's slurmctld sometimes answers scontrol
+# late: asked again, up to 5 times).
+comment() {
+	local c i
+	for i in 1 2 3 4 5; do
+		c=$(scontrol show job "$batch" 2>/dev/null) &&
+			printf '%s\n' "$c" | grep -q '^ *Comment=' && break
+		sleep 1
+	done
+	printf '%s\n' "$c" | sed -n 's/^ *Comment=\(.*[^ ]\) *$/\1/p'
+}
 # A step in the batch job; a step slurmctld lost is run once more.
 in_job() {
 	run_step --jobid="$batch" --overlap --mpi=pmixev -N1 -n1 "$@"

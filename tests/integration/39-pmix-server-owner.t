@@ -68,7 +68,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$rc" -ne 0 ] && [ "$ms" -lt 20000 ] && grep -q "PMIx server process ended" "$log"
 ok $? "its PMIx server killed by the user: srun ends in $ms ms (rc $rc) and says why" ||
 	sed 's/^/#   /' "$log" >&2 | tail -n 20
-kill -0 "$sd" 2>/dev/null || wait_log "$(slurmd_log n2)" "\[$job\.0\] done with (job|step)" 10
+kill -0 "$sd" 2>/dev/null || wait_log "$(slurmd_log n2)" "\[$job\.0\] (stepd_cleanup: )?done with (job|step)" 10
 ok $? "n2's slurmstepd ended the step itself"
 
 mv "$prog" "$aside"
