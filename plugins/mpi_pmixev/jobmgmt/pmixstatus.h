@@ -10,8 +10,7 @@
 #include <stdint.h>
 
 /*
- * The status for a system call's failure `err` (an errno value), as
- * pmixbase/status.h's status_from_errno makes it: ETIMEDOUT ->
+ * The status for a system call's failure `err` (an errno value): ETIMEDOUT ->
  * PMIX_ERR_TIMEOUT, EHOSTUNREACH -> _UNREACH, ESRCH -> _NOT_FOUND,
  * EAGAIN/ENOBUFS/EBUSY -> _OUT_OF_RESOURCE, EACCES/EPERM ->
  * _NO_PERMISSIONS, ENOMEM -> _NOMEM, any other -> _NOT_AVAILABLE.

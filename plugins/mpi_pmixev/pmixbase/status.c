@@ -29,29 +29,6 @@ static const pmix_status_t to_pmix[PMIXEV_RESULT_COUNT] = {
 	[PMIXEV_ERR_NO_PERMISSIONS] = PMIX_ERR_NO_PERMISSIONS,
 };
 
-pmix_status_t status_from_errno(int err)
-{
-	switch (err) {
-	case ETIMEDOUT:
-		return PMIX_ERR_TIMEOUT;
-	case EHOSTUNREACH:
-		return PMIX_ERR_UNREACH;
-	case ESRCH:
-		return PMIX_ERR_NOT_FOUND;
-	case EAGAIN:
-	case ENOBUFS:
-	case EBUSY:
-		return PMIX_ERR_OUT_OF_RESOURCE;
-	case EACCES:
-	case EPERM:
-		return PMIX_ERR_NO_PERMISSIONS;
-	case ENOMEM:
-		return PMIX_ERR_NOMEM;
-	default:
-		return PMIX_ERR_NOT_AVAILABLE;
-	}
-}
-
 pmix_status_t status_to_pmix(enum pmixev_result r)
 {
 	return pmixev_result_valid(r) ? to_pmix[r] : PMIX_ERROR;

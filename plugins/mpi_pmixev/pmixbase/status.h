@@ -1,5 +1,5 @@
 /*
- * pmixbase/status.h - where pmixev's result codes (pmixev_result.h), errno and
+ * pmixbase/status.h - where pmixev's result codes (pmixev_result.h) and
  * PMIx statuses meet: the one conversion each way, and the answers to upcalls
  * through their PMIx callbacks. The engines (fence, direct modex, the
  * publish directory) and the overlay speak pmixev results only; an
@@ -19,14 +19,6 @@
 
 /* The PMIx status for `r` (PMIX_ERROR for PMIXEV_ERR_FAILED). */
 pmix_status_t status_to_pmix(enum pmixev_result r);
-
-/*
- * The PMIx status for a system call's failure `err` (an errno value):
- * ETIMEDOUT -> PMIX_ERR_TIMEOUT, EHOSTUNREACH -> _UNREACH, ESRCH ->
- * _NOT_FOUND, EAGAIN/ENOBUFS/EBUSY -> _OUT_OF_RESOURCE, EACCES/EPERM ->
- * _NO_PERMISSIONS, ENOMEM -> _NOMEM, any other -> _NOT_AVAILABLE.
- */
-pmix_status_t status_from_errno(int err);
 
 /*
  * The result for a status PMIx gave us (PMIx_server_dmodex_request):
