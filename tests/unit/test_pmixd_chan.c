@@ -9,7 +9,8 @@
  * once it is closed, and an answer for an unknown id closes it. Sends from
  * another thread: a frame larger than the socket buffer is finished by the
  * owner after the kick, and a write error that thread meets closes the
- * channel on the owner's thread.
+ * channel on the owner's thread. A peer that does not read closes the
+ * channel once its queue bound is reached.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -211,6 +212,34 @@ static void test_large_frame(void **state)
 	chan_destroy(pmix);
 }
 
+/* A peer that does not read: frames wait within the bound; the one
+ * beyond it closes the channel once, with the reason. */
+static void test_queue_bound(void **state)
+{
+	struct fixture *f = *state;
+	struct seen ps = {0};
+	struct chan *pmix = chan_create(f->base, f->fds[1],
+					PMIXEV_PMIXD_FROM_ROOT, on_close, &ps);
+	struct pmixev_buf b;
+
+	f->fds[1] = -1;
+	assert_non_null(pmix);
+	chan_set_max_queued(pmix, 4u << 20);
+	for (uint64_t id = 1; id <= 3; id++) {
+		fence_frame(&b, id, 1u << 20);
+		assert_int_equal(chan_send(pmix, PMIXEV_PMIXD_FENCE, &b), 0);
+	}
+	assert_int_equal(ps.closed, 0);
+	fence_frame(&b, 4, 2u << 20);
+	assert_int_equal(chan_send(pmix, PMIXEV_PMIXD_FENCE, &b), -1);
+	assert_int_equal(ps.closed, 1);
+	assert_non_null(strstr(ps.why, "does not read"));
+	fence_frame(&b, 5, 16);
+	assert_int_equal(chan_send(pmix, PMIXEV_PMIXD_FENCE, &b), -1);
+	assert_int_equal(ps.closed, 1);
+	chan_destroy(pmix);
+}
+
 struct sender {
 	struct chan *l;
 	size_t ndata;
@@ -362,7 +391,7 @@ static void test_malformed_body(void **state)
 	/* ranks[1] (5) at header + id 8 + kind 1 + all 1 + nranks 4 + 4 */
 	b.data[PMIXEV_PMIXD_HDR_LEN + 18 + 3] = 99;
 	closes_on(f, b.data, b.len);
-	assert_string_equal(f->rs.why, "a malformed message");
+	assert_string_equal(f->rs.why, "a malformed FENCE message");
 	assert_int_equal(f->rs.frames, 0);
 	pmixev_buf_release(&b);
 }
@@ -497,7 +526,7 @@ static void test_unknown_id(void **state)
 		chan_send_data(f->root, PMIXEV_PMIXD_DMODEX_DONE, &done), 0);
 	spin(f);
 	assert_int_equal(ps.closed, 1);
-	assert_string_equal(ps.why, "a malformed message");
+	assert_string_equal(ps.why, "a malformed DMODEX_DONE message");
 	assert_int_equal(a.n, 1);
 	assert_int_equal(a.result, PMIXEV_ERR_UNREACH);
 	assert_int_equal(f->rs.closed, 1); /* root saw EOF */
@@ -515,6 +544,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_large_frame, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_oversize, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_bound, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_side, setup,

@@ -23,6 +23,7 @@
 
 #include "base/layout.h"
 #include "pmixev_conf.h"
+#include "pmixev_pmixd_budget.h"
 #include "pmixev_pmixd_msg.h"
 
 #define STEP_MAX_SUBSCRIBERS 16
@@ -41,11 +42,12 @@ struct step {
 	struct agent *agent;  /* pmixev's thread (base/agent.h) */
 	/* Root: the PMIx server process (pmixd/proc.h) and root's end of the
 	 * channel to it, on `agent`, whose frames root checks against
-	 * `pmixd_lim`. */
+	 * `pmixd_lim`, and whose requests it carries within `pmixd_budget`. */
 	struct pmixd_proc *pmixd;
 	struct chan *chan;
 	bool tasks_ended; /* every local task ended (agent thread) */
 	struct pmixev_pmixd_bounds pmixd_lim;
+	struct pmixev_pmixd_budget pmixd_budget;
 	struct auth *auth;
 	struct overlay *ov;
 	struct fence *fence;

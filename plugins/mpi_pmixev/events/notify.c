@@ -41,8 +41,14 @@ static int on_frame(void *ctx, struct pmixev_buf *body)
 		inject_undelivered(n->inject, source,
 				   "out of memory: not relayed to the other "
 				   "nodes");
-	} else {
-		overlay_broadcast(n->ov, PMIXEV_MSG_NOTIFY, out.data, out.len);
+	} else if (overlay_broadcast(n->ov, PMIXEV_MSG_NOTIFY, out.data,
+				     out.len)) {
+		char source[64];
+
+		snprintf(source, sizeof(source), "rank@%u", m.rank);
+		inject_undelivered(n->inject, source,
+				   "not relayed to every node: over "
+				   "PMIxevOverlayMax");
 	}
 	pmixev_buf_release(&out);
 	return 0;

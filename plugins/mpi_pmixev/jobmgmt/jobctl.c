@@ -22,6 +22,7 @@
 #include "jobmgmt/ckpt_cancel.h"
 #include "jobmgmt/tasksig.h"
 #include "jobmgmt/pmixstatus.h"
+#include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_ctl.h"
@@ -78,6 +79,7 @@ static void call_free(struct ctl_call *c)
 {
 	if (c->deadline)
 		event_free(c->deadline);
+	pmixev_pmixd_budget_give(&c->jc->s->pmixd_budget, PMIXEV_PMIXD_JOBCTL);
 	free(c);
 }
 
@@ -368,7 +370,15 @@ static int on_frame(void *ctx, struct pmixev_buf *body)
 		send_done(jc->s->chan, m.id, PMIX_ERR_BAD_PARAM, why);
 		return 0;
 	}
+	if (!carry_take(&jc->s->pmixd_budget, PMIXEV_PMIXD_JOBCTL)) {
+		jc->refused++;
+		send_done(jc->s->chan, m.id, PMIX_ERR_OUT_OF_RESOURCE,
+			  "too many job-control requests in flight");
+		return 0;
+	}
 	if (!(c = calloc(1, sizeof(*c)))) {
+		pmixev_pmixd_budget_give(&jc->s->pmixd_budget,
+					 PMIXEV_PMIXD_JOBCTL);
 		jc->refused++;
 		send_done(jc->s->chan, m.id, PMIX_ERR_NOMEM, "out of memory");
 		return 0;

@@ -13,6 +13,7 @@
 
 #include "jobmgmt/ptable.h"
 #include "ownerhelper/jobinfo.h"
+#include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_ctl.h"
@@ -28,6 +29,7 @@ struct slot {
 /* A QUERY of the pmix side, until every item is answered. */
 struct query_frame {
 	struct chan *chan;
+	struct pmixev_pmixd_budget *budget;
 	unsigned outstanding; /* answers awaited, and one until all asked */
 	struct slot slot[PMIXEV_PMIXD_ITEMS_MAX];
 	struct pmixev_pmixd_query_done done; /* its resp and pt.e: ours */
@@ -81,6 +83,7 @@ static void settle(struct query_frame *q)
 		return;
 	send_done(q->chan, &q->done);
 	pmixev_pmixd_query_done_release(&q->done);
+	pmixev_pmixd_budget_give(q->budget, PMIXEV_PMIXD_QUERY);
 	free(q);
 }
 
@@ -154,6 +157,18 @@ static enum pmixev_owner_op owner_op(const struct pmixev_pmixd_qitem *it)
 	return it->job ? PMIXEV_OWNER_OTHER_JOB : PMIXEV_OWNER_JOB_STATE;
 }
 
+/* Answer every item of `m` with `result`. */
+static void refuse(struct chan *l, const struct pmixev_pmixd_query *m,
+		   enum pmixev_result result)
+{
+	struct pmixev_pmixd_query_done no = {.id = m->id, .n = m->n};
+
+	for (uint32_t i = 0; i < m->n; i++)
+		no.a[i] = (struct pmixev_pmixd_qanswer){.key = m->item[i].key,
+							.result = result};
+	send_done(l, &no);
+}
+
 static int on_query(void *ctx, struct pmixev_buf *body)
 {
 	struct step *s = ctx;
@@ -162,17 +177,17 @@ static int on_query(void *ctx, struct pmixev_buf *body)
 
 	if (pmixev_pmixd_query_unpack(body, &m) < 0)
 		return -1;
+	if (!carry_take(&s->pmixd_budget, PMIXEV_PMIXD_QUERY)) {
+		refuse(s->chan, &m, PMIXEV_ERR_OVER_BUDGET);
+		return 0;
+	}
 	if (!(q = calloc(1, sizeof(*q)))) {
-		struct pmixev_pmixd_query_done nomem = {.id = m.id, .n = m.n};
-
-		for (uint32_t i = 0; i < m.n; i++)
-			nomem.a[i] = (struct pmixev_pmixd_qanswer){
-				.key = m.item[i].key,
-				.result = PMIXEV_ERR_NOMEM};
-		send_done(s->chan, &nomem);
+		pmixev_pmixd_budget_give(&s->pmixd_budget, PMIXEV_PMIXD_QUERY);
+		refuse(s->chan, &m, PMIXEV_ERR_NOMEM);
 		return 0;
 	}
 	q->chan = s->chan;
+	q->budget = &s->pmixd_budget;
 	q->done.id = m.id;
 	q->done.n = m.n;
 	q->outstanding = 1; /* until every item is under way */

@@ -208,27 +208,36 @@ int link_send(struct link *l, uint8_t type, uint32_t src, uint32_t dst,
 	return enqueue(l, type, src, dst, data, len);
 }
 
-void links_flood(struct links *ls, const struct link *from, uint32_t origin,
-		 uint8_t type, const void *data, size_t len)
+unsigned links_flood(struct links *ls, const struct link *from, uint32_t origin,
+		     uint8_t type, const void *data, size_t len)
 {
+	unsigned over = 0;
+
 	if (ls->parent.peer != PMIXEV_TREE_NONE && &ls->parent != from &&
 	    link_send(&ls->parent, type, origin, PMIXEV_NODE_ANY, data, len) <
-		    0)
+		    0) {
+		over += ls->parent.over;
 		PMIXEV_DEBUG(1,
 			     "overlay: %s from node %u not passed to the "
-			     "parent: it is gone",
+			     "parent: it is gone or over its budget",
 			     pmixev_msg_type_name(type), origin);
+	}
 	for (uint32_t i = 0; i < ls->nchildren; i++) {
 		struct link *c = &ls->children[i];
 
 		if (c != from && !c->dead &&
-		    link_send(c, type, origin, PMIXEV_NODE_ANY, data, len) < 0)
+		    link_send(c, type, origin, PMIXEV_NODE_ANY, data, len) <
+			    0) {
+			over += c->over;
 			PMIXEV_DEBUG(1,
 				     "overlay: %s from node %u not passed "
-				     "to child node %u: it is gone",
+				     "to child node %u: it is gone or over "
+				     "its budget",
 				     pmixev_msg_type_name(type), origin,
 				     c->peer);
+		}
 	}
+	return over;
 }
 
 void link_cut(struct link *l)

@@ -104,10 +104,11 @@ int link_send(struct link *l, uint8_t type, uint32_t src, uint32_t dst,
 /*
  * A broadcast from `origin`: over every live link to a parent or child
  * but `from` (NULL: all). The links form a tree, so each node gets it
- * once, whatever shape the tree healed into.
+ * once, whatever shape the tree healed into. The number of live links
+ * that refused it (over their budget): their side of the tree misses it.
  */
-void links_flood(struct links *ls, const struct link *from, uint32_t origin,
-		 uint8_t type, const void *data, size_t len);
+unsigned links_flood(struct links *ls, const struct link *from, uint32_t origin,
+		     uint8_t type, const void *data, size_t len);
 
 /* Close the connection, no hook called; queued frames stay. */
 void link_cut(struct link *l);

@@ -10,13 +10,16 @@
 
 #include "overlay/overlay.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "overlay/handshake.h"
 #include "overlay/heal.h"
 #include "overlay/link.h"
 #include "overlay/nodeaddr.h"
+#include "pmixev_buf.h"
 #include "pmixev_log.h"
+#include "pmixev_proto.h"
 #include "overlay/liveness.h"
 #include "overlay/route.h"
 
@@ -95,10 +98,25 @@ int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
 	return route_send(ov->rt, dst, type, data, len);
 }
 
-void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
-		       size_t len)
+int overlay_tell_srun(struct overlay *ov, const char *text)
 {
-	route_broadcast(ov->rt, type, data, len);
+	struct pmixev_notice_msg m;
+	struct pmixev_buf b;
+	int rc = -1;
+
+	snprintf(m.text, sizeof(m.text), "%s", text);
+	pmixev_buf_init(&b);
+	if (pmixev_notice_pack(&b, &m) == 0)
+		rc = overlay_send(ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_NOTICE,
+				  b.data, b.len);
+	pmixev_buf_release(&b);
+	return rc;
+}
+
+unsigned overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
+			   size_t len)
+{
+	return route_broadcast(ov->rt, type, data, len);
 }
 
 void overlay_leave(struct overlay *ov)

@@ -97,11 +97,19 @@ int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
 void overlay_leave(struct overlay *ov);
 
 /*
- * Send a message to every other node of the step along the tree (each gets
- * it once; their handlers see this node as src). On the agent thread.
+ * Show `text` to the user: srun prints it as an error naming this node
+ * (a NOTICE). On the agent thread. 0, or -1 when srun is unreachable.
  */
-void overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
-		       size_t len);
+int overlay_tell_srun(struct overlay *ov, const char *text);
+
+/*
+ * Send a message to every other node of the step along the tree (each gets
+ * it once; their handlers see this node as src). On the agent thread. The
+ * number of this node's links that refused it, over PMIxevOverlayMax (the
+ * nodes behind them miss it; logged once per episode by the link).
+ */
+unsigned overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
+			   size_t len);
 
 uint32_t overlay_self(const struct overlay *ov);
 

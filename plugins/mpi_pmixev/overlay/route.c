@@ -160,10 +160,10 @@ int route_send(struct route *rt, uint32_t dst, uint8_t type, const void *data,
 	return link_send(l, type, rt->ls->self, dst, data, len);
 }
 
-void route_broadcast(struct route *rt, uint8_t type, const void *data,
-		     size_t len)
+unsigned route_broadcast(struct route *rt, uint8_t type, const void *data,
+			 size_t len)
 {
-	links_flood(rt->ls, NULL, rt->ls->self, type, data, len);
+	return links_flood(rt->ls, NULL, rt->ls->self, type, data, len);
 }
 
 void route_destroy(struct route *rt)

@@ -31,9 +31,9 @@ void route_on(struct route *rt, uint8_t type, route_handler_fn fn, void *ctx);
 int route_send(struct route *rt, uint32_t dst, uint8_t type, const void *data,
 	       size_t len);
 
-/* To every other node, each once. */
-void route_broadcast(struct route *rt, uint8_t type, const void *data,
-		     size_t len);
+/* To every other node, each once; links_flood's count of refusals. */
+unsigned route_broadcast(struct route *rt, uint8_t type, const void *data,
+			 size_t len);
 
 void route_destroy(struct route *rt);
 

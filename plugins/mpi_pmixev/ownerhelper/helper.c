@@ -108,16 +108,8 @@ static void close_channel(struct helper *o)
 /* Show `text` to the user: srun prints it. */
 static void tell_srun(struct helper *o, const char *text)
 {
-	struct pmixev_notice_msg m;
-	struct pmixev_buf b;
-
-	snprintf(m.text, sizeof(m.text), "%s", text);
-	pmixev_buf_init(&b);
-	if (pmixev_notice_pack(&b, &m) < 0 ||
-	    overlay_send(o->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_NOTICE, b.data,
-			 b.len) < 0)
+	if (overlay_tell_srun(o->ov, text) < 0)
 		PMIXEV_DEBUG(1, "owner helper: srun could not be told");
-	pmixev_buf_release(&b);
 }
 
 /* A start failed (`why`): said once per step, in the slurmd log and by

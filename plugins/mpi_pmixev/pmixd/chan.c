@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,6 +27,9 @@
 
 #define RX_CHUNK     (256u << 10) /* read at least this much at a time */
 #define IOV_MAX_SEND 16
+#define OVER_QUEUE                                                             \
+	"it does not read what is sent to it: more than its queue budget "     \
+	"would wait"
 
 struct handler {
 	chan_frame_fn fn;
@@ -38,6 +42,7 @@ struct chan {
 	enum pmixev_pmixd_side peer;
 	struct event *rd, *wr;
 	struct evbuffer *out; /* frames not yet written */
+	size_t max_out;	      /* bytes `out` may hold, 0: no bound */
 	int tx_err;	      /* a write error another thread met, or 0 */
 	bool kicked;	      /* the owner is asked to write or close */
 	chan_kick_fn kick;
@@ -47,6 +52,7 @@ struct chan {
 	chan_close_fn on_close;
 	void *ctx;
 	struct handler on[PMIXEV_PMIXD_TYPE_MAX + 1];
+	char why[64]; /* a close's reason made here */
 };
 
 int chan_socketpair(int fds[2])
@@ -118,7 +124,7 @@ static void flush_owner(struct chan *l)
 	err = l->tx_err ? l->tx_err : errno;
 	pthread_mutex_unlock(&l->tx);
 	if (rc < 0)
-		close_with(l, strerror(err));
+		close_with(l, err == ENOBUFS ? OVER_QUEUE : strerror(err));
 	else if (rc > 0)
 		event_add(l->wr, NULL);
 	else if (l->fd >= 0)
@@ -174,7 +180,10 @@ static int handle_frames(struct chan *l)
 		pmixev_buf_reader(&body, l->rx + off + PMIXEV_PMIXD_HDR_LEN,
 				  len);
 		if (l->on[type].fn(l->on[type].ctx, &body) < 0) {
-			why = "a malformed message";
+			snprintf(l->why, sizeof(l->why),
+				 "a malformed %s message",
+				 pmixev_pmixd_type_name(type));
+			why = l->why;
 			break;
 		}
 		if (l->fd < 0)
@@ -267,6 +276,13 @@ static void free_frame(const void *data, size_t len, void *arg)
 	free((void *)data);
 }
 
+void chan_set_max_queued(struct chan *l, size_t bytes)
+{
+	pthread_mutex_lock(&l->tx);
+	l->max_out = bytes;
+	pthread_mutex_unlock(&l->tx);
+}
+
 void chan_set_kick(struct chan *l, chan_kick_fn kick, void *ctx)
 {
 	l->kick = kick;
@@ -295,6 +311,13 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
 		pmixev_buf_release(b);
 		return -2;
 	}
+	/* One frame always fits: the bound is on what waits behind it. */
+	if (l->max_out && evbuffer_get_length(l->out) &&
+	    evbuffer_get_length(l->out) + len > l->max_out) {
+		pmixev_buf_release(b);
+		errno = ENOBUFS;
+		return -1;
+	}
 	data = pmixev_buf_steal(b, &len);
 	pmixev_pmixd_hdr_encode(type, (uint32_t)(len - PMIXEV_PMIXD_HDR_LEN),
 				data);
@@ -318,7 +341,7 @@ int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
 	if (rc > 0)
 		event_add(l->wr, NULL);
 	else if (rc == -1)
-		close_with(l, strerror(err));
+		close_with(l, err == ENOBUFS ? OVER_QUEUE : strerror(err));
 	return rc < 0 ? -1 : 0;
 }
 

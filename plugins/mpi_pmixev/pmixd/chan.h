@@ -57,6 +57,13 @@ struct chan *chan_create(struct event_base *base, int fd,
 			 enum pmixev_pmixd_side peer, chan_close_fn on_close,
 			 void *ctx);
 
+/*
+ * Bound the bytes waiting to be written to `bytes` (0: no bound): a peer
+ * that does not read must not make this side hold memory without limit.
+ * A send beyond it closes the channel, with that as the reason.
+ */
+void chan_set_max_queued(struct chan *l, size_t bytes);
+
 /* Hand frames of `type` to `fn`. Before the base runs. */
 void chan_on(struct chan *l, uint8_t type, chan_frame_fn fn, void *ctx);
 

@@ -20,6 +20,7 @@
 #include "mpi_conf.h"
 #include "overlay/auth.h"
 #include "overlay/overlay.h"
+#include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixd/proc.h"
 #include "wireup/dmodex.h"
@@ -208,12 +209,20 @@ static void pmix_side_gone(void *ctx, const char *why)
 			     "the PMIx server process ended with the "
 			     "step's tasks here (%s)",
 			     ended);
-	else
-		PMIXEV_ERROR("the PMIx server process ended (%s; %s): this "
-			     "node's tasks lose their PMIx server, and the "
-			     "direct modex requests of other nodes it was "
-			     "serving fail",
-			     why, ended);
+	else {
+		char text[PMIXEV_MSG_TEXT_MAX];
+
+		snprintf(text, sizeof(text),
+			 "the PMIx server process ended (%s; %s): this node's "
+			 "tasks lose their PMIx server",
+			 why, ended);
+		PMIXEV_ERROR("%s, and the direct modex requests of other "
+			     "nodes it was serving fail",
+			     text);
+		/* Early in the step, before Slurm relays its lines. */
+		if (overlay_tell_srun(s->ov, text) < 0)
+			PMIXEV_DEBUG(1, "srun could not be told");
+	}
 	fence_pmix_gone(s->fence);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
@@ -240,7 +249,10 @@ static int start_pmixd(struct step *s, const struct stepd_binding *bind)
 	}
 	s->chan = chan_create(agent_base(s->agent), fd, PMIXEV_PMIXD_FROM_OWNER,
 			      pmix_side_gone, s);
-	return s->chan ? 0 : -1;
+	if (!s->chan)
+		return -1;
+	chan_set_max_queued(s->chan, (size_t)s->conf.overlay_mib << 20);
+	return 0;
 }
 
 /* The bounds root checks the PMIx server process's messages against. */
@@ -558,6 +570,7 @@ void stepd_fini(void)
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
 	fence_destroy(s->fence);
+	carry_report(&s->pmixd_budget);
 	chan_destroy(s->chan);
 	pmixd_proc_destroy(s->pmixd);
 	overlay_destroy(s->ov);

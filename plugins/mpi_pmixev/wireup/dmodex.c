@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "overlay/overlay.h"
+#include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
@@ -22,6 +23,10 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "base/pending.h"
+
+/* Peers' requests waiting on the pmix side here at most (as many as
+ * PMIXEV_PMIXD_BUDGET_DMODEX lets one node's pmix side ask). */
+#define SERVING_MAX PMIXEV_PMIXD_BUDGET_DMODEX
 
 /* Result, and the rank's data (valid during the call). */
 typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
@@ -47,10 +52,13 @@ struct dmodex {
 	struct overlay *ov;
 	struct chan *chan;
 	const struct pmixev_pmixd_bounds *lim;
+	struct pmixev_pmixd_budget *budget;
 	const struct layout *lay;
 	unsigned timeout_sec;
 	struct pending_set *requests;
 	struct serving *serving;
+	unsigned nserving; /* in `serving` */
+	uint64_t unserved; /* peers' requests refused: SERVING_MAX */
 	uint64_t last_sid;
 };
 
@@ -129,6 +137,7 @@ static void serve_answer(struct dmodex *d, struct serving *s,
 	for (pp = &d->serving; *pp; pp = &(*pp)->next)
 		if (*pp == s) {
 			*pp = s->next;
+			d->nserving--;
 			break;
 		}
 	free(s);
@@ -156,6 +165,19 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	s->requester = src;
 	s->next = d->serving;
 	d->serving = s;
+	d->nserving++;
+	/* The pmix side is the job's: it may never answer. */
+	if (d->nserving > SERVING_MAX) {
+		if (!d->unserved++)
+			PMIXEV_ERROR("direct modex: the PMIx server process "
+				     "leaves %d requests of other nodes "
+				     "unanswered: more fail at once "
+				     "(PMIX_ERR_OUT_OF_RESOURCE) and are "
+				     "counted",
+				     SERVING_MAX);
+		serve_answer(d, s, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
+		return;
+	}
 	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
 	    !layout_is_local(d->lay, m.rank)) {
 		serve_answer(d, s, PMIXEV_ERR_NOT_FOUND, NULL, 0);
@@ -221,6 +243,7 @@ static void on_node_gone(void *ctx, uint32_t node, bool lost)
 /* A request of the pmix side's, until its answer goes back. */
 struct frame_call {
 	struct chan *chan;
+	struct pmixev_pmixd_budget *budget;
 	uint64_t id;
 };
 
@@ -245,6 +268,7 @@ static void answer(enum pmixev_result result, const uint8_t *data, size_t ndata,
 	struct frame_call *c = arg;
 
 	send_done(c->chan, c->id, result, data, ndata);
+	pmixev_pmixd_budget_give(c->budget, PMIXEV_PMIXD_DMODEX);
 	free(c);
 }
 
@@ -257,11 +281,17 @@ static int on_dmodex(void *ctx, struct pmixev_buf *body)
 
 	if (pmixev_pmixd_dmodex_unpack(body, d->lim, &m) < 0)
 		return -1;
+	if (!carry_take(d->budget, PMIXEV_PMIXD_DMODEX)) {
+		send_done(d->chan, m.id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
+		return 0;
+	}
 	if (!(c = malloc(sizeof(*c)))) {
+		pmixev_pmixd_budget_give(d->budget, PMIXEV_PMIXD_DMODEX);
 		send_done(d->chan, m.id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return 0;
 	}
 	c->chan = d->chan;
+	c->budget = d->budget;
 	c->id = m.id;
 	dmodex_request(d, m.rank, m.timeout_sec, answer, c);
 	return 0;
@@ -284,6 +314,7 @@ struct dmodex *dmodex_create(struct step *s)
 	d->ov = s->ov;
 	d->chan = s->chan;
 	d->lim = &s->pmixd_lim;
+	d->budget = &s->pmixd_budget;
 	d->lay = &s->lay;
 	d->timeout_sec = s->conf.timeout_sec;
 	overlay_on(s->ov, PMIXEV_MSG_DMDX_REQ, on_req, d);
@@ -299,6 +330,11 @@ void dmodex_destroy(struct dmodex *d)
 
 	if (!d)
 		return;
+	if (d->unserved)
+		PMIXEV_ERROR("direct modex: %llu request(s) of other nodes "
+			     "refused: the PMIx server process left %d "
+			     "unanswered",
+			     (unsigned long long)d->unserved, SERVING_MAX);
 	pending_set_destroy(d->requests, free);
 	for (s = d->serving; s; s = next) {
 		next = s->next;

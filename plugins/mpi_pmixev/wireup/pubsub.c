@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_coll.h"
@@ -17,6 +18,7 @@
 /* A request of the pmix side, until the directory answers. */
 struct ps_frame_call {
 	struct chan *chan;
+	struct pmixev_pmixd_budget *budget;
 	uint64_t id;
 };
 
@@ -62,6 +64,7 @@ static void answer(enum pmixev_result result, const struct pubsub_entry *e,
 	}
 	m.n = m.e ? (uint32_t)n : 0;
 	send_done(c->chan, &m);
+	pmixev_pmixd_budget_give(c->budget, PMIXEV_PMIXD_PUBSUB);
 	free(m.e);
 	free(c);
 }
@@ -82,17 +85,25 @@ static int on_pubsub(void *ctx, struct pmixev_buf *body)
 {
 	struct step *s = ctx;
 	struct pmixev_pmixd_pubsub m;
-	struct pubsub_entry *e;
+	struct pubsub_entry *e = NULL;
 	struct ps_frame_call *c;
 
 	if (pmixev_pmixd_pubsub_unpack(body, &s->pmixd_lim, &m) < 0)
 		return -1;
+	if (!carry_take(&s->pmixd_budget, PMIXEV_PMIXD_PUBSUB)) {
+		struct pmixev_pmixd_pubsub_done over = {
+			.id = m.id, .result = PMIXEV_ERR_OVER_BUDGET};
+
+		send_done(s->chan, &over);
+		goto out;
+	}
 	e = calloc(m.n, sizeof(*e));
 	c = malloc(sizeof(*c));
 	if (!e || !c) {
 		struct pmixev_pmixd_pubsub_done nomem = {
 			.id = m.id, .result = PMIXEV_ERR_NOMEM};
 
+		pmixev_pmixd_budget_give(&s->pmixd_budget, PMIXEV_PMIXD_PUBSUB);
 		send_done(s->chan, &nomem);
 		free(c);
 		goto out;
@@ -104,6 +115,7 @@ static int on_pubsub(void *ctx, struct pmixev_buf *body)
 		e[i].nvalue = m.e[i].nvalue;
 	}
 	c->chan = s->chan;
+	c->budget = &s->pmixd_budget;
 	c->id = m.id;
 	pubsub_request(s->pubsub, dir_op(m.op), m.rank, m.wait, m.timeout_sec,
 		       e, m.n, answer, c);
