@@ -10,10 +10,11 @@
 #   job control of another step's tasks: refused with the cause;
 #   floods of queries, job-control requests, direct-modex requests nobody
 #   answers, and 60 KiB events for every node: every request is answered
-#   (many over their budget), the events root cannot relay are counted.
+#   (many over their budget), the events root cannot relay are counted;
+#   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
@@ -113,6 +114,12 @@ ok $? "4000 events of 60 KiB for every node over a 1 MiB overlay budget: those n
 	printf '%s\n' "$log1" | grep -E "forge|event|overlay" | tail -n 20 | sed 's/^/#   /' >&2
 bounded && [ "$rc" -eq 0 ]
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
+
+forge "crash" 1
+[ "$rc" -ne 0 ] && [ "$(lines "^mpi/pmixev: step $job\.0 refused: the PMIx server process did not start: .*killed by signal 11 \(Segmentation fault\)")" -eq 3 ] &&
+	[ "$ended" -eq 3 ]
+ok $? "a process that dies before READY: the step is refused with the cause, every slurmstepd ends it itself" ||
+	{ show; diag "$ended of 3 slurmstepds ended the step"; }
 
 restore
 run_step --mpi=pmixev -N3 -n3 "$(client pmix_hello)"

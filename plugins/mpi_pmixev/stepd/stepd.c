@@ -58,6 +58,8 @@
  */
 static struct {
 	bool active;
+	bool built; /* every part of the step was made (a refused step's
+		       tasks still start and exit: nothing to hand them to) */
 	atomic_bool leaving; /* the step ends here (set by fini) */
 	uint32_t exited;     /* local tasks that ended (agent thread) */
 	atomic_uint reaped;  /* ... as Slurm reaped them (its thread) */
@@ -390,6 +392,7 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 				   "slurmd log)");
 		return SLURM_SUCCESS;
 	}
+	st.built = true;
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
 		    "(slurmstepd pid %ld, PMIxevDebug=%u PMIxevTimeout=%u "
 		    "PMIxevEventCache=%u PMIxevEventCacheMax=%u "
@@ -510,7 +513,7 @@ static void post_task(agent_fn_t work, uint32_t rank, int value)
 {
 	struct task_note *t;
 
-	if (!st.active || !st.step.agent || !(t = malloc(sizeof(*t))))
+	if (!st.built || !(t = malloc(sizeof(*t))))
 		return;
 	t->rank = rank;
 	t->value = value;
@@ -531,7 +534,7 @@ void stepd_task_exit(uint32_t rank, int status)
 	 * tasks ended, the PMIx server process too: let it finalize (and
 	 * sum up) first, after the last task's exit is handed over.
 	 */
-	if (st.active && st.step.pmixd &&
+	if (st.built &&
 	    atomic_fetch_add(&st.reaped, 1) + 1 ==
 		    layout_nlocal(&st.step.lay) &&
 	    agent_post(st.step.agent, send_fini, NULL) == 0)
@@ -549,7 +552,8 @@ void stepd_fini(void)
 	/* Say goodbye and drain the agent, then the pmix side, while PMIx
 	 * still accepts callbacks, then stop them. */
 	if (s->agent) {
-		agent_post(s->agent, leave, NULL);
+		if (st.built)
+			agent_post(s->agent, leave, NULL);
 		agent_stop(s->agent);
 	}
 	monitor_destroy(s->monitor);
@@ -578,5 +582,5 @@ void stepd_fini(void)
 	auth_destroy(s->auth);
 	layout_free(&s->lay);
 	pmixev_log_flush();
-	st.active = false;
+	st.active = st.built = false;
 }
