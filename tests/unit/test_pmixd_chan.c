@@ -213,7 +213,7 @@ static void test_large_frame(void **state)
 }
 
 /* A peer that does not read: frames wait within the bound; the one
- * beyond it closes the channel once, with the reason. */
+ * beyond it closes the channel once, with the reason (from the loop). */
 static void test_queue_bound(void **state)
 {
 	struct fixture *f = *state;
@@ -232,6 +232,9 @@ static void test_queue_bound(void **state)
 	assert_int_equal(ps.closed, 0);
 	fence_frame(&b, 4, 2u << 20);
 	assert_int_equal(chan_send(pmix, PMIXEV_PMIXD_FENCE, &b), -1);
+	assert_false(chan_is_open(pmix));
+	assert_int_equal(ps.closed, 0);
+	spin(f);
 	assert_int_equal(ps.closed, 1);
 	assert_non_null(strstr(ps.why, "does not read"));
 	fence_frame(&b, 5, 16);
@@ -314,6 +317,26 @@ static void test_send_any_error(void **state)
 	chan_kick(pmix);
 	assert_int_equal(ps.closed, 1);
 	chan_destroy(pmix);
+}
+
+/* The peer is gone when the owner writes: the send fails and the channel
+ * is no longer open, but the close callback runs from the loop, not
+ * under the sender (it may end what the sender is in the middle of). */
+static void test_send_error_closes_later(void **state)
+{
+	struct fixture *f = *state;
+	struct pmixev_buf b;
+
+	close(f->fds[1]);
+	f->fds[1] = -1;
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	assert_int_equal(chan_send(f->root, PMIXEV_PMIXD_FENCE_DONE, &b), -1);
+	assert_false(chan_is_open(f->root));
+	assert_int_equal(f->rs.closed, 0);
+	spin(f);
+	assert_int_equal(f->rs.closed, 1);
+	assert_non_null(f->rs.why);
 }
 
 /* `raw` (a header, maybe a body) closes the root end. */
@@ -559,6 +582,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_send_any_error, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_send_error_closes_later,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_id, setup,
 						teardown),

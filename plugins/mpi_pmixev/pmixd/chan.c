@@ -332,16 +332,20 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
 
 int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
 {
-	int rc, err;
+	int rc;
 
 	pthread_mutex_lock(&l->tx);
 	rc = queue_frame(l, type, b);
-	err = errno;
+	if (rc == -1)
+		l->tx_err = errno;
 	pthread_mutex_unlock(&l->tx);
+	/* A socket error closes from the loop, never under the caller: the
+	 * close callback ends requests the caller may be in the middle of
+	 * (a fence answering its caller). */
 	if (rc > 0)
 		event_add(l->wr, NULL);
 	else if (rc == -1)
-		close_with(l, err == ENOBUFS ? OVER_QUEUE : strerror(err));
+		event_active(l->wr, EV_WRITE, 0);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -460,6 +464,19 @@ int chan_read_frame(int fd, enum pmixev_pmixd_side peer, int ms, uint8_t *type,
 		return -1;
 	}
 	return 0;
+}
+
+bool chan_peer_gone(struct chan *l)
+{
+	struct pollfd pfd = {.events = POLLRDHUP};
+	bool gone;
+
+	pthread_mutex_lock(&l->tx);
+	pfd.fd = l->fd;
+	gone = l->fd < 0 || l->tx_err ||
+	       (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLRDHUP | POLLHUP)));
+	pthread_mutex_unlock(&l->tx);
+	return gone;
 }
 
 bool chan_is_open(struct chan *l)

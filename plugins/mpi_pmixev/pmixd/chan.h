@@ -67,6 +67,10 @@ void chan_set_max_queued(struct chan *l, size_t bytes);
 /* Hand frames of `type` to `fn`. Before the base runs. */
 void chan_on(struct chan *l, uint8_t type, chan_frame_fn fn, void *ctx);
 
+/* Any thread: closed, or the peer has closed its end (its process
+ * ended) though the owner has not read that yet. */
+bool chan_peer_gone(struct chan *l);
+
 /*
  * Start a frame in the empty writer `b`: room for its header, which
  * chan_send fills in. Pack the body after it (any thread).
@@ -77,7 +81,8 @@ void chan_frame_begin(struct pmixev_buf *b);
  * Send the frame of `type` built in `b` (chan_frame_begin, then the
  * body); its bytes are taken, not copied, and `b` is left empty either
  * way. 0, or -1 when the channel is closed, the body is too large or out of
- * memory.
+ * memory. A socket error closes the channel from the event loop, after
+ * the caller returned (chan_is_open is false at once).
  */
 int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
