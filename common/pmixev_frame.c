@@ -41,6 +41,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_CKPT_DONE] = "CKPT_DONE",
 	[PMIXEV_MSG_CANCEL_REQ] = "CANCEL_REQ",
 	[PMIXEV_MSG_CANCEL_RESP] = "CANCEL_RESP",
+	[PMIXEV_MSG_PMIX_GONE] = "PMIX_GONE",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

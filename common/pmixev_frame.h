@@ -60,7 +60,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_CKPT_DONE = 26,    /* a rank completed one -> requester */
 	PMIXEV_MSG_CANCEL_REQ = 27,   /* end the requests with this id */
 	PMIXEV_MSG_CANCEL_RESP = 28,  /* ... how many there were */
-	PMIXEV_MSG_TYPE_MAX = 28
+	PMIXEV_MSG_PMIX_GONE = 29,    /* to every node: my PMIx server ended */
+	PMIXEV_MSG_TYPE_MAX = 29
 };
 
 struct pmixev_frame_hdr {

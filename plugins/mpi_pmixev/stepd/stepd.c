@@ -199,6 +199,8 @@ static void pmix_side_gone(void *ctx, const char *why)
 {
 	struct step *s = ctx;
 	char ended[256];
+	bool early = !st.fini_sent &&
+		     atomic_load(&st.reaped) < layout_nlocal(&s->lay);
 
 	pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
 	/*
@@ -206,7 +208,7 @@ static void pmix_side_gone(void *ctx, const char *why)
 	 * (its process tracking ends what is left of the step): a debug
 	 * line. Otherwise the tasks still need it.
 	 */
-	if (st.fini_sent || atomic_load(&st.reaped) >= layout_nlocal(&s->lay))
+	if (!early)
 		PMIXEV_DEBUG(1,
 			     "the PMIx server process ended with the "
 			     "step's tasks here (%s)",
@@ -225,7 +227,7 @@ static void pmix_side_gone(void *ctx, const char *why)
 		if (overlay_tell_srun(s->ov, text) < 0)
 			PMIXEV_DEBUG(1, "srun could not be told");
 	}
-	fence_pmix_gone(s->fence);
+	fence_pmix_gone(s->fence, early);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
 }

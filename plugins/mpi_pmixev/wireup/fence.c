@@ -55,7 +55,7 @@ struct fence {
 	size_t held;		/* contribution bytes held here */
 	size_t max_held;	/* PMIxevOverlayMax */
 	unsigned long refused;	/* collectives refused over a bound */
-	bool pmix_gone;		/* this node's PMIx server is gone */
+	bool *pmix_gone;	/* [nnodes] its PMIx server is gone */
 	struct pending_set *trackers;
 };
 
@@ -178,7 +178,16 @@ static void fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 static void check_complete(struct tracker *t)
 {
 	uint32_t parent = overlay_parent(t->f->ov);
+	char why[64];
 
+	/* Its ranks there cannot take part: fail it on every node now. */
+	for (uint32_t n = 0; n < t->f->lay->step.nnodes; n++)
+		if (t->nodes[n] && t->f->pmix_gone[n]) {
+			snprintf(why, sizeof(why),
+				 "node %u's PMIx server is gone", n);
+			fail(t, PMIXEV_ERR_UNREACH, PMIXEV_TREE_NONE, why);
+			return;
+		}
 	if (t->sent_up || (t->local && !t->local_in))
 		return;
 	for (uint32_t i = 0; i < t->nchild; i++)
@@ -277,30 +286,6 @@ fail:
 	return NULL;
 }
 
-/*
- * The entry of a name, or `standin` (filled in) when this node holds
- * PMIxevFenceMax names, all in flight: the collective is then refused.
- * NULL: out of memory.
- */
-static struct fence_sig *sig_get(struct fence *f, enum pmixev_coll_kind kind,
-				 const char *sig, struct fence_sig *standin)
-{
-	struct fence_sig *ss = fence_sig_get(&f->sigs, kind, sig);
-
-	if (ss || errno != ENOSPC)
-		return ss;
-	*standin = (struct fence_sig){.kind = kind};
-	snprintf(standin->sig, sizeof(standin->sig), "%s", sig);
-	return standin;
-}
-
-/* Would a new tracker of `ss` (`t` NULL) pass PMIxevFenceMax here? */
-static bool over_count(struct fence *f, const struct fence_sig *ss,
-		       const struct tracker *t)
-{
-	return !ss->listed || (!t && !fence_sig_room(&f->sigs));
-}
-
 /* Hold `n` bytes more for `t` unless `*over` or the budget says no: then
  * `*over` is set. -1: out of memory (fail `t`). */
 static int take_data(struct tracker *t, const uint8_t *data, size_t n,
@@ -361,7 +346,7 @@ void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		done(PMIXEV_ERR_BAD_REQUEST, NULL, 0, arg);
 		return;
 	}
-	if (!(ss = sig_get(f, kind, sig, &standin)))
+	if (!(ss = fence_sig_get_or(&f->sigs, kind, sig, &standin)))
 		goto nomem;
 	ss->next_local++;
 	if (ss->next_local <= ss->done) {
@@ -370,7 +355,7 @@ void fence_local(struct fence *f, enum pmixev_coll_kind kind, bool all,
 		return;
 	}
 	t = tracker_find(f, ss, ss->next_local);
-	over = count = over_count(f, ss, t);
+	over = count = fence_sig_over(&f->sigs, ss, !t);
 	if (!t && !(t = tracker_new(f, ss, ss->next_local, timeout_sec)))
 		goto nomem;
 	if (!t->local || t->local_in) {
@@ -433,10 +418,11 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     fence_kind_name(m.kind), m.sig, src);
 		return;
 	}
-	if ((ss = sig_get(f, m.kind, m.sig, &standin)) && m.seq <= ss->done)
+	if ((ss = fence_sig_get_or(&f->sigs, m.kind, m.sig, &standin)) &&
+	    m.seq <= ss->done)
 		return; /* already ended here (failed) */
 	t = ss ? tracker_find(f, ss, m.seq) : NULL;
-	over = count = ss && over_count(f, ss, t);
+	over = count = ss && fence_sig_over(&f->sigs, ss, !t);
 	if (!t && (!ss || !(t = tracker_new(f, ss, m.seq, 0)))) {
 		PMIXEV_ERROR("%s %s #%llu from node %u: invalid signature "
 			     "or out of memory",
@@ -446,11 +432,6 @@ static void on_up(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 	}
 	if (m.result != PMIXEV_OK) {
 		fail(t, m.result, src, "a peer reported an error");
-		return;
-	}
-	if (t->local && f->pmix_gone) {
-		fail(t, PMIXEV_ERR_UNREACH, PMIXEV_TREE_NONE,
-		     "this node's PMIx server is gone");
 		return;
 	}
 	ci = child_index(t, src);
@@ -486,7 +467,7 @@ static void failed_before(struct fence *f, const struct pmixev_fence_msg *m,
 	struct fence_sig standin, *ss;
 	struct tracker *t;
 
-	if (!(ss = sig_get(f, m->kind, m->sig, &standin)) ||
+	if (!(ss = fence_sig_get_or(&f->sigs, m->kind, m->sig, &standin)) ||
 	    m->seq <= ss->done || !(t = tracker_new(f, ss, m->seq, 0)))
 		return;
 	fail(t, m->result, src, "the root reported an error");
@@ -550,10 +531,21 @@ static void on_node_gone(void *ctx, uint32_t node, bool lost)
 	pending_lost(f->trackers, node);
 }
 
-void fence_pmix_gone(struct fence *f)
+/* Node `src`'s PMIx server is gone, or this node's (`src` self). */
+static void on_pmix_gone(void *ctx, uint32_t src, const uint8_t *buf,
+			 size_t len)
 {
-	f->pmix_gone = true;
-	pending_lost(f->trackers, f->self);
+	struct fence *f = ctx;
+
+	f->pmix_gone[src] = true;
+	pending_lost(f->trackers, src);
+}
+
+void fence_pmix_gone(struct fence *f, bool tell)
+{
+	on_pmix_gone(f, f->self, NULL, 0);
+	if (tell)
+		overlay_broadcast(f->ov, PMIXEV_MSG_PMIX_GONE, NULL, 0);
 }
 
 struct fence *fence_create(struct step *s)
@@ -564,11 +556,13 @@ struct fence *fence_create(struct step *s)
 	if (!f)
 		return NULL;
 	if (!(f->scratch = calloc(lay->step.nnodes, sizeof(*f->scratch))) ||
+	    !(f->pmix_gone = calloc(lay->step.nnodes, sizeof(bool))) ||
 	    !(f->trackers = pending_set_create(agent_base(s->agent),
 					       tracker_fail, tracker_waits)) ||
 	    step_on_node_gone(s, on_node_gone, f) < 0) {
 		if (f->trackers)
 			pending_set_destroy(f->trackers, NULL);
+		free(f->pmix_gone);
 		free(f->scratch);
 		free(f);
 		return NULL;
@@ -581,6 +575,7 @@ struct fence *fence_create(struct step *s)
 	f->self = overlay_self(s->ov);
 	overlay_on(s->ov, PMIXEV_MSG_FENCE_UP, on_up, f);
 	overlay_on(s->ov, PMIXEV_MSG_FENCE_DOWN, on_down, f);
+	overlay_on(s->ov, PMIXEV_MSG_PMIX_GONE, on_pmix_gone, f);
 	return f;
 }
 
@@ -595,6 +590,7 @@ void fence_destroy(struct fence *f)
 			f->refused, f->sigs.max, f->max_held >> 20);
 	pending_set_destroy(f->trackers, tracker_release);
 	fence_sig_free(&f->sigs);
+	free(f->pmix_gone);
 	free(f->scratch);
 	free(f);
 }

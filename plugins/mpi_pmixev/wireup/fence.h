@@ -38,9 +38,12 @@ void fence_destroy(struct fence *f);
 /*
  * This node's PMIx server is gone (its process ended, or the channel to it
  * closed): every collective with a rank here fails at once on every node
- * it involves, now and from now on.
+ * it involves, now and from now on. `tell`: while tasks here still ran;
+ * every node is told (PMIX_GONE), so that collectives started elsewhere
+ * later, which this node would hear of only through its children, fail
+ * at once too. At a normal end the node's leaving does that.
  */
-void fence_pmix_gone(struct fence *f);
+void fence_pmix_gone(struct fence *f, bool tell);
 
 /* Result, and the combined data (valid during the call). */
 typedef void (*fence_done_fn)(enum pmixev_result result, const uint8_t *data,

@@ -165,6 +165,25 @@ struct fence_sig *fence_sig_get(struct fence_sigs *l,
 	return ss;
 }
 
+struct fence_sig *fence_sig_get_or(struct fence_sigs *l,
+				   enum pmixev_coll_kind kind, const char *sig,
+				   struct fence_sig *standin)
+{
+	struct fence_sig *ss = fence_sig_get(l, kind, sig);
+
+	if (ss || errno != ENOSPC)
+		return ss;
+	*standin = (struct fence_sig){.kind = kind};
+	snprintf(standin->sig, sizeof(standin->sig), "%s", sig);
+	return standin;
+}
+
+bool fence_sig_over(const struct fence_sigs *l, const struct fence_sig *ss,
+		    bool fresh)
+{
+	return !ss->listed || (fresh && !fence_sig_room(l));
+}
+
 bool fence_sig_room(const struct fence_sigs *l)
 {
 	return l->live < l->max;

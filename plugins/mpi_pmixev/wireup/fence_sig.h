@@ -54,6 +54,18 @@ struct fence_sigs {
 struct fence_sig *fence_sig_get(struct fence_sigs *l,
 				enum pmixev_coll_kind kind, const char *sig);
 
+/*
+ * fence_sig_get, or `standin` (filled in) when `l` holds `max` names, all
+ * in flight: the collective is then refused. NULL: out of memory.
+ */
+struct fence_sig *fence_sig_get_or(struct fence_sigs *l,
+				   enum pmixev_coll_kind kind, const char *sig,
+				   struct fence_sig *standin);
+
+/* Would a collective of `ss` (a new one: `fresh`) pass `max`? */
+bool fence_sig_over(const struct fence_sigs *l, const struct fence_sig *ss,
+		    bool fresh);
+
 /* The entry of `kind` and `sig` in `l`, or NULL (never adds). */
 struct fence_sig *fence_sig_find(const struct fence_sigs *l,
 				 enum pmixev_coll_kind kind, const char *sig);
