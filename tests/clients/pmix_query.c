@@ -4,7 +4,7 @@
  * usage: pmix_query [--nspace NS] [--jobid J] [--alloc-id J] [--queue Q]
  *                   [--timeout S] [--repeat N] [--rank R] [--avg] [--minmax]
  *                   [--fence] [--bad-qualifiers] [--bad-nspace] [--cached]
- *                   [--gap MS] KEY...
+ *                   [--gap MS] [--for MS] KEY...
  *
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
  * OpenPMIx; --cached leaves it out) with the KEYs; a KEY may be a short name:
@@ -24,7 +24,11 @@
  * median U us, max U us" (the answers printed are the last one's). --attrs
  * FUNCTIONS asks instead which functions the host serves (PMIX_HOST_FUNCTIONS)
  * and the attributes it supports for FUNCTIONS (PMIX_HOST_ATTRIBUTES,
- * comma-separated).
+ * comma-separated). --for MS asks again and again (--gap apart) for MS
+ * milliseconds or until a query fails: "pmix_query: rank R: ready" once the
+ * first is answered, then "pmix_query: rank R on HOST: N queries, the last
+ * STATUS in U ms" and, with --fence, "... fence STATUS in U ms"; the exit
+ * status is then 1 if the last query or the fence failed.
  *
  * Prints "pmix_query: rank R on HOST: status STATUS", "... took S s" (the
  * last query) and one line per answer, "pmix_query: rank R on HOST: KEY =
@@ -188,6 +192,45 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --for: `q` for `ms` milliseconds or until one fails; its status. */
+static pmix_status_t query_for(pmix_query_t *q, const pmix_proc_t *me, int ms,
+			       int gap_ms, bool fence)
+{
+	pmix_info_t *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc, frc = PMIX_SUCCESS;
+	double start = now_us(), t0, took = 0;
+	long n = 0;
+
+	if (fence)
+		PMIx_Fence(NULL, 0, NULL, 0);
+	do {
+		if (n && gap_ms)
+			usleep((useconds_t)gap_ms * 1000);
+		t0 = now_us();
+		rc = PMIx_Query_info(q, 1, &res, &nres);
+		took = now_us() - t0;
+		PMIX_INFO_FREE(res, nres);
+		res = NULL;
+		nres = 0;
+		if (!n++ && rc == PMIX_SUCCESS) {
+			printf(PROG ": rank %u: ready\n", me->rank);
+			fflush(stdout);
+		}
+	} while (rc == PMIX_SUCCESS && now_us() - start < ms * 1e3);
+	printf(PROG ": rank %u on %s: %ld queries, the last %s in %.0f ms\n",
+	       me->rank, client_host(), n, PMIx_Error_string(rc), took / 1e3);
+	if (fence) {
+		t0 = now_us();
+		frc = PMIx_Fence(NULL, 0, NULL, 0);
+		printf(PROG ": rank %u on %s: fence %s in %.0f ms\n", me->rank,
+		       client_host(), PMIx_Error_string(frc),
+		       (now_us() - t0) / 1e3);
+	}
+	fflush(stdout);
+	return rc != PMIX_SUCCESS ? rc : frc;
+}
+
 int main(int argc, char **argv)
 {
 	const char *nspace = NULL, *jobid = NULL, *alloc = NULL, *queue = NULL,
@@ -198,7 +241,7 @@ int main(int argc, char **argv)
 	size_t nres = 0, nq = 0;
 	pmix_proc_t me;
 	pmix_status_t rc;
-	int i = 1, timeout = 0, rank = -1, gap_ms = 0;
+	int i = 1, timeout = 0, rank = -1, gap_ms = 0, for_ms = 0;
 	bool avg = false, minmax = false, fence = false, cached = false;
 	bool bad_ns = false;
 	long repeat = 1;
@@ -236,13 +279,15 @@ int main(int argc, char **argv)
 			cached = true;
 		else if (!strcmp(argv[i], "--gap") && i + 1 < argc)
 			gap_ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--for") && i + 1 < argc)
+			for_ms = atoi(argv[++i]);
 		else
 			break;
 	}
 	if ((i >= argc && !attrs) || repeat < 1) {
 		fprintf(stderr, "usage: " PROG " [--nspace NS] [--jobid J] "
 				"[--alloc-id J] [--queue Q] [--timeout S] "
-				"[--repeat N] [--gap MS] [--cached] "
+				"[--repeat N] [--gap MS] [--for MS] [--cached] "
 				"[--bad-qualifiers] [--bad-nspace] KEY... | "
 				"--attrs FUNCTIONS\n");
 		return 2;
@@ -305,6 +350,12 @@ int main(int argc, char **argv)
 			       PMIX_STRING);
 	}
 	q[0].nqual = nq;
+	if (for_ms > 0) {
+		rc = query_for(q, &me, for_ms, gap_ms, fence);
+		PMIX_QUERY_FREE(q, 1);
+		PMIx_Finalize(NULL, 0);
+		return rc != PMIX_SUCCESS;
+	}
 	if (!(took = calloc((size_t)repeat, sizeof(*took))))
 		return 1;
 	if (fence)

@@ -3,8 +3,9 @@
  *
  * usage: ptrace_attach PID
  *
- * Attaches with PTRACE_SEIZE and detaches at once. Prints the outcome;
- * exit 0 when the kernel refused, 1 when the attach worked, 2 on usage.
+ * Attaches with PTRACE_SEIZE, then with PTRACE_ATTACH, detaching at once
+ * after either. Prints each outcome; exit 0 when the kernel refused both,
+ * 1 when one worked, 2 on usage.
  */
 #include "config.h"
 
@@ -14,6 +15,23 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+
+/* 0 when the kernel refuses `req`, 1 when it attaches (then detached). */
+static int attach(pid_t pid, enum __ptrace_request req, const char *name)
+{
+	if (ptrace(req, pid, NULL, NULL) < 0) {
+		printf("ptrace_attach: %d: %s refused: %s\n", (int)pid, name,
+		       strerror(errno));
+		return 0;
+	}
+	/* PTRACE_ATTACH stopped it: detaching lets it run on. */
+	if (req == PTRACE_ATTACH)
+		waitpid(pid, NULL, __WALL);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
+	printf("ptrace_attach: %d: %s ATTACHED\n", (int)pid, name);
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -23,12 +41,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ptrace_attach PID\n");
 		return 2;
 	}
-	if (ptrace(PTRACE_SEIZE, pid, NULL, NULL) < 0) {
-		printf("ptrace_attach: %d: refused: %s\n", (int)pid,
-		       strerror(errno));
-		return 0;
-	}
-	ptrace(PTRACE_DETACH, pid, NULL, NULL);
-	printf("ptrace_attach: %d: ATTACHED\n", (int)pid);
-	return 1;
+	return attach(pid, PTRACE_SEIZE, "PTRACE_SEIZE") |
+	       attach(pid, PTRACE_ATTACH, "PTRACE_ATTACH");
 }

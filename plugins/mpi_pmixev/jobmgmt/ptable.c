@@ -7,14 +7,17 @@
 #include "jobmgmt/ptable.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/agent.h"
 #include "base/pending.h"
 #include "base/step.h"
+#include "jobmgmt/taskproc.h"
 #include "overlay/overlay.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -44,7 +47,8 @@ struct ptable {
 	struct pmixev_ptable_entry *local; /* by local index */
 	uint32_t nlocal;
 	unsigned ngathers;
-	uint64_t refused; /* gathers refused: too many in flight */
+	uint64_t refused;   /* gathers refused: too many in flight */
+	struct event *kill; /* ptable_kill_running */
 	struct pending_set *gathers;
 };
 
@@ -75,6 +79,55 @@ uint32_t ptable_pid(const struct ptable *pt, uint32_t rank)
 	return i < 0 || pt->local[i].run != PMIXEV_PROC_RUNNING
 		       ? 0
 		       : pt->local[i].pid;
+}
+
+bool ptable_stop_ends(void *arg)
+{
+	const struct ptable *pt = arg;
+	uint32_t running = 0;
+
+	for (uint32_t i = 0; i < pt->nlocal; i++) {
+		const struct pmixev_ptable_entry *e = &pt->local[i];
+		siginfo_t si = {0};
+
+		if (e->run != PMIXEV_PROC_RUNNING || !e->pid)
+			continue;
+		/* Not slurmstepd's child any more: it ended. */
+		if (waitid(P_PID, (id_t)e->pid, &si,
+			   WSTOPPED | WNOHANG | WNOWAIT) < 0)
+			continue;
+		if (!si.si_pid || si.si_code != CLD_STOPPED)
+			return true;
+		running++;
+	}
+	return running == 0;
+}
+
+static void on_kill(evutil_socket_t fd, short what, void *arg)
+{
+	struct ptable *pt = arg;
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < pt->nlocal; i++)
+		if (pt->local[i].run == PMIXEV_PROC_RUNNING &&
+		    pt->local[i].pid &&
+		    taskproc_signal(pt->local[i].pid, SIGKILL) == 0)
+			n++;
+	if (n)
+		PMIXEV_INFO("killed %u task(s) that still ran without their "
+			    "PMIx server",
+			    n);
+}
+
+void ptable_kill_running(struct ptable *pt, unsigned ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+
+	if (!pt->kill &&
+	    !(pt->kill = evtimer_new(agent_base(pt->s->agent), on_kill, pt)))
+		on_kill(-1, 0, pt);
+	else
+		evtimer_add(pt->kill, &tv);
 }
 
 void ptable_exited(struct ptable *pt, uint32_t rank, int status)
@@ -345,6 +398,8 @@ void ptable_destroy(struct ptable *pt)
 			"flight already",
 			(unsigned long long)pt->refused, GATHERS_MAX);
 	pending_set_destroy(pt->gathers, gather_free);
+	if (pt->kill)
+		event_free(pt->kill);
 	free(pt->local);
 	free(pt);
 }

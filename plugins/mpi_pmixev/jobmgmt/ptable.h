@@ -30,6 +30,23 @@ void ptable_exited(struct ptable *pt, uint32_t rank, int status);
 uint32_t ptable_pid(const struct ptable *pt, uint32_t rank);
 
 /*
+ * For pmixd_proc_watch (`pt` the table): end the stopped PMIx server
+ * process unless this node's part of the step is stopped with it: some
+ * local task runs and every one that runs is stopped (Slurm's suspend
+ * stops them all, and the resume continues them). Each task is
+ * slurmstepd's child: asked with waitid, the stop left for other waiters.
+ */
+bool ptable_stop_ends(void *pt);
+
+/*
+ * In `ms`, SIGKILL to every local task that still runs then (through
+ * jobmgmt/taskproc.h: only to slurmstepd's own child). Meanwhile a task
+ * may end by itself, with its own status and last lines, and root's lines
+ * reach srun before srun ends the step at a killed task.
+ */
+void ptable_kill_running(struct ptable *pt, unsigned ms);
+
+/*
  * The table: `e` (n entries, sorted by rank) and whether every node
  * answered (`complete`); `e` is valid during the call only.
  */

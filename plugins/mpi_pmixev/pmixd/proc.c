@@ -10,10 +10,13 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "slurm_compat.h"
@@ -33,6 +36,15 @@
 #define PROG_NAME      "pmixev-pmixd"
 #define READY_WAIT_MAX 30 /* seconds */
 #define END_WAIT_MS    2000
+/* How often root looks whether the process is stopped: one waitid a
+ * look; stopped on two looks in a row, it is ended (0.25-0.5 s after). */
+#define WATCH_MS    250
+#define WATCH_LOOKS 2
+
+/* glibc before 2.36 does not name it (Linux 5.4). */
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
 
 static const struct owner_prog prog = {
 	.role = "PMIx server process",
@@ -52,6 +64,14 @@ struct pmixd_proc {
 	bool dir_made;
 	struct pmixev_pmixd_ready ready;
 	char **vars; /* the last task's variables (pmixd_proc_task_vars) */
+	/* Is it stopped (pmixd_proc_watch)? Agent thread. */
+	struct event *watch;
+	pmixd_stop_fn stop_ends;
+	void *stop_ctx;
+	unsigned stopped_looks; /* in a row */
+	bool stopped_said;	/* "left alone" logged for this stop */
+	int killed_sig;		/* the stop signal root killed it for, or 0 */
+	int end_fd; /* a pidfd of its own, for the main thread (or -1) */
 };
 
 struct pmixd_proc *pmixd_proc_create(struct step *s)
@@ -62,6 +82,7 @@ struct pmixd_proc *pmixd_proc_create(struct step *s)
 		return NULL;
 	p->s = s;
 	p->rundir = -1;
+	p->end_fd = -1;
 	if (!(p->op = owner_proc_create(agent_base(s->agent), &prog, s->lay.uid,
 					s->lay.gid))) {
 		free(p);
@@ -317,6 +338,9 @@ int pmixd_proc_start(struct pmixd_proc *p, uint32_t bind_type,
 			 owner_proc_looked(p->op));
 		goto out;
 	}
+	/* The main thread's own: the agent closes owner_proc's at the end. */
+	if (owner_proc_pidfd(p->op) >= 0)
+		p->end_fd = fcntl(owner_proc_pidfd(p->op), F_DUPFD_CLOEXEC, 0);
 	PMIXEV_DEBUG(1, "PMIx server process %s started as uid %u",
 		     owner_proc_path(p->op), (unsigned)p->s->lay.uid);
 	/* Without it root's tools do not find the server; the step runs. */
@@ -356,14 +380,108 @@ int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars)
 	return -1;
 }
 
+/* The signal that stopped the process, 0 while it is not stopped, -1
+ * when there is none to look at (ended, reaped). Leaves the stop for
+ * other waiters (WNOWAIT); Slurm's wait3 does not ask for stops. */
+static int stop_signal(const struct pmixd_proc *p)
+{
+	siginfo_t si = {0};
+	int fd = owner_proc_pidfd(p->op), rc;
+	pid_t pid = owner_proc_pid(p->op);
+
+	if (pid <= 0)
+		return -1;
+	if (fd >= 0)
+		rc = waitid((idtype_t)P_PIDFD, (id_t)fd, &si,
+			    WSTOPPED | WNOHANG | WNOWAIT);
+	else
+		rc = waitid(P_PID, (id_t)pid, &si,
+			    WSTOPPED | WNOHANG | WNOWAIT);
+	if (rc < 0)
+		return -1;
+	return si.si_pid && si.si_code == CLD_STOPPED ? si.si_status : 0;
+}
+
+/* SIGKILL through its pidfd (never a pid reused after Slurm reaped it);
+ * its channel closes, and the channel's close does the rest. */
+static void kill_stopped(struct pmixd_proc *p, int sig)
+{
+	int fd = owner_proc_pidfd(p->op);
+	pid_t pid = owner_proc_pid(p->op);
+
+	PMIXEV_ERROR("the PMIx server process (pid %d) was stopped (signal "
+		     "%d, %s) while this node's tasks run; root ends it: the "
+		     "step cannot go on without it",
+		     (int)pid, sig, strsignal(sig));
+	p->killed_sig = sig;
+	if (fd >= 0)
+		syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+	else
+		kill(pid, SIGKILL);
+}
+
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct pmixd_proc *p = arg;
+	int sig = stop_signal(p);
+
+	if (sig < 0) {
+		event_del(p->watch);
+		return;
+	}
+	if (sig == 0) {
+		p->stopped_looks = 0;
+		p->stopped_said = false;
+		return;
+	}
+	if (++p->stopped_looks < WATCH_LOOKS)
+		return;
+	/* Stopped with the node's tasks (Slurm's suspend): it goes on with
+	 * them at the resume. */
+	if (!p->stop_ends(p->stop_ctx)) {
+		if (!p->stopped_said)
+			PMIXEV_INFO("the PMIx server process (pid %d) is "
+				    "stopped (signal %d) with this node's "
+				    "tasks: left alone",
+				    (int)owner_proc_pid(p->op), sig);
+		p->stopped_said = true;
+		return;
+	}
+	event_del(p->watch);
+	kill_stopped(p, sig);
+}
+
+int pmixd_proc_watch(struct pmixd_proc *p, pmixd_stop_fn ends, void *ctx)
+{
+	struct timeval tick = {0, WATCH_MS * 1000};
+
+	p->stop_ends = ends;
+	p->stop_ctx = ctx;
+	if (!(p->watch = event_new(agent_base(p->s->agent), -1, EV_PERSIST,
+				   on_watch, p)) ||
+	    event_add(p->watch, &tick) < 0)
+		return -1;
+	return 0;
+}
+
 void pmixd_proc_ended(struct pmixd_proc *p, char *why, size_t len)
 {
-	owner_proc_ended(p->op, why, len);
+	char said[200];
+	int sig = p->killed_sig;
+
+	owner_proc_ended(p->op, said, sizeof(said));
+	if (sig)
+		snprintf(why, len,
+			 "it was stopped (signal %d, %s), so root killed it; "
+			 "%s",
+			 sig, strsignal(sig), said);
+	else
+		snprintf(why, len, "%s", said);
 }
 
 void pmixd_proc_wait_end(struct pmixd_proc *p)
 {
-	struct pollfd pfd = {.fd = owner_proc_pidfd(p->op), .events = POLLIN};
+	struct pollfd pfd = {.fd = p->end_fd, .events = POLLIN};
 
 	if (pfd.fd >= 0)
 		poll(&pfd, 1, END_WAIT_MS);
@@ -373,10 +491,14 @@ void pmixd_proc_destroy(struct pmixd_proc *p)
 {
 	if (!p)
 		return;
+	if (p->watch)
+		event_free(p->watch);
 	pmixd_proc_wait_end(p);
 	owner_proc_destroy(p->op);
 	logpipe_destroy(p->log);
 	pmixev_pmixd_ready_release(&p->ready);
+	if (p->end_fd >= 0)
+		close(p->end_fd);
 	free(p->vars);
 	if (p->dir_made) {
 		if (remove_stale(p, "") < 0 || remove_stale(p, ".lib") < 0)

@@ -7,7 +7,8 @@
  * slurmstepd's main thread ends (ownerhelper/owner_proc.h), START and
  * READY on the channel before root's agent takes it, each local task's
  * PMIx environment from READY (only PMIX_* variables reach a task), its log
- * lines (logpipe.h), and why it ended.
+ * lines (logpipe.h), whether it is stopped (the job's user may SIGSTOP
+ * it: root ends it then, see pmixd_proc_watch), and why it ended.
  *
  * Root decodes READY with its validating unpack and the step's bounds;
  * nothing else the process sends is read here.
@@ -47,7 +48,24 @@ int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars);
  */
 void pmixd_proc_wait_end(struct pmixd_proc *p);
 
-/* Agent thread: the channel closed; why the process ended, into `why`. */
+/*
+ * Should a stopped process be ended? False when the node's part of the
+ * step is stopped as a whole (Slurm's suspend stops every task and the
+ * process with them). Agent thread.
+ */
+typedef bool (*pmixd_stop_fn)(void *ctx);
+
+/*
+ * Main thread, after pmixd_proc_start and before the agent runs: look
+ * every 250 ms whether the process is stopped (SIGSTOP, SIGTSTP, ...);
+ * found stopped on two looks in a row and `ends(ctx)` true, it is logged
+ * and killed, and the channel's close does the rest (the step's
+ * collectives fail at once, srun is told). 0, or -1 (no memory).
+ */
+int pmixd_proc_watch(struct pmixd_proc *p, pmixd_stop_fn ends, void *ctx);
+
+/* Agent thread: the channel closed; why the process ended (and that root
+ * killed it because it was stopped), into `why`. */
 void pmixd_proc_ended(struct pmixd_proc *p, char *why, size_t len);
 
 /*

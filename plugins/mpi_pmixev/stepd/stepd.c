@@ -49,7 +49,8 @@
 #include "events/watcher.h"
 #include "stepd/site.h"
 
-#define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
+#define MAX_FRAME    (64u << 20) /* largest overlay payload: 64 MiB */
+#define TASK_KILL_MS 250	 /* tasks left without a PMIx server: killed */
 
 /*
  * Slurm's hooks carry no context and slurmstepd serves exactly one step,
@@ -60,10 +61,11 @@ static struct {
 	bool active;
 	bool built; /* every part of the step was made (a refused step's
 		       tasks still start and exit: nothing to hand them to) */
-	atomic_bool leaving; /* the step ends here (set by fini) */
-	uint32_t exited;     /* local tasks that ended (agent thread) */
-	atomic_uint reaped;  /* ... as Slurm reaped them (its thread) */
-	bool fini_sent;	     /* the PMIx server process was told to end */
+	atomic_bool leaving;   /* the step ends here (set by fini) */
+	uint32_t exited;       /* local tasks that ended (agent thread) */
+	atomic_uint reaped;    /* ... as Slurm reaped them (its thread) */
+	bool fini_sent;	       /* the PMIx server process was told to end */
+	atomic_bool gone_said; /* ... its end was handled (logged) */
 	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -206,7 +208,7 @@ static void pmix_side_gone(void *ctx, const char *why)
 	/*
 	 * Expected once root sent FINI, or once Slurm reaped every task here
 	 * (its process tracking ends what is left of the step): a debug
-	 * line. Otherwise the tasks still need it.
+	 * line. Otherwise the tasks still need it (stuck ones are killed).
 	 */
 	if (!early)
 		PMIXEV_DEBUG(1,
@@ -218,15 +220,19 @@ static void pmix_side_gone(void *ctx, const char *why)
 
 		snprintf(text, sizeof(text),
 			 "the PMIx server process ended (%s; %s): this node's "
-			 "tasks lose their PMIx server",
-			 why, ended);
-		PMIXEV_ERROR("%s, and the direct modex requests of other "
-			     "nodes it was serving fail",
+			 "tasks lose their PMIx server; those that still run "
+			 "in %.2f s are killed",
+			 why, ended, TASK_KILL_MS / 1000.0);
+		PMIXEV_ERROR("%s; the step's collectives with a rank here fail "
+			     "on every node, and so do the direct modex "
+			     "requests of other nodes it was serving",
 			     text);
 		/* Early in the step, before Slurm relays its lines. */
 		if (overlay_tell_srun(s->ov, text) < 0)
 			PMIXEV_DEBUG(1, "srun could not be told");
+		ptable_kill_running(s->ptable, TASK_KILL_MS); /* said first */
 	}
+	atomic_store(&st.gone_said, true);
 	fence_pmix_gone(s->fence, early);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
@@ -308,6 +314,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
 	    !(s->ptable = ptable_create(s)) ||
+	    pmixd_proc_watch(s->pmixd, ptable_stop_ends, s->ptable) < 0 ||
 	    !(s->applog = applog_create(s)) ||
 	    !(s->tasksig = tasksig_create(s)) ||
 	    !(s->ckpt_cancel = ckpt_cancel_create(s)) ||
@@ -530,6 +537,11 @@ void stepd_task_start(uint32_t rank, int32_t pid)
 
 void stepd_task_exit(uint32_t rank, int status)
 {
+	/* Root's line on a dead PMIx server reaches srun before this exit. */
+	for (int i = 0; i < 100 && st.built && !atomic_load(&st.gone_said) &&
+			chan_peer_gone(st.step.chan);
+	     i++)
+		usleep(1000);
 	post_task(task_exit_work, rank, status);
 	/*
 	 * Slurm's process tracking kills what is left of the step once its
