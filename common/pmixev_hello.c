@@ -69,15 +69,28 @@ static int version(const char *s, unsigned *major, unsigned *minor)
 	return 0;
 }
 
-/* Whether the comma-separated `list` has the element `want`. */
-static bool has_element(const char *list, const char *want)
+/* Whether the comma-separated `list` has the `n` bytes at `want` as an
+ * element. */
+static bool has_element(const char *list, const char *want, size_t n)
 {
-	size_t n = strlen(want);
-
 	for (const char *p = list; p;
 	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
 		if (strncmp(p, want, n) == 0 && (p[n] == ',' || !p[n]))
 			return true;
+	return false;
+}
+
+/* Whether an element of comma list `list` is one of comma list `set`
+ * (OpenPMIx's server takes the best of the client's it runs). */
+static bool shares_element(const char *list, const char *set)
+{
+	for (const char *p = list; p;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		size_t n = strcspn(p, ",");
+
+		if (n && has_element(set, p, n))
+			return true;
+	}
 	return false;
 }
 
@@ -172,10 +185,11 @@ int pmixev_hello_parse(const uint8_t *body, size_t len, struct pmixev_hello *h,
 		*why = "an unknown buffer type";
 		return -1;
 	}
-	if (!has_element(gds, "hash")) {
-		*why = "a data-store list without \"hash\"";
+	if (strlen(gds) >= sizeof(h->gds)) {
+		*why = "a data-store list too long";
 		return -1;
 	}
+	strcpy(h->gds, gds);
 	return 0;
 }
 
@@ -191,8 +205,8 @@ bool pmixev_hello_bfrops_ok(const char *name, unsigned server_major)
 }
 
 int pmixev_hello_check(const struct pmixev_hello *h, unsigned server_major,
-		       uid_t job_uid, gid_t job_gid, uid_t peer_uid,
-		       const char **why)
+		       const char *stores, uid_t job_uid, gid_t job_gid,
+		       uid_t peer_uid, const char **why)
 {
 	if (peer_uid != job_uid && peer_uid != 0) {
 		*why = "its process runs as another user";
@@ -213,6 +227,10 @@ int pmixev_hello_check(const struct pmixev_hello *h, unsigned server_major,
 	}
 	if (!pmixev_hello_bfrops_ok(h->bfrops, server_major)) {
 		*why = "a buffer-operations module the server lacks";
+		return -1;
+	}
+	if (!shares_element(h->gds, stores)) {
+		*why = "no data-store module the server runs";
 		return -1;
 	}
 	return 0;

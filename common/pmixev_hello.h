@@ -49,6 +49,7 @@ struct pmixev_hello {
 	uint32_t rank;
 	unsigned major, minor; /* of its PMIx library */
 	char bfrops[16];       /* buffer-operations module */
+	char gds[64];	       /* data-store modules, a comma list */
 };
 
 /* The body length a header announces; -1 if over PMIXEV_HELLO_MAX. */
@@ -60,8 +61,8 @@ long pmixev_hello_body_len(const uint8_t hdr[PMIXEV_HELLO_HDR]);
  * past its end or fail on, a security module other than "native", a
  * credential that is not the 8-byte uid and gid "native" sends over TCP,
  * an unknown peer type, a malformed version, a buffer type other than
- * 1 or 2, or a data-store list without "hash" (the only store pmixev's
- * server runs).
+ * 1 or 2, or a data-store list longer than pmixev takes (a client names
+ * the one module it uses, OpenPMIx 4.2 to 7.0).
  */
 int pmixev_hello_parse(const uint8_t *body, size_t len, struct pmixev_hello *h,
 		       const char **why);
@@ -79,10 +80,12 @@ bool pmixev_hello_bfrops_ok(const char *name, unsigned server_major);
  * belongs to `peer_uid`: the peer is the job owner or root; its
  * credential names the peer's own uid; a client names the job's uid and
  * gid (the library refuses any other after finding the rank); a tool's
- * claimed ids equal its credential's. 0, or -1 with *why.
+ * claimed ids equal its credential's; its data-store list names one of
+ * `stores`, the modules the server runs (a comma list: "hash", or a
+ * shared-memory one and "hash"). 0, or -1 with *why.
  */
 int pmixev_hello_check(const struct pmixev_hello *h, unsigned server_major,
-		       uid_t job_uid, gid_t job_gid, uid_t peer_uid,
-		       const char **why);
+		       const char *stores, uid_t job_uid, gid_t job_gid,
+		       uid_t peer_uid, const char **why);
 
 #endif /* PMIXEV_HELLO_H_ */

@@ -26,9 +26,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	if (pmixev_hello_parse(copy, size, &h, &why) == 0) {
 		if (strnlen(h.nspace, sizeof(h.nspace)) == sizeof(h.nspace) ||
-		    strnlen(h.bfrops, sizeof(h.bfrops)) == sizeof(h.bfrops))
+		    strnlen(h.bfrops, sizeof(h.bfrops)) == sizeof(h.bfrops) ||
+		    strnlen(h.gds, sizeof(h.gds)) == sizeof(h.gds))
 			abort();
-		(void)pmixev_hello_check(&h, 5, 1000, 100, 1000, &why);
+		(void)pmixev_hello_check(&h, 5, "ds21,hash", 1000, 100, 1000,
+					 &why);
 	} else if (!why) {
 		abort();
 	}

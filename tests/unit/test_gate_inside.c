@@ -354,7 +354,7 @@ static int owner_process(struct pmix_gate_doors *d, int ready)
 		return 43;
 	/* The gate finds the listener in /proc/self/fd, non-dumpable. */
 	if ((lib = library_listener(&lib_port)) < 0 ||
-	    pmix_gate_open(g, lib_port, SERVER_MAJ) < 0)
+	    pmix_gate_open(g, lib_port, SERVER_MAJ, "hash") < 0)
 		return 44;
 	if (write(ready, "r", 1) != 1)
 		return 45;

@@ -66,14 +66,22 @@ static int parse(const struct hello_msg *m, struct pmixev_hello *h)
 	return rc;
 }
 
-static int check(const struct hello_msg *m, unsigned major, uid_t peer)
+/* Against a server of `major` with the data stores `stores`. */
+static int check_stores(const struct hello_msg *m, unsigned major,
+			const char *stores, uid_t peer)
 {
 	struct pmixev_hello h;
 	const char *why = NULL;
 
 	if (parse(m, &h) < 0)
 		return -1;
-	return pmixev_hello_check(&h, major, UID, GID, peer, &why);
+	return pmixev_hello_check(&h, major, stores, UID, GID, peer, &why);
+}
+
+/* ... that runs only "hash". */
+static int check(const struct hello_msg *m, unsigned major, uid_t peer)
+{
+	return check_stores(m, major, "hash", peer);
 }
 
 static void test_clients(void **state)
@@ -96,6 +104,33 @@ static void test_clients(void **state)
 	assert_int_equal(check(&m, 7, UID), 0);
 	/* a 7.0 client's buffers: not on a 5.0 server */
 	assert_int_equal(check(&m, 5, UID), -1);
+}
+
+/* A client names the one data store it uses: the server must run it. */
+static void test_stores(void **state)
+{
+	struct hello_msg m = client("4.2.2", "v41", "ds21");
+	struct pmixev_hello h;
+	char longer[80];
+
+	assert_int_equal(check(&m, 4, UID), -1);
+	assert_int_equal(check_stores(&m, 4, "ds21,hash", UID), 0);
+	m = client("5.0.7", "v41", "shmem2");
+	assert_int_equal(check_stores(&m, 5, "shmem2,hash", UID), 0);
+	assert_int_equal(check_stores(&m, 5, "ds21,hash", UID), -1);
+	m = client("5.0.7", "v41", "hash");
+	assert_int_equal(check_stores(&m, 5, "shmem2,hash", UID), 0);
+	/* elements, not prefixes or empty items */
+	m = client("4.2.2", "v41", "ds2");
+	assert_int_equal(check_stores(&m, 4, "ds21,hash", UID), -1);
+	m = client("4.2.2", "v41", ",");
+	assert_int_equal(check_stores(&m, 4, "ds21,hash", UID), -1);
+	m = client("4.2.2", "v41", "ds12,hash");
+	assert_int_equal(check_stores(&m, 4, "ds21,hash", UID), 0);
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	m = client("4.2.2", "v41", longer);
+	assert_int_equal(parse(&m, &h), -1);
 }
 
 static void test_other_user(void **state)
@@ -218,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_clients),
+		cmocka_unit_test(test_stores),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_library_failures),
 		cmocka_unit_test(test_truncated),

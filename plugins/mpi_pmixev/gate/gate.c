@@ -456,7 +456,7 @@ static int library_nodelay(uint16_t lib_port)
 }
 
 int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
-		   unsigned server_major)
+		   unsigned server_major, const char *stores)
 {
 	if (library_nodelay(lib_port) < 0) {
 		PMIXEV_ERROR("pmix gate: the PMIx server's listener at port "
@@ -464,6 +464,7 @@ int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
 			     (unsigned)lib_port);
 		return -1;
 	}
+	atomic_store(&g->cs.stores, stores);
 	atomic_store(&g->cs.major, server_major);
 	atomic_store(&g->cs.lib_port, lib_port);
 	return 0;

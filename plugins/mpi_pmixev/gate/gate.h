@@ -68,12 +68,13 @@ struct pmix_gate *pmix_gate_create_inside(uid_t job_uid, gid_t job_gid,
 int pmix_gate_run_inside(struct pmix_gate *g, int (*fn)(void *), void *arg);
 
 /*
- * The library listens at `lib_port` in its network, and its major version
- * is `server_major`: from now on good hellos go to it. 0, or -1 if the
- * library's listener is not found.
+ * The library listens at `lib_port` in its network, its major version is
+ * `server_major` and it runs the data-store modules `stores` (a comma
+ * list that outlives the gate, e.g. a literal): from now on good hellos
+ * go to it. 0, or -1 if the library's listener is not found.
  */
 int pmix_gate_open(struct pmix_gate *g, uint16_t lib_port,
-		   unsigned server_major);
+		   unsigned server_major, const char *stores);
 
 /* Rank `rank` connected (PMIx thread, client_connected): hand its
  * connection to the library (gate_handoff.h). */

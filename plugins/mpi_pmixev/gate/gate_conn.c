@@ -274,11 +274,12 @@ static void to_library(struct gate_conns *cs, struct gate_conn *c)
 static void judge(struct gate_conns *cs, struct gate_conn *c)
 {
 	struct pmixev_hello h;
-	const char *why = NULL;
+	const char *why = NULL, *stores = atomic_load(&cs->stores);
 
 	if (pmixev_hello_parse(c->hello + PMIXEV_HELLO_HDR,
 			       c->need - PMIXEV_HELLO_HDR, &h, &why) == 0 &&
-	    pmixev_hello_check(&h, atomic_load(&cs->major), cs->job_uid,
+	    pmixev_hello_check(&h, atomic_load(&cs->major),
+			       stores ? stores : "hash", cs->job_uid,
 			       cs->job_gid, c->peer_uid, &why) == 0) {
 		PMIXEV_DEBUG(2, "pmix gate: %s from %s (uid %u): passed on",
 			     h.type == PMIXEV_HELLO_CLIENT ? "client" : "tool",

@@ -75,6 +75,9 @@ struct gate_conns {
 	 * major version first, then the port (0 until then). */
 	atomic_uint major;
 	atomic_ushort lib_port;
+	/* Its data-store modules (a comma list with static storage), set
+	 * before the major version; NULL: "hash". */
+	_Atomic(const char *) stores;
 	struct gate_conn *head;
 	struct gate_conn *closed; /* to free after the events in hand */
 	size_t n;

@@ -344,8 +344,8 @@ static int open_gate(struct pmixlib *srv, uint16_t ports[2])
 			free(*e);
 			*e = to;
 		}
-	return pmix_gate_open(srv->gate, ports[0],
-			      (unsigned)PMIX_VERSION_MAJOR);
+	return pmix_gate_open(srv->gate, ports[0], (unsigned)PMIX_VERSION_MAJOR,
+			      "hash");
 }
 
 struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
