@@ -30,6 +30,7 @@ struct option_desc {
 };
 
 static const char *const policy_words[] = {"notify", "kill", "requeue", NULL};
+static const char *const gds_words[] = {"auto", "hash", "shmem", NULL};
 
 static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_DEBUG] = {"PMIxevDebug", "SLURM_PMIXEV_DEBUG",
@@ -110,6 +111,9 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 					 0, 0,
 					 (1u << PMIXEV_MONITOR_NPOLICIES) - 1,
 					 "", 0, NULL, policy_words, true},
+	[PMIXEV_CONF_GDS] = {"PMIxevGds", "SLURM_PMIXEV_GDS",
+			     offsetof(struct pmixev_conf, gds), 0, 0,
+			     PMIXEV_GDS_AUTO, "", 0, NULL, gds_words, false},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -142,6 +146,8 @@ static const enum pmixev_conf_rule rules[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_LOG_MAIL] = PMIXEV_RULE_SITE,
 	[PMIXEV_CONF_MONITOR_POLICY] = PMIXEV_RULE_FREE,
 	[PMIXEV_CONF_MONITOR_ALLOWED] = PMIXEV_RULE_SITE,
+	/* The store lives in the job owner's pmixev-pmixd and its tasks. */
+	[PMIXEV_CONF_GDS] = PMIXEV_RULE_FREE,
 };
 
 static unsigned *member(struct pmixev_conf *conf, size_t idx)
@@ -409,6 +415,11 @@ unsigned pmixev_conf_event_slots(const struct pmixev_conf *conf)
 	if (fit < 1)
 		fit = 1;
 	return fit < conf->event_cache ? (unsigned)fit : conf->event_cache;
+}
+
+const char *pmixev_gds_name(unsigned g)
+{
+	return g < PMIXEV_GDS_NSTORES ? gds_words[g] : "?";
 }
 
 const char *pmixev_monitor_policy_name(unsigned p)

@@ -5,9 +5,10 @@
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
  * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
  * environment name). Most are integers; PMIxevLogSyslog and PMIxevLogMail
- * are absolute paths or "none"; PMIxevMonitorPolicy is a word and
- * PMIxevMonitorAllowed a comma list of words. Every value is validated here; an
- * invalid one is rejected with a message naming the key and the value.
+ * are absolute paths or "none"; PMIxevMonitorPolicy and PMIxevGds are
+ * words and PMIxevMonitorAllowed a comma list of words. Every value is
+ * validated here; an invalid one is rejected with a message naming the key
+ * and the value.
  *
  * Each option also says what a job's value may do to the site's (its
  * rule, below): an option that bounds what root's stepds hold, spend or
@@ -47,6 +48,7 @@ struct pmixev_conf {
 	unsigned monitor_policy;  /* PMIxevMonitorPolicy: a policy below */
 	unsigned monitor_allowed; /* PMIxevMonitorAllowed (site only): mask
 				     of the policies a job may choose */
+	unsigned gds;		  /* PMIxevGds: the job data store below */
 };
 
 /* What a monitor alert leads to (jobmgmt/monitor.h). */
@@ -55,6 +57,19 @@ enum pmixev_monitor_policy {
 	PMIXEV_MONITOR_KILL,	/* and the step is ended */
 	PMIXEV_MONITOR_REQUEUE, /* and the job is requeued */
 	PMIXEV_MONITOR_NPOLICIES
+};
+
+/*
+ * Where OpenPMIx keeps the job's data for the node's processes
+ * (pmixside/pmixlib.c names the library's components).
+ */
+enum pmixev_gds {
+	PMIXEV_GDS_AUTO,  /* the faster of the two for the library: shmem
+			     on OpenPMIx 4, hash on 5 and later */
+	PMIXEV_GDS_HASH,  /* each process asks the server, keeps a copy */
+	PMIXEV_GDS_SHMEM, /* the server's shared memory: 4.x ds21, 5.x
+			     shmem2; hash for what it cannot hold */
+	PMIXEV_GDS_NSTORES
 };
 
 /* Options are addressed by index. */
@@ -79,6 +94,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_LOG_MAIL,
 	PMIXEV_CONF_MONITOR_POLICY,
 	PMIXEV_CONF_MONITOR_ALLOWED,
+	PMIXEV_CONF_GDS,
 	PMIXEV_CONF_NKEYS
 };
 
@@ -140,6 +156,9 @@ int pmixev_conf_apply_env(struct pmixev_conf *conf, char *const *env, char *err,
  * cap whatever the events' sizes. At least 1.
  */
 unsigned pmixev_conf_event_slots(const struct pmixev_conf *conf);
+
+/* The name of data store `g` ("auto", "hash", "shmem"; "?"). */
+const char *pmixev_gds_name(unsigned g);
 
 /* The name of monitor policy `p` ("notify", "kill", "requeue"; "?"). */
 const char *pmixev_monitor_policy_name(unsigned p);

@@ -9,6 +9,7 @@
  *          str srv_nspace, str server_dir, str task_dir, u32 event_cache,
  *          u32 timeout_sec (<= 86400), u32 event_kib, u32 debug (0..3),
  *          u32 event_cache_mib, u32 publish_mib, u32 log_rate,
+ *          u32 gds (0..2),
  *          u32 bind_type, str bind_list, nnodes * str node name,
  *          ntasks * u32 node (< nnodes), ntasks * u32 app (< napps)
  *   ready  u8 status, u16 gate_port, u8 lib_major, u32 nenv,
@@ -34,6 +35,7 @@ static bool start_ok(const struct pmixev_pmixd_start *m)
 	       m->napps && m->napps <= s->ntasks &&
 	       m->timeout_sec <= PMIXEV_PMIXD_TIMEOUT_MAX &&
 	       m->debug <= PMIXEV_PMIXD_DEBUG_MAX &&
+	       m->gds <= PMIXEV_PMIXD_GDS_MAX &&
 	       pmixd_text_ok(s->node, sizeof(s->node)) &&
 	       pmixd_text_ok(s->id, sizeof(s->id)) &&
 	       pmixd_text_ok(m->nspace, sizeof(m->nspace)) &&
@@ -84,6 +86,7 @@ int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->event_cache_mib);
 	pmixev_buf_put_u32(b, m->publish_mib);
 	pmixev_buf_put_u32(b, m->log_rate);
+	pmixev_buf_put_u32(b, m->gds);
 	pmixev_buf_put_u32(b, m->bind_type);
 	pmixev_buf_put_str(b, m->bind_list);
 	for (uint32_t i = 0; i < m->step.nnodes; i++)
@@ -118,6 +121,7 @@ static void start_get_fixed(struct pmixev_buf *b, struct pmixev_pmixd_start *t)
 	pmixev_buf_get_u32(b, &t->event_cache_mib);
 	pmixev_buf_get_u32(b, &t->publish_mib);
 	pmixev_buf_get_u32(b, &t->log_rate);
+	pmixev_buf_get_u32(b, &t->gds);
 	pmixev_buf_get_u32(b, &t->bind_type);
 	pmixev_buf_get_str(b, t->bind_list, sizeof(t->bind_list));
 }

@@ -18,6 +18,7 @@
 #define PMIXEV_PMIXD_NODES_MAX 65536	  /* pmixev_proto.h's MAX_NODES */
 #define PMIXEV_PMIXD_TASKS_MAX (1u << 24) /* tasks of one step */
 #define PMIXEV_PMIXD_DEBUG_MAX 3	  /* PMIxevDebug */
+#define PMIXEV_PMIXD_GDS_MAX   2	  /* PMIxevGds: enum pmixev_gds */
 
 /*
  * START: base/layout.h's struct layout in wire form (the task maps as one
@@ -43,6 +44,7 @@ struct pmixev_pmixd_start {
 	uint32_t event_cache_mib;		/* PMIxevEventCacheMax */
 	uint32_t publish_mib;			/* PMIxevPublishMax */
 	uint32_t log_rate;			/* PMIxevLogRate */
+	uint32_t gds;				/* PMIxevGds */
 	uint32_t bind_type;			/* Slurm's cpu_bind_type */
 	char bind_list[PMIXEV_PMIXD_BIND_MAX];	/* Slurm's cpu_bind */
 };

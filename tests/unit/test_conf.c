@@ -205,6 +205,53 @@ static void test_monitor_policy(void **state)
 	assert_int_equal(pmixev_conf_monitor_check(&c, err, sizeof(err)), 0);
 }
 
+/* PMIxevGds: one word, the job's to choose (its own processes' store). */
+static void test_gds(void **state)
+{
+	static const char *bad[] = {"",	      "Hash",	    "shm",   "ds21",
+				    "shmem2", "hash,shmem", "hash ", NULL};
+	char *env[] = {"SLURM_PMIXEV_GDS=hash", NULL};
+	char *env_bad[] = {"SLURM_PMIXEV_GDS=ds12", NULL};
+	struct pmixev_conf c, site;
+	char err[128] = "", buf[16];
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(c.gds, PMIXEV_GDS_AUTO);
+	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_GDS), "PMIxevGds");
+	pmixev_conf_format(&c, PMIXEV_CONF_GDS, buf, sizeof(buf));
+	assert_string_equal(buf, "auto");
+	for (size_t i = 0; bad[i]; i++) {
+		assert_int_equal(pmixev_conf_set(&c, PMIXEV_CONF_GDS, bad[i],
+						 err, sizeof(err)),
+				 -1);
+		assert_string_equal(err, "expected one of auto hash shmem");
+	}
+	assert_int_equal(c.gds, PMIXEV_GDS_AUTO);
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_GDS, "hash", err, sizeof(err)),
+		0);
+	assert_int_equal(c.gds, PMIXEV_GDS_HASH);
+	assert_int_equal(
+		pmixev_conf_set(&c, PMIXEV_CONF_GDS, "shmem", err, sizeof(err)),
+		0);
+	assert_int_equal(c.gds, PMIXEV_GDS_SHMEM);
+	assert_string_equal(pmixev_gds_name(PMIXEV_GDS_HASH), "hash");
+	assert_string_equal(pmixev_gds_name(PMIXEV_GDS_SHMEM), "shmem");
+	assert_string_equal(pmixev_gds_name(PMIXEV_GDS_AUTO), "auto");
+	assert_string_equal(pmixev_gds_name(PMIXEV_GDS_NSTORES), "?");
+	/* A job may choose any against the site's. */
+	pmixev_conf_defaults(&site);
+	pmixev_conf_defaults(&c);
+	assert_int_equal(pmixev_conf_apply_env(&c, env, err, sizeof(err)), 0);
+	assert_int_equal(pmixev_conf_bound(&c, &site, NULL, NULL), 0);
+	assert_int_equal(c.gds, PMIXEV_GDS_HASH);
+	assert_int_equal(pmixev_conf_apply_env(&c, env_bad, err, sizeof(err)),
+			 -1);
+	assert_string_equal(
+		err,
+		"SLURM_PMIXEV_GDS='ds12': expected one of auto hash shmem");
+}
+
 static void test_format(void **state)
 {
 	struct pmixev_conf c;
@@ -332,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_env_invalid),
 		cmocka_unit_test(test_path_option),
 		cmocka_unit_test(test_monitor_policy),
+		cmocka_unit_test(test_gds),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_bound),

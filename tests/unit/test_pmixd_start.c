@@ -46,6 +46,7 @@ static void start_fill(struct pmixev_pmixd_start *s)
 	s->event_cache_mib = 64;
 	s->publish_mib = 16;
 	s->log_rate = 100;
+	s->gds = 1;
 	strcpy(s->bind_list, "0x3,0xc");
 }
 
@@ -66,6 +67,7 @@ static void test_start(void **state)
 	assert_int_equal(got.event_cache_mib, 64);
 	assert_int_equal(got.publish_mib, 16);
 	assert_int_equal(got.log_rate, 100);
+	assert_int_equal(got.gds, 1);
 	pmixev_pmixd_start_release(&got);
 	pmixev_pmixd_start_release(NULL);
 	assert_strict(&w, un_start);
@@ -74,6 +76,9 @@ static void test_start(void **state)
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.debug = 4;
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	start_fill(&s);
+	s.gds = 3;
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.timeout_sec = 86401;

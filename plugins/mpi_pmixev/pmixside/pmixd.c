@@ -109,6 +109,7 @@ static void conf_from_start(struct pmixev_conf *c,
 	c->event_kib = m->event_kib;
 	c->publish_mib = m->publish_mib;
 	c->log_rate = m->log_rate;
+	c->gds = m->gds;
 }
 
 /*
@@ -165,6 +166,7 @@ static int serve(const struct pmixd_fds *fds,
 				   .nsdir = nsdir,
 				   .event_cache =
 					   pmixev_conf_event_slots(&s.conf),
+				   .gds = s.conf.gds,
 				   .bind_type = m->bind_type,
 				   .bind_list = m->bind_list};
 	if (!(s.pside = pmixside_create(&s.lay, &s.conf, dup(fds->chan))) ||

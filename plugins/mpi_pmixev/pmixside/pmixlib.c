@@ -19,6 +19,7 @@
 
 #include "pmixbase/guard.h"
 #include "pmixbase/nspace.h"
+#include "pmixev_conf.h"
 #include "pmixev_cpubind.h"
 #include "pmixev_fsafe.h"
 #include "pmixev_log.h"
@@ -33,6 +34,7 @@ struct pmixlib {
 	hwloc_bitmap_t cpuset;	   /* the step's CPUs here */
 	hwloc_bitmap_t *task_cpus; /* [nlocal]: where each local task runs */
 	unsigned event_cache;	   /* OpenPMIx's pmix_max_events */
+	unsigned gds;		   /* PMIxevGds */
 	char ***task_env;	   /* [nlocal] NULL-terminated, malloc'd */
 };
 
@@ -165,6 +167,22 @@ static int load_topology(struct pmixlib *srv, uint32_t bind_type,
 	return 0;
 }
 
+/*
+ * The library's data-store components for PMIxevGds, best first: the
+ * shared-memory one of this OpenPMIx (4.x: ds21; 5.x and later: shmem2),
+ * with hash for the namespaces and peers it does not serve. "auto" is
+ * the faster at wire-up (bench/run.sh --stores, -N3 -n96 and -n192):
+ * ds21 on 4.2, where each hash client asks the server for every peer;
+ * hash on 5.0, whose shmem2 is no faster.
+ */
+static const char *gds_components(unsigned gds)
+{
+	if (gds == PMIXEV_GDS_HASH ||
+	    (gds == PMIXEV_GDS_AUTO && PMIX_VERSION_MAJOR >= 5))
+		return "hash";
+	return PMIX_VERSION_MAJOR >= 5 ? "shmem2,hash" : "ds21,hash";
+}
+
 struct init_call {
 	pmix_info_t *info;
 	pmix_status_t rc;
@@ -208,15 +226,14 @@ static int init_pmix(struct pmixlib *srv)
 	snprintf(cache, sizeof(cache), "%u", srv->event_cache);
 	if (setenv("PMIX_MCA_pmix_max_events", cache, 1) < 0)
 		PMIXEV_ERROR("cannot set the event cache size: %m");
-	/*
-	 * Only the "hash" data store: the shared-memory ones (4.2: ds12,
-	 * ds21; 5.0: shmem2) make root create files in directories the job
-	 * owner can write, following symlinks, and chown them to the owner.
-	 */
-	if (setenv("PMIX_MCA_gds", "hash", 1) < 0) {
-		PMIXEV_ERROR("cannot restrict PMIx to its hash data store: %m");
+	/* The data store PMIxevGds names (the library, as the job owner,
+	 * makes a shared-memory store's files in its own directories). */
+	if (setenv("PMIX_MCA_gds", gds_components(srv->gds), 1) < 0) {
+		PMIXEV_ERROR("cannot choose PMIx's data store: %m");
 		return -1;
 	}
+	PMIXEV_DEBUG(1, "pmixd: data stores %s (PMIxevGds=%s)",
+		     gds_components(srv->gds), pmixev_gds_name(srv->gds));
 	/* PMIx_Log: only the plugin that hands requests to pmixev
 	 * (jobmgmt/applog.h); the library's own would syslog as well. */
 	if (setenv("PMIX_MCA_plog", "default", 1) < 0) {
@@ -345,7 +362,7 @@ static int open_gate(struct pmixlib *srv, uint16_t ports[2])
 			*e = to;
 		}
 	return pmix_gate_open(srv->gate, ports[0], (unsigned)PMIX_VERSION_MAJOR,
-			      "hash");
+			      gds_components(srv->gds));
 }
 
 struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
@@ -360,6 +377,7 @@ struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
 	srv->tmpdir = cfg->tmpdir;
 	srv->nsdir = cfg->nsdir;
 	srv->event_cache = cfg->event_cache;
+	srv->gds = cfg->gds;
 	if (load_topology(srv, cfg->bind_type, cfg->bind_list) < 0) {
 		PMIXEV_ERROR("cannot load the node topology (hwloc)");
 		goto fail;

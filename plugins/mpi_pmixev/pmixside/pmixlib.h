@@ -25,6 +25,7 @@ struct pmixlib_cfg {
 	const char *tmpdir;	/* the tasks' PMIX_TMPDIR */
 	const char *nsdir;	/* the tasks' PMIX_NSDIR */
 	unsigned event_cache;	/* OpenPMIx's pmix_max_events */
+	unsigned gds;		/* PMIxevGds: enum pmixev_gds */
 	uint32_t bind_type;	/* Slurm's CPU binding (pmixev_cpubind.h) */
 	const char *bind_list;
 };

@@ -405,13 +405,14 @@ int stepd_prefork(char **env, const struct stepd_binding *bind)
 	PMIXEV_INFO("serving %u of %u task(s), node %u of %u, namespace %s "
 		    "(slurmstepd pid %ld, PMIxevDebug=%u PMIxevTimeout=%u "
 		    "PMIxevEventCache=%u PMIxevEventCacheMax=%u "
-		    "PMIxevMonitorPolicy=%s; %u event slot(s))",
+		    "PMIxevMonitorPolicy=%s PMIxevGds=%s; %u event slot(s))",
 		    layout_nlocal(&st.step.lay), step.ntasks,
 		    st.step.lay.nodeid, step.nnodes, st.step.lay.nspace,
 		    (long)getpid(), st.step.conf.debug,
 		    st.step.conf.timeout_sec, st.step.conf.event_cache,
 		    st.step.conf.event_cache_mib,
 		    pmixev_monitor_policy_name(st.step.conf.monitor_policy),
+		    pmixev_gds_name(st.step.conf.gds),
 		    pmixev_conf_event_slots(&st.step.conf));
 	return SLURM_SUCCESS;
 }
