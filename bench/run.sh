@@ -14,7 +14,9 @@ readonly SRC=${BENCH%/*}
 readonly CLUSTER=$SRC/tests/cluster/cluster.sh
 
 readonly TYPES=(pmixev pmix)       # pmix = Slurm's stock mpi/pmix plugin
-readonly WIREUP_SIZES=(6 24 96)    # tasks, always on 3 nodes
+readonly WIREUP_SIZES=(6 24 96 192) # tasks, always on 3 nodes
+readonly NODE_CORES=64             # per node: -n192 is 64 tasks a node
+readonly STORES=(hash shmem)       # PMIxevGds values, with --stores
 readonly FENCE_SIZE=6
 readonly RSS_SIZE=24
 readonly NNODES=3
@@ -25,10 +27,12 @@ die() { printf '%s: error: %s\n' "$SCRIPT_NAME" "$*" >&2; exit 1; }
 
 usage() {
 	cat <<EOF
-usage: $SCRIPT_NAME [--quick] [--reps N] [--out FILE]
+usage: $SCRIPT_NAME [--quick] [--reps N] [--stores] [--out FILE]
 
   --quick     3 repetitions and 200 fences (about 30 s)
   --reps N    repetitions per measurement (default 10, --quick 3)
+  --stores    wire-up also with each PMIxevGds store (${STORES[*]}),
+              set per job (SLURM_PMIXEV_GDS), interleaved with the rest
   --out FILE  also write the Markdown report to FILE
 
 environment:
@@ -46,7 +50,7 @@ EOF
 
 # ------------------------------------------------------------- arguments
 
-QUICK=0 REPS='' OUT=''
+QUICK=0 REPS='' OUT='' BY_STORE=0
 while (($# > 0)); do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -55,6 +59,7 @@ while (($# > 0)); do
 		REPS=$2
 		shift
 		;;
+	--stores) BY_STORE=1 ;;
 	--out)
 		[[ -n ${2:-} ]] || die "--out needs a file name"
 		OUT=$2
@@ -70,7 +75,15 @@ if ((QUICK)); then
 else
 	REPS=${REPS:-10} FENCES=1000
 fi
-readonly QUICK REPS FENCES
+readonly QUICK REPS FENCES BY_STORE
+# Wire-up's types: with --stores, pmixev once per store ("pmixev:STORE").
+WIREUP_TYPES=("${TYPES[@]}")
+if ((BY_STORE)); then
+	WIREUP_TYPES=()
+	for t in "${STORES[@]}"; do WIREUP_TYPES+=("pmixev:$t"); done
+	WIREUP_TYPES+=(pmix)
+fi
+readonly WIREUP_TYPES
 if [[ -n $OUT ]]; then
 	OUT=$(realpath -m -- "$OUT")
 	: >"$OUT" || die "cannot write $OUT"
@@ -92,6 +105,8 @@ unset PMIXEV_CLUSTER_DIR PMIXEV_MPI_CONF PMIXEV_SLURM_CONF_EXTRA PMIXEV_MPI_DEFA
 # The bench's own mpi.conf lines, if any (e.g. "PMIxevServer=owner").
 [[ -n ${PMIXEV_BENCH_MPI_CONF:-} ]] && export PMIXEV_MPI_CONF=$PMIXEV_BENCH_MPI_CONF
 export PMIXEV_CLUSTER_ID=$ID
+# More cores than the machine's (task/none binds nothing): -n192 on 3 nodes.
+export PMIXEV_NODE_CORES=$NODE_CORES
 export PMIXEV_BUILDDIR=${PMIXEV_BUILDDIR:-$SRC/build}
 [[ -r $PMIXEV_BUILDDIR/tests/cluster/build.env ]] ||
 	die "no build in $PMIXEV_BUILDDIR (run scripts/build.sh first, or set PMIXEV_BUILDDIR)"
@@ -209,7 +224,7 @@ build_clients() {
 # previous one to leave COMPLETING, see shared/notes/local-cluster.md) to
 # every sample.  Inside an allocation an srun is only step creation, launch,
 # the run itself and step completion, which is what users see.  --exclusive
-# gives the job all 32 cores of each node, enough for -n96.
+# gives the job all NODE_CORES cores of each node, enough for -n192.
 allocate() {
 	local out
 	out=$(as_user salloc -N"$NNODES" --exclusive -t 30 -J pmixev-bench --no-shell 2>&1) ||
@@ -324,10 +339,11 @@ failed() {
 	say "  $3 $1 n=$2: FAIL: $4"
 }
 
-wireup() { # TYPE NTASKS REP
-	local t=$1 n=$2 log=wireup-$1-$2-$3.out chk
+wireup() { # TYPE NTASKS REP; TYPE pmix, pmixev or pmixev:STORE
+	local t=$1 n=$2 log=wireup-${1/:/-}-$2-$3.out chk envs=()
 	skip wireup "$n" "$t" && return 0
-	step "$log" -- --mpi="$t" -N"$NNODES" -n"$n" ./pmix_hello
+	[[ $t == *:* ]] && envs=(SLURM_PMIXEV_GDS="${t#*:}")
+	step "$log" "${envs[@]}" -- --mpi="${t%%:*}" -N"$NNODES" -n"$n" ./pmix_hello
 	chk=$(check_ranks pmix_hello "$n" "$RUNS/out/$log" 2>/dev/null) || true
 	if ((RC == 0)) && [[ $chk == OK ]]; then
 		record wireup "$n" "$t" OK "$USEC"
@@ -431,7 +447,7 @@ rss() {
 }
 
 measure() {
-	local order t n
+	local order worder t n i k=${#WIREUP_TYPES[@]}
 	# Warm-up (not recorded): first launches pay for cold caches.
 	for t in "${TYPES[@]}"; do
 		step "warmup-$t.out" -- --mpi="$t" -N"$NNODES" -n"$FENCE_SIZE" ./pmix_hello
@@ -441,9 +457,12 @@ measure() {
 		# Interleave: both types back to back for every measurement, the
 		# order swapped every repetition, so drift hits both alike.
 		if ((rep % 2)); then order=("${TYPES[@]}"); else order=("${TYPES[1]}" "${TYPES[0]}"); fi
-		say "repetition $rep/$REPS (${order[*]})"
+		# Wire-up's types (more with --stores): rotated each repetition.
+		worder=()
+		for ((i = 0; i < k; i++)); do worder+=("${WIREUP_TYPES[(i + rep - 1) % k]}"); done
+		say "repetition $rep/$REPS (${worder[*]})"
 		for n in "${WIREUP_SIZES[@]}"; do
-			for t in "${order[@]}"; do go wireup "$t" "$n" "$rep" || return 0; done
+			for t in "${worder[@]}"; do go wireup "$t" "$n" "$rep" || return 0; done
 		done
 		for t in "${order[@]}"; do go fence "$t" "$rep" || return 0; done
 		# Stock with a real cross-node fence (SLURM_PMIX_FENCE is the job's
@@ -487,10 +506,10 @@ cell() {
 	fi
 }
 
-# row LABEL SIZE METRIC_PMIXEV METRIC_STOCK SCALE FORMAT
+# row LABEL SIZE METRIC_PMIXEV METRIC_STOCK SCALE FORMAT [PMIXEV_TYPE]
 row() {
 	local pm pn pok pt sm sn sok st ratio
-	read -r pm pn pok pt <<<"$(cell "$3" "$2" pmixev "$5" "$6")"
+	read -r pm pn pok pt <<<"$(cell "$3" "$2" "${7:-pmixev}" "$5" "$6")"
 	read -r sm sn sok st <<<"$(cell "$4" "$2" pmix "$5" "$6")"
 	ratio='—'
 	[[ $pm =~ ^[0-9] && $sm =~ ^[0-9] ]] && ratio=$(awk -v a="$pm" -v b="$sm" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
@@ -513,7 +532,7 @@ machine_info() {
 - date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')
 - machine: $(nproc) cores (${cpu:-?}), kernel $(uname -r), $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 - software: ${slurm}, OpenPMIx ${pmix}, pmixev ${git}; measured: ${PLUGIN_ID}
-- run: $REPS repetitions$( ((QUICK)) && echo ' (--quick)'), $FENCES fences per fence run, 3 local nodes (network namespaces on this one machine), per-run timeout ${TIMEOUT}s
+- run: $REPS repetitions$( ((QUICK)) && echo ' (--quick)'), $FENCES fences per fence run, 3 local nodes (network namespaces on this one machine) of $NODE_CORES cores each, per-run timeout ${TIMEOUT}s
 - load average at start: $LOAD (other clusters or builds on this machine skew the numbers)
 EOF
 }
@@ -527,7 +546,13 @@ report() {
 	echo '| metric | size | pmixev median | pmixev min | stock median | stock min | pmixev/stock | runs ok (pmixev · stock) |'
 	echo '|---|---|---:|---:|---:|---:|---:|---|'
 	for n in "${WIREUP_SIZES[@]}"; do
-		row 'wire-up wall time (ms)' "$n" wireup wireup 1000 '%.1f'
+		if ((BY_STORE)); then
+			for t in "${STORES[@]}"; do
+				row "wire-up wall time (ms), PMIxevGds=$t" "$n" wireup wireup 1000 '%.1f' "pmixev:$t"
+			done
+		else
+			row 'wire-up wall time (ms)' "$n" wireup wireup 1000 '%.1f'
+		fi
 	done
 	row 'data-less fence (µs)' "$FENCE_SIZE" fence fence 1 '%.1f'
 	row 'data-less fence vs stock ring (µs)' "$FENCE_SIZE" fence fence_ring 1 '%.1f'
@@ -535,7 +560,7 @@ report() {
 	cat <<EOF
 
 - wire-up: wall time of \`srun --mpi=TYPE pmix_hello\` (PMIx_Init, put, fence
-  with data, get every peer, finalize) inside one allocation.
+  with data, get every peer, finalize) inside one allocation.$( ((BY_STORE)) && printf '\n  PMIxevGds=STORE: pmixev with that data store (SLURM_PMIXEV_GDS).')
 - fence: median over ranks of each rank's median time per \`PMIx_Fence\`
   without data ($FENCES per run).  **Stock's default is not a barrier across
   nodes here**: with TreeWidth (50) > nodes its data-less fence only waits
@@ -569,7 +594,7 @@ main() {
 	JOB=''
 	if [[ -n $OUT ]]; then report | tee "$OUT"; else report; fi
 	for k in "${!FAILS[@]}"; do
-		if [[ $k == */pmixev ]]; then
+		if [[ $k == */pmixev || $k == */pmixev:* ]]; then
 			say "error: pmixev runs failed: ${k//\// } (${FAILS[$k]})"
 			EXIT_STATUS=1
 		else
