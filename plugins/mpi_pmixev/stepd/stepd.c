@@ -59,8 +59,7 @@
  */
 static struct {
 	bool active;
-	bool built; /* every part of the step was made (a refused step's
-		       tasks still start and exit: nothing to hand them to) */
+	bool built; /* every part made (a refused step's tasks still run) */
 	atomic_bool leaving;   /* the step ends here (set by fini) */
 	uint32_t exited;       /* local tasks that ended (agent thread) */
 	atomic_uint reaped;    /* ... as Slurm reaped them (its thread) */
