@@ -6,6 +6,7 @@
 
 #include "events/inject.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "pmixd/chan.h"
@@ -59,9 +60,13 @@ void inject_send(struct inject *c, const struct pmixev_pmixd_inject *m,
 		inject_undelivered(c, counted_as, "it cannot be framed");
 		return;
 	}
-	if (chan_send(c->chan, PMIXEV_PMIXD_INJECT, &b) == 0)
+	if (chan_send_bounded(c->chan, PMIXEV_PMIXD_INJECT, &b) == 0)
 		return;
-	if (chan_is_open(c->chan))
+	if (errno == ENOBUFS && chan_is_open(c->chan))
+		inject_undelivered(c, counted_as,
+				   "the PMIx server process reads too slowly "
+				   "(PMIxevOverlayMax waits for it)");
+	else if (chan_is_open(c->chan))
 		inject_undelivered(c, counted_as, "out of memory");
 	else if (!c->s->tasks_ended)
 		inject_undelivered(c, counted_as, "the pmix side is gone");

@@ -27,9 +27,6 @@
 
 #define RX_CHUNK     (256u << 10) /* read at least this much at a time */
 #define IOV_MAX_SEND 16
-#define OVER_QUEUE                                                             \
-	"it does not read what is sent to it: more than its queue budget "     \
-	"would wait"
 
 struct handler {
 	chan_frame_fn fn;
@@ -124,7 +121,7 @@ static void flush_owner(struct chan *l)
 	err = l->tx_err ? l->tx_err : errno;
 	pthread_mutex_unlock(&l->tx);
 	if (rc < 0)
-		close_with(l, err == ENOBUFS ? OVER_QUEUE : strerror(err));
+		close_with(l, strerror(err));
 	else if (rc > 0)
 		event_add(l->wr, NULL);
 	else if (l->fd >= 0)
@@ -297,9 +294,11 @@ void chan_kick(struct chan *l)
 /*
  * Queue the frame in `b` (taken) under tx and write what the socket takes.
  * As write_out, or -2 when it is refused: the channel is closed, the
- * frame is bad or there is no memory for it.
+ * frame is bad or there is no memory for it; -3 (errno ENOBUFS) when it
+ * is `bounded` and more than max_out would wait (one frame always fits).
  */
-static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
+static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b,
+		       bool bounded)
 {
 	size_t len = b->len;
 	uint8_t *data;
@@ -311,12 +310,11 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
 		pmixev_buf_release(b);
 		return -2;
 	}
-	/* One frame always fits: the bound is on what waits behind it. */
-	if (l->max_out && evbuffer_get_length(l->out) &&
+	if (bounded && l->max_out && evbuffer_get_length(l->out) &&
 	    evbuffer_get_length(l->out) + len > l->max_out) {
 		pmixev_buf_release(b);
 		errno = ENOBUFS;
-		return -1;
+		return -3;
 	}
 	data = pmixev_buf_steal(b, &len);
 	pmixev_pmixd_hdr_encode(type, (uint32_t)(len - PMIXEV_PMIXD_HDR_LEN),
@@ -330,12 +328,14 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b)
 	return idle ? write_out(l) : 1;
 }
 
-int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
+/* chan_send, or with `bounded` chan_send_bounded. */
+static int send_owner(struct chan *l, uint8_t type, struct pmixev_buf *b,
+		      bool bounded)
 {
 	int rc;
 
 	pthread_mutex_lock(&l->tx);
-	rc = queue_frame(l, type, b);
+	rc = queue_frame(l, type, b, bounded);
 	if (rc == -1)
 		l->tx_err = errno;
 	pthread_mutex_unlock(&l->tx);
@@ -346,7 +346,19 @@ int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
 		event_add(l->wr, NULL);
 	else if (rc == -1)
 		event_active(l->wr, EV_WRITE, 0);
+	if (rc == -3)
+		errno = ENOBUFS;
 	return rc < 0 ? -1 : 0;
+}
+
+int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	return send_owner(l, type, b, false);
+}
+
+int chan_send_bounded(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	return send_owner(l, type, b, true);
 }
 
 int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
@@ -355,7 +367,7 @@ int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
 	int rc;
 
 	pthread_mutex_lock(&l->tx);
-	rc = queue_frame(l, type, b);
+	rc = queue_frame(l, type, b, false);
 	if (rc == -1)
 		l->tx_err = errno;
 	if ((rc > 0 || l->tx_err) && l->fd >= 0 && !l->kicked)

@@ -58,9 +58,9 @@ struct chan *chan_create(struct event_base *base, int fd,
 			 void *ctx);
 
 /*
- * Bound the bytes waiting to be written to `bytes` (0: no bound): a peer
- * that does not read must not make this side hold memory without limit.
- * A send beyond it closes the channel, with that as the reason.
+ * Bound the bytes waiting to be written to `bytes` (0: no bound) for
+ * chan_send_bounded: a peer that does not read must not make this side
+ * hold memory without limit for what it did not ask (events).
  */
 void chan_set_max_queued(struct chan *l, size_t bytes);
 
@@ -85,6 +85,13 @@ void chan_frame_begin(struct pmixev_buf *b);
  * the caller returned (chan_is_open is false at once).
  */
 int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b);
+
+/*
+ * chan_send for a frame the peer did not ask for: -1 with errno ENOBUFS,
+ * the channel left open, when more than chan_set_max_queued's bytes would
+ * wait to be written (one frame always goes).
+ */
+int chan_send_bounded(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
 /*
  * chan_send from a thread other than the owner's (chan_set_kick first).
