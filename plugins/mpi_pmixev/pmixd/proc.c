@@ -360,6 +360,20 @@ out:
 	return rc;
 }
 
+/* "NS_META_SEG_SIZE=N" or "NS_DATA_SEG_SIZE=N", N decimal digits. */
+static bool ds_size_var(const char *var)
+{
+	const char *v;
+
+	if (strncmp(var, "NS_META_SEG_SIZE=", 17) != 0 &&
+	    strncmp(var, "NS_DATA_SEG_SIZE=", 17) != 0)
+		return false;
+	v = var + 17;
+	if (!*v || strlen(v) > 12)
+		return false;
+	return strspn(v, "0123456789") == strlen(v);
+}
+
 int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars)
 {
 	for (uint32_t i = 0; i < p->ready.nenv; i++) {
@@ -368,12 +382,15 @@ int pmixd_proc_task_vars(struct pmixd_proc *p, uint32_t rank, char ***vars)
 
 		if (e->rank != rank)
 			continue;
-		/* The process is the job's: only the library's variables. */
+		/* The process is the job's: only the library's variables
+		 * (and ds21's segment sizes, a number each:
+		 * pmixside/pmixlib.c). */
 		free(p->vars);
 		if (!(p->vars = calloc(e->count + 1, sizeof(*p->vars))))
 			return -1;
 		for (uint32_t v = 0; v < e->count; v++)
-			if (!strncmp(e->vars[v], "PMIX_", 5))
+			if (!strncmp(e->vars[v], "PMIX_", 5) ||
+			    ds_size_var(e->vars[v]))
 				p->vars[n++] = e->vars[v];
 		*vars = p->vars;
 		return 0;

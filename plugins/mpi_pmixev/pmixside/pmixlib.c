@@ -36,6 +36,7 @@ struct pmixlib {
 	unsigned event_cache;	   /* OpenPMIx's pmix_max_events */
 	unsigned gds;		   /* PMIxevGds */
 	char ***task_env;	   /* [nlocal] NULL-terminated, malloc'd */
+	char ds_meta[24], ds_data[24]; /* ds21's segment sizes, or "" */
 };
 
 /* Wait on slurmstepd's main thread for a PMIx operation's callback. */
@@ -183,6 +184,56 @@ static const char *gds_components(unsigned gds)
 	return PMIX_VERSION_MAJOR >= 5 ? "shmem2,hash" : "ds21,hash";
 }
 
+/*
+ * ds21's segment sizes (OpenPMIx's common/dstore reads them with getenv,
+ * in the server and again in each client, which must agree: a rank's data
+ * is found at segment number offset / size). Each namespace gets a meta
+ * segment (24 bytes per rank, indexed by rank) and a data segment, each
+ * 4 MiB by default and zeroed whole when made (dstore_segment.c), so
+ * resident at once: 8 MiB in pmixev-pmixd for any step. Meta: one
+ * segment that holds the step's ranks. Data: 1 KiB per rank of the step
+ * (-N3 -n96 stores 50 KB a node) in powers of two, 256 KiB to the
+ * default 4 MiB; more segments are added when it fills. One value (a
+ * PMIx_Put, a registered key) must fit in one data segment: a larger one
+ * aborts the library (README, Limitations).
+ */
+#define DS_META_RANK 24u /* sizeof(rank_meta_info) */
+#define DS_DATA_MIN  (256u << 10)
+#define DS_DATA_MAX  (4u << 20)
+
+static void ds_seg_sizes(uint32_t ntasks, size_t *meta, size_t *data)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	/* the namespace's own entry first (rank + 1), a count before */
+	*meta = sizeof(size_t) + ((size_t)ntasks + 1) * DS_META_RANK;
+	*meta = (*meta + page - 1) / page * page;
+	*data = DS_DATA_MIN;
+	while (*data < DS_DATA_MAX && *data < (size_t)ntasks << 10)
+		*data <<= 1;
+}
+
+/* Set them for the server (before PMIx_server_init) when the library
+ * runs ds21; pmixlib_task_env gives them to the clients. */
+static int ds_seg_env(struct pmixlib *srv)
+{
+	size_t meta, data;
+
+	if (strncmp(gds_components(srv->gds), "ds21", 4) != 0)
+		return 0;
+	ds_seg_sizes(srv->lay->step.ntasks, &meta, &data);
+	snprintf(srv->ds_meta, sizeof(srv->ds_meta), "%zu", meta);
+	snprintf(srv->ds_data, sizeof(srv->ds_data), "%zu", data);
+	if (setenv("NS_META_SEG_SIZE", srv->ds_meta, 1) < 0 ||
+	    setenv("NS_DATA_SEG_SIZE", srv->ds_data, 1) < 0) {
+		PMIXEV_ERROR("cannot size PMIx's data store: %m");
+		return -1;
+	}
+	PMIXEV_DEBUG(1, "pmixd: ds21 segments: meta %s, data %s bytes",
+		     srv->ds_meta, srv->ds_data);
+	return 0;
+}
+
 struct init_call {
 	pmix_info_t *info;
 	pmix_status_t rc;
@@ -234,6 +285,8 @@ static int init_pmix(struct pmixlib *srv)
 	}
 	PMIXEV_DEBUG(1, "pmixd: data stores %s (PMIxevGds=%s)",
 		     gds_components(srv->gds), pmixev_gds_name(srv->gds));
+	if (ds_seg_env(srv) < 0)
+		return -1;
 	/* PMIx_Log: only the plugin that hands requests to pmixev
 	 * (jobmgmt/applog.h); the library's own would syslog as well. */
 	if (setenv("PMIX_MCA_plog", "default", 1) < 0) {
@@ -315,6 +368,12 @@ static int register_clients(struct pmixlib *srv)
 							       sync_cb, &s));
 		if (rc == PMIX_SUCCESS)
 			rc = PMIx_server_setup_fork(&proc, &srv->task_env[i]);
+		if (rc == PMIX_SUCCESS && srv->ds_meta[0])
+			PMIX_SETENV(rc, "NS_META_SEG_SIZE", srv->ds_meta,
+				    &srv->task_env[i]);
+		if (rc == PMIX_SUCCESS && srv->ds_data[0])
+			PMIX_SETENV(rc, "NS_DATA_SEG_SIZE", srv->ds_data,
+				    &srv->task_env[i]);
 		if (rc != PMIX_SUCCESS) {
 			PMIXEV_ERROR("registering rank %u: %s", proc.rank,
 				     PMIx_Error_string(rc));
