@@ -192,13 +192,13 @@ static const char *gds_components(unsigned gds)
  * 4 MiB by default and zeroed whole when made (dstore_segment.c), so
  * resident at once: 8 MiB in pmixev-pmixd for any step. Meta: one
  * segment that holds the step's ranks. Data: 1 KiB per rank of the step
- * (-N3 -n96 stores 50 KB a node) in powers of two, 256 KiB to the
+ * (-N3 -n96 stores 50 KB a node) in powers of two, 1 MiB to the
  * default 4 MiB; more segments are added when it fills. One value (a
  * PMIx_Put, a registered key) must fit in one data segment: a larger one
  * aborts the library (README, Limitations).
  */
 #define DS_META_RANK 24u /* sizeof(rank_meta_info) */
-#define DS_DATA_MIN  (256u << 10)
+#define DS_DATA_MIN  (1u << 20)
 #define DS_DATA_MAX  (4u << 20)
 
 static void ds_seg_sizes(uint32_t ntasks, size_t *meta, size_t *data)
