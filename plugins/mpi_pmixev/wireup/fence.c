@@ -56,6 +56,7 @@ struct fence {
 	size_t max_held;	/* PMIxevOverlayMax */
 	unsigned long refused;	/* collectives refused over a bound */
 	bool *pmix_gone;	/* [nnodes] its PMIx server is gone */
+	unsigned ngone;		/* nodes so in pmix_gone */
 	struct pending_set *trackers;
 };
 
@@ -181,7 +182,7 @@ static void check_complete(struct tracker *t)
 	char why[64];
 
 	/* Its ranks there cannot take part: fail it on every node now. */
-	for (uint32_t n = 0; n < t->f->lay->step.nnodes; n++)
+	for (uint32_t n = 0; t->f->ngone && n < t->f->lay->step.nnodes; n++)
 		if (t->nodes[n] && t->f->pmix_gone[n]) {
 			snprintf(why, sizeof(why),
 				 "node %u's PMIx server is gone", n);
@@ -537,6 +538,7 @@ static void on_pmix_gone(void *ctx, uint32_t src, const uint8_t *buf,
 {
 	struct fence *f = ctx;
 
+	f->ngone += !f->pmix_gone[src];
 	f->pmix_gone[src] = true;
 	pending_lost(f->trackers, src);
 }
