@@ -29,6 +29,7 @@ struct agent {
 	pthread_mutex_t lock; /* protects head, tail, stopping */
 	struct work *head, *tail;
 	bool stopping;
+	bool look_last; /* one more round over the descriptors at the stop */
 };
 
 /* Only EAGAIN (counter full) can fail, and then a wake-up is pending. */
@@ -66,8 +67,17 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
 		w->fn(w->arg);
 		free(w);
 	}
-	if (stop)
-		event_base_loopbreak(a->base);
+	if (!stop)
+		return;
+	if (a->look_last) {
+		/* A timer, not an immediate exit: the loop first polls once
+		 * more and serves what is ready. */
+		const struct timeval next_round = {0, 1};
+
+		if (event_base_loopexit(a->base, &next_round) == 0)
+			return;
+	}
+	event_base_loopbreak(a->base);
 }
 
 static void *agent_main(void *arg)
@@ -155,13 +165,14 @@ struct event_base *agent_base(struct agent *a)
 	return a->base;
 }
 
-void agent_stop(struct agent *a)
+static void halt(struct agent *a, bool look_last)
 {
 	struct work *w, *next;
 	bool stop;
 
 	pthread_mutex_lock(&a->lock);
 	a->stopping = true;
+	a->look_last = look_last;
 	pthread_mutex_unlock(&a->lock);
 	if (a->started) {
 		wake(a);
@@ -174,6 +185,16 @@ void agent_stop(struct agent *a)
 		w->fn(w->arg);
 		free(w);
 	}
+}
+
+void agent_stop(struct agent *a)
+{
+	halt(a, false);
+}
+
+void agent_stop_after_look(struct agent *a)
+{
+	halt(a, true);
 }
 
 void agent_destroy(struct agent *a)

@@ -41,6 +41,12 @@ struct event_base *agent_base(struct agent *a);
  */
 void agent_stop(struct agent *a);
 
+/*
+ * agent_stop, after one more look at the descriptors: what peers sent
+ * before the stop (and is ready to read) is handled, without waiting.
+ */
+void agent_stop_after_look(struct agent *a);
+
 /* agent_stop, then free the agent and its event base. NULL-safe. */
 void agent_destroy(struct agent *a);
 

@@ -266,7 +266,8 @@ fail:
 
 int rdv_stop(struct rdv *rdv)
 {
-	agent_stop(rdv->agent);
+	/* A stepd's notice sent before its tasks' exits is printed. */
+	agent_stop_after_look(rdv->agent);
 	return rdv->aborted ? rdv->abort_status : 0;
 }
 

@@ -47,10 +47,10 @@
 #include "ownerhelper/helper.h"
 #include "ownerhelper/jobinfo.h"
 #include "events/watcher.h"
+#include "stepd/gone.h"
 #include "stepd/site.h"
 
-#define MAX_FRAME    (64u << 20) /* largest overlay payload: 64 MiB */
-#define TASK_KILL_MS 250	 /* tasks left without a PMIx server: killed */
+#define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
 
 /*
  * Slurm's hooks carry no context and slurmstepd serves exactly one step,
@@ -60,11 +60,11 @@
 static struct {
 	bool active;
 	bool built; /* every part made (a refused step's tasks still run) */
-	atomic_bool leaving;   /* the step ends here (set by fini) */
-	uint32_t exited;       /* local tasks that ended (agent thread) */
-	atomic_uint reaped;    /* ... as Slurm reaped them (its thread) */
-	bool fini_sent;	       /* the PMIx server process was told to end */
-	atomic_bool gone_said; /* ... its end was handled (logged) */
+	atomic_bool leaving; /* the step ends here (set by fini) */
+	uint32_t exited;     /* local tasks that ended (agent thread) */
+	atomic_uint reaped;  /* ... as Slurm reaped them (its thread) */
+	bool fini_sent;	     /* the PMIx server process was told to end */
+	struct gone gone;    /* ... its end, as root answers it */
 	struct step step;
 	/*
 	 * Why this step is refused, or "". Slurm's srun exits 0 when a step
@@ -195,46 +195,15 @@ static int build_watcher(struct step *s)
 }
 
 /* Agent thread: root's end of the channel to the PMIx server process
- * closed: say why, fail what waits on it. */
+ * closed. Expected once root sent FINI, or once Slurm reaped every task
+ * here (its process tracking ends what is left of the step). */
 static void pmix_side_gone(void *ctx, const char *why)
 {
 	struct step *s = ctx;
-	char ended[256];
 	bool early = !st.fini_sent &&
 		     atomic_load(&st.reaped) < layout_nlocal(&s->lay);
 
-	pmixd_proc_ended(s->pmixd, ended, sizeof(ended));
-	/*
-	 * Expected once root sent FINI, or once Slurm reaped every task here
-	 * (its process tracking ends what is left of the step): a debug
-	 * line. Otherwise the tasks still need it (stuck ones are killed).
-	 */
-	if (!early)
-		PMIXEV_DEBUG(1,
-			     "the PMIx server process ended with the "
-			     "step's tasks here (%s)",
-			     ended);
-	else {
-		char text[PMIXEV_MSG_TEXT_MAX];
-
-		snprintf(text, sizeof(text),
-			 "the PMIx server process ended (%s; %s): this node's "
-			 "tasks lose their PMIx server; those that still run "
-			 "in %.2f s are killed",
-			 why, ended, TASK_KILL_MS / 1000.0);
-		PMIXEV_ERROR("%s; the step's collectives with a rank here fail "
-			     "on every node, and so do the direct modex "
-			     "requests of other nodes it was serving",
-			     text);
-		/* Early in the step, before Slurm relays its lines. */
-		if (overlay_tell_srun(s->ov, text) < 0)
-			PMIXEV_DEBUG(1, "srun could not be told");
-		ptable_kill_running(s->ptable, TASK_KILL_MS); /* said first */
-	}
-	atomic_store(&st.gone_said, true);
-	fence_pmix_gone(s->fence, early);
-	dmodex_pmix_gone(s->dmodex);
-	clients_pmix_gone(s->clients);
+	gone_handle(&st.gone, s, why, early);
 }
 
 /*
@@ -537,11 +506,8 @@ void stepd_task_start(uint32_t rank, int32_t pid)
 
 void stepd_task_exit(uint32_t rank, int status)
 {
-	/* Root's line on a dead PMIx server reaches srun before this exit. */
-	for (int i = 0; i < 100 && st.built && !atomic_load(&st.gone_said) &&
-			chan_peer_gone(st.step.chan);
-	     i++)
-		usleep(1000);
+	if (st.built)
+		gone_wait_said(&st.gone, &st.step);
 	post_task(task_exit_work, rank, status);
 	/*
 	 * Slurm's process tracking kills what is left of the step once its
