@@ -7,9 +7,10 @@
 # evicted for site@n2, and its processes read those counts with
 # PMIx_Query_info ("slurm.pmixev.events"); the slurmd logs say the cache
 # overflowed and what each source lost. (The time-limit warning is off:
-# it would take a slot.)
+# it would take a slot.) Normal ends (PMIx_Finalize, status 0) are not
+# cached: a step of more ranks than slots ends without an eviction.
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 7
 
 cache=$(client pmix_cache)
 notify=$PMIXEV_BUILDDIR/programs/pmixev-notify
@@ -53,5 +54,14 @@ done
 ok $? "each node's slurmd log reports the full cache, with the source of the evicted events"
 wait_log "$(slurmd_log n2)" "step $job\.0 on n2: events from site@n2: 20 cached, (1[2-9]|20) evicted from the full cache, 0 undelivered"
 ok $? "at step end n2's slurmd log sums up what site@n2 lost"
+
+step_env=(SLURM_PMIXEV_EVENT_CACHE=8 SLURM_PMIXEV_TIME_WARNING=0)
+run_step --mpi=pmixev -N3 -n12 "$(client pmix_hello)"
+step_env=()
+evicted=$(grep -c "step $job\.0 on n[1-3]: events: the event cache is full" \
+	"$(slurmd_log n1)" "$(slurmd_log n2)" "$(slurmd_log n3)" | awk -F: '{ n += $NF } END { print n }')
+[ "$rc" -eq 0 ] && [ "$(lines '^pmix_hello: rank [0-9]+ of 12 on n[1-3]: ok$')" -eq 12 ] &&
+	[ "$(lines 'event cache is full')" -eq 0 ] && [ "$evicted" -eq 0 ]
+ok $? "12 ranks end normally with 8 event slots: nothing evicted, nothing said ($evicted lines)" || show
 
 done_testing

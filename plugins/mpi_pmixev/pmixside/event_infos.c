@@ -150,6 +150,15 @@ static void build_event(const struct layout *lay,
 	if (m->flags & PMIXEV_EVENT_NON_DEFAULT)
 		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_NON_DEFAULT, &yes,
 			       PMIX_BOOL);
+	/* A normal end (PMIx_Finalize, then status 0) is news for the
+	 * handlers registered for it, not kept for later ones: a step's
+	 * last moments bring one per task, and would push out of the cache
+	 * the events that are. */
+	if (m->code == PMIX_EVENT_PROC_TERMINATED) {
+		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_DO_NOT_CACHE, &yes,
+			       PMIX_BOOL);
+		out->uncached = true;
+	}
 	out->code = m->code;
 	out->ninfo = n;
 }

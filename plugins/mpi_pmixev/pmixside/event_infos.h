@@ -12,6 +12,8 @@
 
 #include <pmix_common.h>
 
+#include <stdbool.h>
+
 #include "base/layout.h"
 #include "pmixev_pmixd_msg.h"
 
@@ -25,6 +27,7 @@ struct event_infos {
 	pmix_data_range_t range;
 	pmix_info_t *info; /* EVENT_INFOS_MAX allocated */
 	size_t ninfo;
+	bool uncached; /* PMIX_EVENT_DO_NOT_CACHE: only for those registered */
 };
 
 /*

@@ -99,12 +99,13 @@ static void injected_done(pmix_status_t status, void *cbdata)
 /*
  * Notify this node's clients of `code` from `source` over `range`, with the
  * first `ninfo` of the `nalloc` infos allocated at `info` (taken over:
- * freed when PMIx is done with them). Counted under `counted_as`.
+ * freed when PMIx is done with them). Counted under `counted_as` (as
+ * cached unless `uncached`).
  */
 static void inject(struct inject_pmix *c, const char *counted_as,
 		   pmix_status_t code, const pmix_proc_t *source,
 		   pmix_data_range_t range, pmix_info_t *info, size_t nalloc,
-		   size_t ninfo)
+		   size_t ninfo, bool uncached)
 {
 	struct injected *d = calloc(1, sizeof(*d));
 	pmix_status_t rc;
@@ -122,7 +123,8 @@ static void inject(struct inject_pmix *c, const char *counted_as,
 	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
 		if (rc == PMIX_OPERATION_SUCCEEDED)
 			injected_done(rc, d);
-		inject_pmix_cached(c, counted_as);
+		if (!uncached)
+			inject_pmix_cached(c, counted_as);
 		return;
 	}
 	inject_pmix_undelivered(c, counted_as, PMIx_Error_string(rc));
@@ -157,7 +159,7 @@ static void inject_relayed(struct inject_pmix *c, uint32_t origin,
 			PMIX_INFO_FREE(info, ninfo);
 		return;
 	}
-	inject(c, name, m->code, &source, m->range, info, ninfo, ninfo);
+	inject(c, name, m->code, &source, m->range, info, ninfo, ninfo, false);
 }
 
 /* Agent thread: an event from root for this node's clients. */
@@ -179,7 +181,7 @@ static int on_inject(void *ctx, struct pmixev_buf *body)
 		return 0;
 	}
 	inject(c, ev.counted_as, ev.code, &ev.source, ev.range, ev.info,
-	       EVENT_INFOS_MAX, ev.ninfo);
+	       EVENT_INFOS_MAX, ev.ninfo, ev.uncached);
 	return 0;
 }
 
