@@ -186,11 +186,12 @@ step_env=()
 run_step() {
 	local try
 	for try in 1 2; do
-		out=$(with_env "${step_env[@]}" -- srun -v "$@" 2>&1)
-		rc=$?
+		_srun_watched with_env "${step_env[@]}" -- srun -v "$@"
 		job=$(echo "$out" | sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' | head -n1)
 		[ "$try" = 1 ] || break
-		if slurm_lost_srun; then
+		if [ "$_srun_stuck" = 1 ]; then
+			diag "slurmctld never created the step of job ${job:-?} (no task in 30 s); once more"
+		elif slurm_lost_srun; then
 			diag "slurmctld never answered srun for job ${job:-?} (srun exit $rc: $(printf '%s\n' "$out" |
 				grep -m1 -E "$_lost_srun_re")); once more"
 		elif [ "$rc" = 124 ] && printf '%s\n' "$out" | grep -q 'queued and waiting for resources' &&
@@ -201,6 +202,36 @@ run_step() {
 		fi
 	done
 }
+
+# _srun_watched CMD...: run CMD, an `srun -v` (through with_env), output in
+# $out, status in $rc. Slurm 24.11's slurmctld drops a step creation now and
+# then ("Connection is stale"), and srun then waits until the test's
+# timeout: an srun that has its allocation but no task 30 s later is
+# cancelled with its job, and $_srun_stuck says so (1).
+_srun_watched() {
+	local tmp=$PMIXEV_CLUSTER_WORKDIR/.srun-watched.$$ pid waited=0 id
+	_srun_stuck=0
+	"$@" >"$tmp" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		id=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$tmp" | head -n1)
+		if [ -n "$id" ]; then
+			grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' "$tmp" && break
+			waited=$((waited + 1))
+			if [ "$waited" -ge 300 ]; then
+				_srun_stuck=1
+				scancel "$id" 2>/dev/null
+				break
+			fi
+		fi
+		sleep 0.1
+	done
+	wait "$pid"
+	rc=$?
+	out=$(cat "$tmp")
+	rm -f "$tmp"
+}
+_srun_stuck=0
 
 # ctld_back JOB: start slurmctld again (after `cluster.sh ctld stop`) and
 # make sure JOB, whose end slurmctld may have missed while it was away,
