@@ -42,8 +42,8 @@ st=/proc/$pd/status
 ok $? "pmixev-pmixd (pid ${pd:-none}) runs as uid $uid in a network of its own, no new privileges" ||
 	diag "stepd $sd: $(ls -l /proc/$pd/ns/net 2>&1)"
 # squeue as the owner from the process's network and, the control, from
-# its stepd's: libslurm finds no address for slurmctld without one of its
-# own (getaddrinfo's AI_ADDRCONFIG), and could not route to one anyway.
+# its stepd's: there libslurm cannot resolve slurmctld's address, and a
+# socket there has no route to it (ENETUNREACH).
 squeue_from() {
 	nsenter -t "$1" -n -m -r -w -- runuser -u "$PMIXEV_TEST_USER" -- \
 		env -i PATH=/usr/bin:/bin SLURM_CONF="$SLURM_CONF" \
