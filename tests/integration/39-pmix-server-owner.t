@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Each node's PMIx server runs in pmixev-pmixd, a child
-# of slurmstepd with the job owner's identity, in a network of its own,
-# without new privileges, not dumpable. Clients wire up through it as
+# of slurmstepd with the job owner's identity, in a network of its own
+# (which has no way to slurmctld: its requests stay with the owner helper,
+# doc/pmix-server-as-owner.md §3f), without new privileges, not dumpable. Clients wire up through it as
 # before (the attacks through the library: 32-pmix-wire.t). The job's user
 # cannot trace it; killing it mid-fence or mid-query, or stopping it,
 # ends the step at once with a clear line; a missing program fails the
 # step at once with its path and the cause.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
@@ -40,6 +41,19 @@ st=/proc/$pd/status
 	[ "$(readlink "/proc/$pd/ns/net")" != "$(readlink "/proc/$sd/ns/net")" ]
 ok $? "pmixev-pmixd (pid ${pd:-none}) runs as uid $uid in a network of its own, no new privileges" ||
 	diag "stepd $sd: $(ls -l /proc/$pd/ns/net 2>&1)"
+# squeue as the owner from the process's network and, the control, from
+# its stepd's: there libslurm cannot resolve slurmctld's address, and a
+# socket there has no route to it (ENETUNREACH).
+squeue_from() {
+	nsenter -t "$1" -n -m -r -w -- runuser -u "$PMIXEV_TEST_USER" -- \
+		env -i PATH=/usr/bin:/bin SLURM_CONF="$SLURM_CONF" \
+		timeout -k 5 60 squeue -h -o %i -j "$job" 2>&1
+}
+mine=$(squeue_from "$pd")
+mine_rc=$?
+[ "$mine_rc" -ne 0 ] && [ "$(squeue_from "$sd")" = "$job" ]
+ok $? "from its network the owner cannot reach slurmctld; from the stepd's it can" ||
+	diag "rc $mine_rc: $(printf '%s\n' "$mine" | tail -n 3)"
 ! runuser -u "$PMIXEV_TEST_USER" -- cat "/proc/$pd/environ" >/dev/null 2>&1
 ok $? "it is not dumpable: the job's user cannot read its memory"
 # Its own rank (same uid, dumpable) is the control: the user may trace it.

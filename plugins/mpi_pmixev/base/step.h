@@ -37,9 +37,7 @@ typedef void (*step_gone_fn)(void *ctx, uint32_t node, bool lost);
 struct step {
 	struct pmixev_conf conf;
 	struct layout lay;
-	char slurm_conf[512]; /* slurmstepd's slurm.conf, for the owner helper
-			       */
-	struct agent *agent;  /* pmixev's thread (base/agent.h) */
+	struct agent *agent; /* pmixev's thread (base/agent.h) */
 	/* Root: the PMIx server process (pmixd/proc.h) and root's end of the
 	 * channel to it, on `agent`, whose frames root checks against
 	 * `pmixd_lim`, and whose requests it carries within `pmixd_budget`. */
@@ -58,7 +56,7 @@ struct step {
 	struct clients *clients; /* the local processes' claims */
 	struct notify *notify;
 	struct site *site;
-	struct helper *helper;	 /* the tree's root only */
+	struct helper *helper;	 /* this node's owner helper */
 	struct watcher *watcher; /* the tree's root only */
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */

@@ -30,7 +30,6 @@
 #include "pmixev_logline.h"
 #include "pmixev_pmixd_ctl.h"
 #include "ownerhelper/helper.h"
-#include "ownerhelper/jobinfo.h"
 
 #define WRITE_MS      5000 /* the owner helper's deadline for a task's line */
 #define GLOBAL_ROOT   0	   /* the node whose syslog is the step's */
@@ -229,7 +228,6 @@ static void on_written(void *arg, int err, size_t done);
 static int32_t to_task(struct applog *al, struct log_call *c,
 		       const struct pmixev_pmixd_log_msg *m)
 {
-	struct helper *h;
 	uint32_t pid;
 
 	if (!c->rq.task || !(pid = ptable_pid(al->s->ptable, c->rq.rank))) {
@@ -247,10 +245,9 @@ static int32_t to_task(struct applog *al, struct log_call *c,
 	}
 	if (output_text(c, m) < 0)
 		return PMIX_ERR_NOMEM;
-	if (!(h = jobinfo_node_helper(al->s->jobinfo)) ||
-	    helper_write(h, c->fd, c->out, c->out_len, WRITE_MS, on_written,
-			 c) < 0) {
-		int err = h ? errno : ENOMEM;
+	if (helper_write(al->s->helper, c->fd, c->out, c->out_len, WRITE_MS,
+			 on_written, c) < 0) {
+		int err = errno;
 
 		snprintf(c->why, WHY_MAX,
 			 "the owner helper, which writes it as the job owner, "
@@ -275,7 +272,6 @@ static int32_t to_mail(struct applog *al, struct log_call *c,
 {
 	struct step *s = al->s;
 	struct pmixev_owner_mail mail = {0};
-	struct helper *h;
 
 	if (!s->conf.log_mail[0]) {
 		snprintf(c->why, WHY_MAX, "email is off (PMIxevLogMail=none)");
@@ -293,8 +289,7 @@ static int32_t to_mail(struct applog *al, struct log_call *c,
 	memcpy(mail.to, m->to, sizeof(mail.to));
 	memcpy(mail.subject, m->subject, sizeof(mail.subject));
 	snprintf(mail.text, sizeof(mail.text), "%s", m->text);
-	if (!(h = jobinfo_node_helper(s->jobinfo)) ||
-	    helper_mail(h, &mail, on_mailed, c) < 0) {
+	if (helper_mail(s->helper, &mail, on_mailed, c) < 0) {
 		snprintf(c->why, WHY_MAX, "the owner helper is not available");
 		return PMIX_ERR_UNREACH;
 	}

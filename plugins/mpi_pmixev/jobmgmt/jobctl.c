@@ -28,7 +28,6 @@
 #include "pmixev_pmixd_ctl.h"
 #include "pmixev_step.h"
 #include "ownerhelper/helper.h"
-#include "ownerhelper/jobinfo.h"
 
 struct jobctl {
 	struct step *s;
@@ -286,7 +285,6 @@ static int task_signal(const struct ctl_call *c)
 static void carry_out(struct ctl_call *c)
 {
 	struct step *s = c->jc->s;
-	struct helper *h = jobinfo_node_helper(s->jobinfo);
 	struct timeval tv = {(time_t)c->m.timeout_sec, 0};
 
 	c->outstanding = 1; /* until every target is asked */
@@ -312,8 +310,7 @@ static void carry_out(struct ctl_call *c)
 				task_signal(c), c->m.timeout_sec, on_tasks, t);
 			continue;
 		}
-		if (!h ||
-		    helper_control(h, a, t->to->job,
+		if (helper_control(s->helper, a, t->to->job,
 				   t->to->step == PMIXEV_STEP_ANY ? 0
 								  : t->to->step,
 				   signo, c->m.timeout_sec, on_answer, t) < 0)

@@ -18,7 +18,6 @@
 #include "pmixev_log.h"
 #include "pmixev_pmixd_msg.h"
 #include "ownerhelper/helper.h"
-#include "ownerhelper/jobinfo.h"
 
 struct monitor {
 	struct step *s;
@@ -48,7 +47,6 @@ static void apply_policy(struct monitor *m)
 {
 	const struct pmixev_step *st = &m->s->lay.step;
 	unsigned policy = m->s->conf.monitor_policy;
-	struct helper *h;
 	int rc;
 
 	if (policy == PMIXEV_MONITOR_NOTIFY || m->acted)
@@ -56,16 +54,13 @@ static void apply_policy(struct monitor *m)
 	m->acted = true;
 	PMIXEV_INFO("monitor: applying policy %s (PMIxevMonitorPolicy)",
 		    pmixev_monitor_policy_name(policy));
-	h = jobinfo_node_helper(m->s->jobinfo);
 	if (policy == PMIXEV_MONITOR_KILL)
-		rc = h ? helper_control(h, PMIXEV_CTL_KILL_STEP, st->job_id,
-					st->step_id, SIGKILL, 0,
-					on_policy_answer, m)
-		       : -1;
+		rc = helper_control(m->s->helper, PMIXEV_CTL_KILL_STEP,
+				    st->job_id, st->step_id, SIGKILL, 0,
+				    on_policy_answer, m);
 	else
-		rc = h ? helper_control(h, PMIXEV_CTL_REQUEUE_JOB, st->job_id,
-					0, 0, 0, on_policy_answer, m)
-		       : -1;
+		rc = helper_control(m->s->helper, PMIXEV_CTL_REQUEUE_JOB,
+				    st->job_id, 0, 0, 0, on_policy_answer, m);
 	if (rc < 0)
 		on_policy_answer(m, NULL);
 }

@@ -23,6 +23,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_proto.h"
 #include "pmixev_log.h"
+#include "slurm_compat.h"
 #include "ownerhelper/helper_write.h"
 #include "ownerhelper/owner_proc.h"
 
@@ -72,6 +73,24 @@ struct helper {
 	struct pmixev_owner_resp resp;	  /* ... and decoded */
 };
 
+/* The helper reads slurmstepd's slurm.conf, never one the job's
+ * environment names: a user's PluginDir would run the user's code in it. */
+static void set_conf(struct helper *o)
+{
+	const char *conf = pmixev_slurm_conf_path();
+
+	if (conf &&
+	    (size_t)snprintf(o->conf_env, sizeof(o->conf_env), "SLURM_CONF=%s",
+			     conf) >= sizeof(o->conf_env)) {
+		PMIXEV_ERROR(
+			"owner helper: slurmstepd's slurm.conf path %s is "
+			"longer than %zu bytes; the helper uses libslurm's "
+			"default",
+			conf, sizeof(o->conf_env) - sizeof("SLURM_CONF="));
+		o->conf_env[0] = '\0';
+	}
+}
+
 struct helper *helper_create(const struct step *s)
 {
 	struct helper *o = calloc(1, sizeof(*o));
@@ -82,9 +101,7 @@ struct helper *helper_create(const struct step *s)
 		free(o);
 		return NULL;
 	}
-	if (s->slurm_conf[0])
-		snprintf(o->conf_env, sizeof(o->conf_env), "SLURM_CONF=%s",
-			 s->slurm_conf);
+	set_conf(o);
 	o->agent = s->agent;
 	o->ov = s->ov;
 	o->job_id = s->lay.step.job_id;

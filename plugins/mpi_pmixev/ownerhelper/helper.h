@@ -4,7 +4,10 @@
  *
  * The helper is pmixev-owner (programs/pmixev-owner.c), started as the job
  * owner by ownerhelper/owner_proc.c, which also says where it is looked
- * for. It is started with the first request and talks over a socketpair
+ * for. Each node's stepd has one (s->helper): the tree's root for the
+ * watcher and the step's Slurm queries (ownerhelper/jobinfo.h), every node
+ * for the job control, logs and mail its tasks ask for. It is started with
+ * the first request and talks over a socketpair
  * watched by the agent's event loop. One request is in flight at a time,
  * up to 64 more wait their turn in order; each answer comes back through
  * its callback on the agent thread. If the
@@ -28,7 +31,7 @@ struct helper;
 /* The answer to a request (NULL when the helper failed). */
 typedef void (*helper_fn)(void *arg, const struct pmixev_owner_resp *resp);
 
-/* For the step's owner, with slurmstepd's slurm.conf (s->slurm_conf). */
+/* For the step's owner, with slurmstepd's slurm.conf (never the job's). */
 struct helper *helper_create(const struct step *s);
 
 /*

@@ -1,6 +1,7 @@
 /*
  * ownerhelper/jobinfo.c - the step's shared cache of Slurm's answers: the
- * root asks its owner helper, the other nodes ask the root.
+ * root (the node with the watcher) asks its owner helper, the other nodes
+ * ask the root.
  */
 #include "config.h"
 
@@ -52,10 +53,10 @@ struct jobinfo {
 	struct step *s;
 	uint32_t own_job, root, next_id;
 	uint64_t interval_ms, floor_ms;
-	bool *lost;		   /* per node */
-	bool root_ended;	   /* its part of the step ended before ours */
-	struct helper *own_helper; /* then ours asks slurmctld */
-	bool outage;		   /* said that slurmctld does not answer */
+	bool *lost;	 /* per node */
+	bool root_ended; /* its part of the step ended before ours */
+	bool asks_here;	 /* ... so this node asks slurmctld (said) */
+	bool outage;	 /* said that slurmctld does not answer */
 	uint64_t rpcs, asked, served; /* to slurmctld, to the root, answers */
 	struct entry e[ENTRIES];
 };
@@ -173,26 +174,21 @@ static void on_deadline(evutil_socket_t fd, short what_, void *arg)
 	finish(ji, e, PMIX_ERR_UNREACH);
 }
 
-/* The helper that asks slurmctld from here: the root's, or ours once
- * the root's part of the step ended; NULL: ask the root. */
-struct helper *jobinfo_node_helper(struct jobinfo *ji)
-{
-	if (ji->s->helper)
-		return ji->s->helper;
-	if (!ji->own_helper)
-		ji->own_helper = helper_create(ji->s);
-	return ji->own_helper;
-}
-
+/* The helper that asks slurmctld from here: on the root (the node with
+ * the watcher), or once the root's part of the step ended; NULL: ask the
+ * root. */
 static struct helper *asker(struct jobinfo *ji)
 {
-	if (ji->s->helper || !ji->root_ended)
+	if (ji->s->watcher)
 		return ji->s->helper;
-	if (!ji->own_helper)
+	if (!ji->root_ended)
+		return NULL;
+	if (!ji->asks_here)
 		PMIXEV_INFO("query: node %u (the tree's root) ended its part "
 			    "of the step; asking slurmctld from here",
 			    ji->root);
-	return jobinfo_node_helper(ji);
+	ji->asks_here = true;
+	return ji->s->helper;
 }
 
 static void fetch(struct jobinfo *ji, struct entry *e, bool refresh);
@@ -428,7 +424,7 @@ static void on_gone(void *ctx, uint32_t node, bool lost)
 	if (node >= ji->s->lay.step.nnodes)
 		return;
 	ji->lost[node] |= lost;
-	if (node != ji->root || ji->s->helper)
+	if (node != ji->root || ji->s->watcher)
 		return;
 	if (lost) {
 		while (ji->root < ji->s->lay.step.nnodes && ji->lost[ji->root])
@@ -492,7 +488,6 @@ void jobinfo_destroy(struct jobinfo *ji)
 		if (ji->e[i].deadline)
 			event_free(ji->e[i].deadline);
 	}
-	helper_destroy(ji->own_helper);
 	free(ji->lost);
 	free(ji);
 }

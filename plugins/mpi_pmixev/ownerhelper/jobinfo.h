@@ -53,11 +53,6 @@ struct jobinfo *jobinfo_create(struct step *s);
 void jobinfo_get(struct jobinfo *ji, enum pmixev_owner_op op, uint32_t job_id,
 		 bool refresh, jobinfo_fn fn, void *arg);
 
-/* This node's owner helper: the root's, or one of this node's own, made
- * at the first call (NULL: out of memory). For requests that go to
- * slurmctld from where they arise (job control). */
-struct helper *jobinfo_node_helper(struct jobinfo *ji);
-
 /* The watcher's look at the step's job, to be used again by queries. */
 void jobinfo_feed(struct jobinfo *ji, const struct pmixev_owner_resp *resp);
 

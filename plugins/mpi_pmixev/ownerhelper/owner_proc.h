@@ -2,7 +2,9 @@
  * ownerhelper/owner_proc.h - the one way slurmstepd starts a program as the
  * job owner: where the program is, starting it with root dropped for good,
  * why it ended, and reaping it. The owner helper (pmixev-owner) is started
- * through it, and so is the PMIx server (pmixev-pmixd).
+ * through it, and so is the PMIx server (pmixev-pmixd). They stay two
+ * programs: the PMIx server runs in a network of its own, from which
+ * slurmctld cannot be reached (doc/pmix-server-as-owner.md §3f).
  *
  * A program is, in this order: the path in its override variable in
  * slurmstepd's environment (PMIXEV_OWNER_HELPER for the helper); its file

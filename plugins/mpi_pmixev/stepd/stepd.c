@@ -151,8 +151,7 @@ static void start_watcher(void *arg)
 /* One watcher per step, on its first node: it talks to slurmctld. */
 static int make_watcher(struct step *s)
 {
-	if (!(s->helper = helper_create(s)) ||
-	    !(s->watcher = watcher_create(s))) {
+	if (!(s->watcher = watcher_create(s))) {
 		PMIXEV_ERROR("cannot create the watcher: out of memory");
 		return -1;
 	}
@@ -171,20 +170,8 @@ static void take_over_watcher(void *ctx, uint32_t node, bool lost)
 		watcher_start(s->watcher);
 }
 
-/* The owner helper reads slurmstepd's slurm.conf, never one the job's
- * environment names: a user's PluginDir would run the user's code in it. */
 static int build_watcher(struct step *s)
 {
-	const char *conf = pmixev_slurm_conf_path();
-
-	if (conf && strlen(conf) >= sizeof(s->slurm_conf)) {
-		PMIXEV_ERROR("watcher: slurmstepd's slurm.conf path %s is "
-			     "longer than %zu bytes; the owner helper uses "
-			     "libslurm's default",
-			     conf, sizeof(s->slurm_conf) - 1);
-		conf = NULL;
-	}
-	snprintf(s->slurm_conf, sizeof(s->slurm_conf), "%s", conf ? conf : "");
 	if (step_on_node_gone(s, take_over_watcher, s) < 0)
 		return -1;
 	if (s->lay.nodeid != 0)
@@ -279,6 +266,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 		return -1;
 	if (!(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
+	    !(s->helper = helper_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
 	    !(s->ptable = ptable_create(s)) ||
