@@ -1,7 +1,7 @@
 /*
  * pmixside/notify_pmix.c - clients' events to root, for the other nodes
- * (see notify_pmix.h). PMIx progress thread only: the frame is packed and
- * sent from the upcall.
+ * (see notify_pmix.h). PMIx progress thread only: the frame is packed in
+ * the upcall and posted; the agent writes a burst of them in one go.
  */
 #include "config.h"
 
@@ -100,7 +100,7 @@ static const char *relay(struct pmixside *p, pmix_status_t code,
 		pmixev_buf_release(&frame);
 		return "it cannot be framed: not relayed to the other nodes";
 	}
-	if (chan_send_any(pmixside_chan(p), PMIXEV_PMIXD_NOTIFY, &frame) < 0)
+	if (chan_post_any(pmixside_chan(p), PMIXEV_PMIXD_NOTIFY, &frame) < 0)
 		return "the channel to root is closed: not relayed to the "
 		       "other nodes";
 	return NULL;
