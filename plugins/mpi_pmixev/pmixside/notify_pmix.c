@@ -144,6 +144,9 @@ pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
 	/* The local server cached it before handing it to us. */
 	source_name(lay, source, name, sizeof(name));
 	inject_pmix_cached(pmixside_inject(p), name);
+	/* A step on one node has no other node to tell. */
+	if (lay->step.nnodes == 1)
+		return PMIX_OPERATION_SUCCEEDED;
 	why = relay(p, code, source, range, info, ninfo, buf, sizeof(buf));
 	if (why)
 		inject_pmix_undelivered(pmixside_inject(p), name, why);
