@@ -75,29 +75,36 @@ busy_ms() {
 }
 
 # step_pids: "pid kind" for the allocation's slurmstepds ("stepd") and
-# pmix_flood processes ("client") in the cluster's network namespaces.
+# pmix_flood processes ("client") in the cluster's network namespaces, and
+# the PMIx servers those stepds started ("pmixd", in a network of their
+# own).
 step_pids() {
-	local p c n
+	local p c n stepds=' '
 	for p in $(pgrep -f "^slurmstepd: \[$job\.[0-9]+\]\$|/pmix_flood " || true); do
 		c=''
 		read -r -d '' c 2>/dev/null <"/proc/$p/cmdline" || [[ -n $c ]] || continue
 		for n in $PMIXEV_CLUSTER_NODES; do
 			[[ /proc/$p/ns/net -ef /run/netns/$PMIXEV_CLUSTER_NETNS_PREFIX$n ]] || continue
 			case $c in
-			slurmstepd:*) echo "$p stepd" ;;
+			slurmstepd:*) echo "$p stepd" && stepds+="$p " ;;
 			*) echo "$p client" ;;
 			esac
 		done
 	done
+	for p in $(pgrep -x pmixev-pmixd || true); do
+		n=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) || continue
+		if [[ $stepds == *" $n "* ]]; then echo "$p pmixd"; fi
+	done
 }
 
 # sample_threads STOP: every 0.1 s until the file STOP exists, a line
-# "tid kind ticks" for each thread of the step's 9 processes (3 stepds, 6
-# clients; looked up until all are there, so the samples stay cheap).
+# "tid kind ticks" for each thread of the step's processes (3 stepds,
+# their 3 PMIx servers, 6 clients; looked up until all are there, so the
+# samples stay cheap).
 sample_threads() {
 	local stop=$1 pids='' p kind t st
 	until [ -e "$stop" ]; do
-		[ "$(wc -l <<<"$pids")" -ge 9 ] || pids=$(step_pids)
+		[ "$(wc -l <<<"$pids")" -ge 12 ] || pids=$(step_pids)
 		while read -r p kind; do
 			for t in /proc/"$p"/task/[0-9]*; do
 				read -r st 2>/dev/null <"$t/stat" || continue

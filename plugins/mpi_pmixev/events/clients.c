@@ -7,6 +7,7 @@
 #include "events/clients.h"
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include "events/events.h"
 #include "overlay/overlay.h"
@@ -128,10 +129,16 @@ struct clients *clients_create(struct step *s)
 
 void clients_task_exit(struct clients *c, uint32_t rank, int status)
 {
-	struct exit_wait *w = malloc(sizeof(*w));
+	struct exit_wait *w;
 	struct pmixev_buf b;
 
-	if (!w) {
+	/* A signal's kill is told whatever the process claimed: no need to
+	 * wait for the claims, unless an earlier exit waits for them. */
+	if (WIFSIGNALED(status) && !c->head) {
+		events_task_exit(c->s->events, rank, status);
+		return;
+	}
+	if (!(w = malloc(sizeof(*w)))) {
 		PMIXEV_ERROR("clients: out of memory: the exit of rank %u is "
 			     "classified without waiting for the pmix side",
 			     rank);

@@ -7,7 +7,9 @@
  * A task's exit is classified only once every claim the pmix side sent
  * before it is read: root sends SYNC and classifies the exits waiting
  * on it when the echo comes (the pmix side sends its claims before the
- * library answers the client, and the echo after them). If the pmix side
+ * library answers the client, and the echo after them). A kill by a
+ * signal is classified at once (the claims do not change it), unless an
+ * earlier exit still waits: exits are told in order. If the pmix side
  * is gone, waiting exits are classified at once. Agent thread only.
  */
 #ifndef PMIXEV_EVENTS_CLIENTS_H_

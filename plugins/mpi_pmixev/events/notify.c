@@ -24,33 +24,27 @@ struct notify {
 	const struct pmixev_pmixd_bounds *lim;
 };
 
-/* A NOTIFY frame from the pmix side: checked, then relayed as it is. */
+/*
+ * A NOTIFY frame from the pmix side: checked, then relayed as it is (its
+ * body is the overlay's NOTIFY body, and unpacking is strict: repacking
+ * what was read would give the same bytes).
+ */
 static int on_frame(void *ctx, struct pmixev_buf *body)
 {
 	struct notify *n = ctx;
+	const uint8_t *bytes = body->data;
+	size_t len = body->len;
 	struct pmixev_notify_msg m;
-	struct pmixev_buf out;
+	char source[64];
 
 	if (pmixev_pmixd_notify_unpack(body, n->lim, &m) < 0)
 		return -1;
-	pmixev_buf_init(&out);
-	if (pmixev_notify_pack(&out, &m) < 0) {
-		char source[64];
-
-		snprintf(source, sizeof(source), "rank@%u", m.rank);
-		inject_undelivered(n->inject, source,
-				   "out of memory: not relayed to the other "
-				   "nodes");
-	} else if (overlay_broadcast(n->ov, PMIXEV_MSG_NOTIFY, out.data,
-				     out.len)) {
-		char source[64];
-
+	if (overlay_broadcast(n->ov, PMIXEV_MSG_NOTIFY, bytes, len)) {
 		snprintf(source, sizeof(source), "rank@%u", m.rank);
 		inject_undelivered(n->inject, source,
 				   "not relayed to every node: over "
 				   "PMIxevOverlayMax");
 	}
-	pmixev_buf_release(&out);
 	return 0;
 }
 

@@ -6,8 +6,10 @@
  * frame in transit (at most PMIXEV_PMIXD_FRAME_MAX plus a header), and
  * handed to their handler from there: a body is never copied on the way
  * in. Frames sent are queued by reference (the bytes packed by the
- * sender) and written at once when the socket takes them, with
- * MSG_NOSIGNAL: a peer gone must end the channel, not slurmstepd.
+ * sender) and written with MSG_NOSIGNAL (a peer gone must end the
+ * channel, not slurmstepd): answers at once, events together at the end
+ * of the owner's loop pass or when the kicked owner runs, so that a burst
+ * of them costs one write here and one read on the other end.
  */
 #include "config.h"
 
@@ -292,17 +294,17 @@ void chan_kick(struct chan *l)
 }
 
 /*
- * Queue the frame in `b` (taken) under tx and write what the socket takes.
- * As write_out, or -2 when it is refused: the channel is closed, the
- * frame is bad or there is no memory for it; -3 (errno ENOBUFS) when it
- * is `bounded` and more than max_out would wait (one frame always fits).
+ * Under tx: queue the frame in `b` (taken), by reference. 0; -2 when it
+ * is refused: the channel is closed, the frame is bad or there is no
+ * memory for it; -3 (errno ENOBUFS) when it is `bounded` and more than
+ * max_out would wait (one frame always fits). *idle: nothing waited
+ * before it.
  */
 static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b,
-		       bool bounded)
+		       bool bounded, bool *idle)
 {
 	size_t len = b->len;
 	uint8_t *data;
-	bool idle;
 
 	if (l->fd < 0 || l->tx_err || !pmixev_buf_ok(b) ||
 	    len < PMIXEV_PMIXD_HDR_LEN ||
@@ -310,7 +312,8 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b,
 		pmixev_buf_release(b);
 		return -2;
 	}
-	if (bounded && l->max_out && evbuffer_get_length(l->out) &&
+	*idle = !evbuffer_get_length(l->out);
+	if (bounded && l->max_out && !*idle &&
 	    evbuffer_get_length(l->out) + len > l->max_out) {
 		pmixev_buf_release(b);
 		errno = ENOBUFS;
@@ -319,33 +322,38 @@ static int queue_frame(struct chan *l, uint8_t type, struct pmixev_buf *b,
 	data = pmixev_buf_steal(b, &len);
 	pmixev_pmixd_hdr_encode(type, (uint32_t)(len - PMIXEV_PMIXD_HDR_LEN),
 				data);
-	idle = !evbuffer_get_length(l->out);
 	if (evbuffer_add_reference(l->out, data, len, free_frame, NULL) < 0) {
 		free(data);
 		return -2;
 	}
-	/* Behind older bytes: they are written first, by whoever waits. */
-	return idle ? write_out(l) : 1;
+	return 0;
 }
 
-/* chan_send, or with `bounded` chan_send_bounded. */
+/*
+ * chan_send (`later` false: everything queued is written now, this frame
+ * last) or chan_send_bounded (`later`: written when this pass of the
+ * owner's loop ends, with the frames queued after it).
+ */
 static int send_owner(struct chan *l, uint8_t type, struct pmixev_buf *b,
-		      bool bounded)
+		      bool later)
 {
+	bool idle = false;
 	int rc;
 
 	pthread_mutex_lock(&l->tx);
-	rc = queue_frame(l, type, b, bounded);
+	rc = queue_frame(l, type, b, later, &idle);
+	if (rc == 0 && !later)
+		rc = write_out(l);
 	if (rc == -1)
 		l->tx_err = errno;
 	pthread_mutex_unlock(&l->tx);
 	/* A socket error closes from the loop, never under the caller: the
 	 * close callback ends requests the caller may be in the middle of
 	 * (a fence answering its caller). */
-	if (rc > 0)
-		event_add(l->wr, NULL);
-	else if (rc == -1)
+	if (rc == -1 || (rc == 0 && later && idle))
 		event_active(l->wr, EV_WRITE, 0);
+	else if (rc > 0)
+		event_add(l->wr, NULL);
 	if (rc == -3)
 		errno = ENOBUFS;
 	return rc < 0 ? -1 : 0;
@@ -361,13 +369,21 @@ int chan_send_bounded(struct chan *l, uint8_t type, struct pmixev_buf *b)
 	return send_owner(l, type, b, true);
 }
 
-int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
+/*
+ * chan_send_any (`now`: written at once when nothing waits; behind older
+ * bytes, by whoever writes those) or chan_post_any (never written here).
+ * The owner is kicked when bytes are left and it was not yet.
+ */
+static int send_any(struct chan *l, uint8_t type, struct pmixev_buf *b,
+		    bool now)
 {
-	bool kick = false;
+	bool idle = false, kick = false;
 	int rc;
 
 	pthread_mutex_lock(&l->tx);
-	rc = queue_frame(l, type, b, false);
+	rc = queue_frame(l, type, b, false, &idle);
+	if (rc == 0)
+		rc = now && idle ? write_out(l) : 1;
 	if (rc == -1)
 		l->tx_err = errno;
 	if ((rc > 0 || l->tx_err) && l->fd >= 0 && !l->kicked)
@@ -376,6 +392,16 @@ int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
 	if (kick)
 		l->kick(l->kick_ctx);
 	return rc < 0 ? -1 : 0;
+}
+
+int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	return send_any(l, type, b, true);
+}
+
+int chan_post_any(struct chan *l, uint8_t type, struct pmixev_buf *b)
+{
+	return send_any(l, type, b, false);
 }
 
 int chan_send_data(struct chan *l, uint8_t type,

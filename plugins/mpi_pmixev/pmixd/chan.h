@@ -2,7 +2,8 @@
  * pmixd/chan.h - one end of the channel between root's agent and the pmix
  * side (doc/pmix-server-as-owner.md §3b): a stream socket cut into the
  * frames of pmixev_pmixd_msg.h, on the event base of the thread that owns
- * this end: it alone reads and closes; other threads may send (chan_send_any).
+ * this end: it alone reads and closes; other threads may send (chan_send_any,
+ * chan_post_any).
  *
  * Each end accepts only the frame types its peer sends, at most
  * PMIXEV_PMIXD_FRAME_MAX bytes each, and hands each whole frame's body to
@@ -87,9 +88,12 @@ void chan_frame_begin(struct pmixev_buf *b);
 int chan_send(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
 /*
- * chan_send for a frame the peer did not ask for: -1 with errno ENOBUFS,
- * the channel left open, when more than chan_set_max_queued's bytes would
- * wait to be written (one frame always goes).
+ * chan_send for a frame the peer did not ask for (an event): -1 with
+ * errno ENOBUFS, the channel left open, when more than
+ * chan_set_max_queued's bytes would wait to be written (one frame always
+ * goes). It is written when the owner's current loop pass ends (or with
+ * the next chan_send), together with the others queued until then: one
+ * write for a burst. Everything sent before it is written first.
  */
 int chan_send_bounded(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
@@ -100,7 +104,15 @@ int chan_send_bounded(struct chan *l, uint8_t type, struct pmixev_buf *b);
  */
 int chan_send_any(struct chan *l, uint8_t type, struct pmixev_buf *b);
 
-/* Ask `kick` for the owner's thread when chan_send_any leaves work. */
+/*
+ * chan_send_any for a frame nobody waits on (an event), never written in
+ * place: the owner's thread, kicked once for all the frames posted until
+ * it runs, writes them in one go. Frames sent before it go first.
+ */
+int chan_post_any(struct chan *l, uint8_t type, struct pmixev_buf *b);
+
+/* Ask `kick` for the owner's thread when chan_send_any or chan_post_any
+ * leaves work. */
 void chan_set_kick(struct chan *l, chan_kick_fn kick, void *ctx);
 
 /* Owner's thread: write what other threads queued, or close. */

@@ -1,7 +1,7 @@
 /*
  * pmixside/notify_pmix.c - clients' events to root, for the other nodes
- * (see notify_pmix.h). PMIx progress thread only: the frame is packed and
- * sent from the upcall.
+ * (see notify_pmix.h). PMIx progress thread only: the frame is packed in
+ * the upcall and posted; the agent writes a burst of them in one go.
  */
 #include "config.h"
 
@@ -100,7 +100,7 @@ static const char *relay(struct pmixside *p, pmix_status_t code,
 		pmixev_buf_release(&frame);
 		return "it cannot be framed: not relayed to the other nodes";
 	}
-	if (chan_send_any(pmixside_chan(p), PMIXEV_PMIXD_NOTIFY, &frame) < 0)
+	if (chan_post_any(pmixside_chan(p), PMIXEV_PMIXD_NOTIFY, &frame) < 0)
 		return "the channel to root is closed: not relayed to the "
 		       "other nodes";
 	return NULL;
@@ -144,6 +144,9 @@ pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
 	/* The local server cached it before handing it to us. */
 	source_name(lay, source, name, sizeof(name));
 	inject_pmix_cached(pmixside_inject(p), name);
+	/* A step on one node has no other node to tell. */
+	if (lay->step.nnodes == 1)
+		return PMIX_OPERATION_SUCCEEDED;
 	why = relay(p, code, source, range, info, ninfo, buf, sizeof(buf));
 	if (why)
 		inject_pmix_undelivered(pmixside_inject(p), name, why);
