@@ -330,7 +330,7 @@ listen_step() {
 # peak_rss "NODES" CMD...: run CMD; meanwhile sample the peak VmHWM of
 # every slurmstepd on NODES (e.g. "n1 n2 n3") every 0.1 s. Sets rss (kB).
 peak_rss() {
-	local nodes=$1 stop=$PMIXEV_CLUSTER_WORKDIR/peak-rss-stop
+	local nodes=$1 stop=$PMIXEV_CLUSTER_WORKDIR/peak-rss-stop sampler
 	shift
 	rm -f "$stop" "$stop.rss"
 	(
@@ -347,9 +347,10 @@ peak_rss() {
 		done
 		echo "$peak" >"$stop.rss"
 	) &
+	sampler=$!
 	"$@"
 	touch "$stop"
-	wait $!
+	wait "$sampler"
 	rss=$(cat "$stop.rss")
 }
 
