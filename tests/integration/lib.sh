@@ -216,7 +216,7 @@ _srun_watched() {
 	while kill -0 "$pid" 2>/dev/null; do
 		id=$(sed -n 's/^srun: jobid \([0-9]*\):.*/\1/p' "$tmp" | head -n1)
 		if [ -n "$id" ]; then
-			grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' "$tmp" && break
+			grep -Eq "$_srun_started_re" "$tmp" && break
 			waited=$((waited + 1))
 			if [ "$waited" -ge 300 ]; then
 				_srun_stuck=1
@@ -267,9 +267,11 @@ other_step() {
 # timed out, or a step creation slurmctld dropped as "stale" while srun
 # waited on until the test's timeout. Seen with Slurm 24.11's slurmctld on
 # the loaded 2-core machine, before pmixev plays any part.
+# srun -v's lines once the step's tasks are launched.
+_srun_started_re='(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)'
 _lost_srun_re='Socket timed out on send/recv|Unable to create step for job|Cancelled pending job step|Unable to confirm allocation'
 slurm_lost_srun() {
-	! printf '%s\n' "$out" | grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' &&
+	! printf '%s\n' "$out" | grep -Eq "$_srun_started_re" &&
 		printf '%s\n' "$out" | grep -Eq "$_lost_srun_re"
 }
 
@@ -287,7 +289,7 @@ start_step() {
 		# Slurm 24.11 drops a step creation now and then ("Connection
 		# is stale"): srun waits forever. Such an srun is run once more.
 		[ "$try" = 1 ] &&
-			! grep -Eq '(launching StepId|Node n[0-9]+, [0-9]+ tasks? started)' "$log" || break
+			! grep -Eq "$_srun_started_re" "$log" || break
 		diag "slurmctld never created the step of job ${job:-?}; once more"
 		kill "$srun_pid" 2>/dev/null
 		[ -n "$job" ] && scancel "$job" 2>/dev/null
