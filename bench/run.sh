@@ -27,12 +27,14 @@ die() { printf '%s: error: %s\n' "$SCRIPT_NAME" "$*" >&2; exit 1; }
 
 usage() {
 	cat <<EOF
-usage: $SCRIPT_NAME [--quick] [--reps N] [--stores] [--out FILE]
+usage: $SCRIPT_NAME [--quick] [--reps N] [--stores | --fences] [--out FILE]
 
   --quick     3 repetitions and 200 fences (about 30 s)
   --reps N    repetitions per measurement (default 10, --quick 3)
   --stores    wire-up also with each PMIxevGds store (${STORES[*]}),
               set per job (SLURM_PMIXEV_GDS), interleaved with the rest
+  --fences    only the fence rows (for a fence comparison with many
+              repetitions; wire-up and memory are not measured)
   --out FILE  also write the Markdown report to FILE
 
 environment:
@@ -50,7 +52,7 @@ EOF
 
 # ------------------------------------------------------------- arguments
 
-QUICK=0 REPS='' OUT='' BY_STORE=0
+QUICK=0 REPS='' OUT='' BY_STORE=0 FENCES_ONLY=0
 while (($# > 0)); do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -60,6 +62,7 @@ while (($# > 0)); do
 		shift
 		;;
 	--stores) BY_STORE=1 ;;
+	--fences) FENCES_ONLY=1 ;;
 	--out)
 		[[ -n ${2:-} ]] || die "--out needs a file name"
 		OUT=$2
@@ -75,7 +78,8 @@ if ((QUICK)); then
 else
 	REPS=${REPS:-10} FENCES=1000
 fi
-readonly QUICK REPS FENCES BY_STORE
+((BY_STORE && FENCES_ONLY)) && die "--stores and --fences exclude each other"
+readonly QUICK REPS FENCES BY_STORE FENCES_ONLY
 # Wire-up's types: with --stores, pmixev once per store ("pmixev:STORE").
 WIREUP_TYPES=("${TYPES[@]}")
 if ((BY_STORE)); then
@@ -462,12 +466,14 @@ measure() {
 		for ((i = 0; i < k; i++)); do worder+=("${WIREUP_TYPES[(i + rep - 1) % k]}"); done
 		say "repetition $rep/$REPS (${worder[*]})"
 		for n in "${WIREUP_SIZES[@]}"; do
+			((FENCES_ONLY)) && break
 			for t in "${worder[@]}"; do go wireup "$t" "$n" "$rep" || return 0; done
 		done
 		for t in "${order[@]}"; do go fence "$t" "$rep" || return 0; done
 		# Stock with a real cross-node fence (SLURM_PMIX_FENCE is the job's
 		# override of mpi.conf's PMIxCollFence).
 		go fence pmix "$rep" fence_ring SLURM_PMIX_FENCE=ring || return 0
+		((FENCES_ONLY)) && continue
 		for t in "${order[@]}"; do go rss "$t" "$rep" || return 0; done
 	done
 }
