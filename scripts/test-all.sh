@@ -61,8 +61,12 @@ stage "Slurm 26.05 / OpenPMIx 7.0 rc / Open MPI 6.0 rc (Debian testing root): bu
 bash "$src/scripts/newer-slurm.sh" --debian testing --suite \
 	tests/integration/02-steps.t tests/integration/09-task-events.t
 
-stage "integration tests on the local Slurm cluster"
+# As most sites run Slurm: processes tracked in cgroups (v1 here) and the
+# tasks confined to theirs; the 24.11 stage keeps proctrack/linuxproc, so
+# both stay covered (README, "Tested site configurations").
+stage "integration tests on the local Slurm cluster (proctrack/cgroup, task/cgroup)"
 export PMIXEV_BUILDDIR=$build
+export PMIXEV_PROCTRACK=proctrack/cgroup PMIXEV_TASK_PLUGIN=task/cgroup,task/affinity
 trap 'bash "$cluster" stop >/dev/null 2>&1 || true' EXIT
 bash "$cluster" stop >/dev/null 2>&1 || true
 bash "$cluster" start

@@ -73,6 +73,11 @@ environment:
   PMIXEV_MPI_DEFAULT   MpiDefault in slurm.conf (default none)
   PMIXEV_SLURM_CONF_EXTRA  lines appended to slurm.conf (e.g. SlurmdDebug=debug)
   PMIXEV_TASK_PLUGIN   TaskPlugin (default task/none; task/affinity binds tasks)
+  PMIXEV_PROCTRACK     ProctrackType (default proctrack/linuxproc; proctrack/cgroup
+                       with TaskPlugin=task/cgroup,task/affinity is how most
+                       sites run: cgroup.conf is written beside slurm.conf)
+  PMIXEV_CGROUP_CORES  cgroup.conf ConstrainCores (default no: the nodes' cores
+                       are not the machine's unless PMIXEV_NODE_CORES says so)
   PMIXEV_NODE_CORES    cores per node (default 32; binding needs real ones)
   PMIXEV_MPI_CONF      contents of mpi.conf (default empty)
   PMIXEV_ASAN=1        the plugins are an ASan build (configure

@@ -116,7 +116,7 @@ AuthInfo=socket=$MUNGE_SOCKET
 PluginDir=$PLUGIN_DIR
 PlugStackConfig=$ETC/plugstack.conf
 MpiDefault=${PMIXEV_MPI_DEFAULT:-none}
-ProctrackType=proctrack/linuxproc
+ProctrackType=${PMIXEV_PROCTRACK:-proctrack/linuxproc}
 TaskPlugin=${PMIXEV_TASK_PLUGIN:-task/none}
 JobAcctGatherType=jobacct_gather/none
 SelectType=select/cons_tres
@@ -162,6 +162,12 @@ EOF
 	# owner).
 	printf 'PMIxevLogSyslog=%s\nPMIxevLogMail=%s\n%s\n' "$RUNDIR/syslog.sock" "$ETC/mail.sh" \
 		"${PMIXEV_MPI_CONF:-}" >"$out/mpi.conf"
+	# Read by proctrack/cgroup and task/cgroup (beside slurm.conf). The
+	# nodes' cores are not the machine's (PMIXEV_NODE_CORES), so cores are
+	# constrained only when asked (PMIXEV_CGROUP_CORES=yes, with as many
+	# node cores as the machine has).
+	printf 'ConstrainCores=%s\nConstrainRAMSpace=no\nConstrainDevices=no\n' \
+		"${PMIXEV_CGROUP_CORES:-no}" >"$out/cgroup.conf"
 	printf '#!/bin/sh\n{ echo "mail from $(id -un): $*"; cat; echo; echo "-- end"; } >>"%s/mail.txt"\n' \
 		"$WORKDIR" >"$out/mail.sh"
 	if [[ -n $SPANK_LINE ]]; then

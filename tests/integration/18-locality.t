@@ -3,8 +3,9 @@
 # Slurm bound it to, and its PMIX_LOCALITY_STRING (as itself and its node
 # peers read it) describes that set: automatic core binding, an explicit
 # --cpu-bind=map_cpu list, and no binding. The test runs its own cluster
-# next to the main one, with task/affinity and the machine's real cores
-# (the main cluster declares 32 cores per node and binds nothing).
+# next to the main one, with task/affinity (and task/cgroup constraining
+# cores when the suite runs under proctrack/cgroup) and the machine's real
+# cores (the main cluster declares 32 cores per node and binds nothing).
 here=$(cd "$(dirname "$0")" && pwd)
 cores=$(nproc)
 if [ "$cores" -lt 2 ]; then
@@ -14,6 +15,11 @@ fi
 main_id=${PMIXEV_CLUSTER_ID:-0}
 export PMIXEV_CLUSTER_ID=$((main_id == 9 ? 8 : 9))
 export PMIXEV_TASK_PLUGIN=task/affinity PMIXEV_NODE_CORES=$cores
+# Under proctrack/cgroup (README command 2 on 22.05) as sites run it: the
+# tasks confined to the step's cores by task/cgroup, bound by task/affinity.
+if [ "${PMIXEV_PROCTRACK:-}" = proctrack/cgroup ]; then
+	export PMIXEV_TASK_PLUGIN=task/cgroup,task/affinity PMIXEV_CGROUP_CORES=yes
+fi
 bash "$here/../cluster/cluster.sh" stop >/dev/null 2>&1
 trap 'bash "$here/../cluster/cluster.sh" stop >/dev/null 2>&1' EXIT
 if ! bash "$here/../cluster/cluster.sh" start >/dev/null; then

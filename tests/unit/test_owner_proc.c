@@ -4,7 +4,8 @@
  * is found (the override, even missing; beside the plugin; the installed
  * path) and the places looked at; a failed start explained with its stage.
  * As root also real starts as nobody: a network namespace of its own with
- * lo up, NoNewPrivs, the step's signals ignored, only 0-2 and the placed
+ * lo up, NoNewPrivs, the step's signals ignored (any a user's --signal
+ * may name, not the faults), the cgroup joined, only 0-2 and the placed
  * descriptors open; stderr and a placed descriptor reach the parent, the
  * environment is the spec's, the exit status is told; and a child started
  * with pdeathsig by a process whose euid was dropped is killed when that
@@ -335,11 +336,15 @@ static void test_confined(void **state)
 				  .new_netns = true,
 				  .no_new_privs = true,
 				  .pdeathsig = true};
+	static const int ignored[] = {
+		SIGTERM, SIGINT,  SIGHUP,  SIGTSTP,   SIGUSR1, SIGUSR2,
+		SIGPIPE, SIGQUIT, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+		SIGXFSZ, SIGTTIN, SIGTTOU, SIGIO,     SIGPWR};
 	struct event_base *base = event_base_new();
 	char path[64], mine[64], its[64], val[128], want[128];
 	unsigned long long ign;
 	struct owner_proc *p;
-	int pv[2], n = 0;
+	int pv[2], cg[2], n = 0;
 	char why[256];
 	uid_t uid;
 	gid_t gid;
@@ -350,11 +355,19 @@ static void test_confined(void **state)
 	test_owner(&uid, &gid);
 	assert_int_equal(pipe2(pv, O_CLOEXEC), 0);
 	assert_int_equal(owner_spec_place(&spec, pv[1], 5), 0);
+	/* The cgroup.procs stand-in: the child writes "0" (itself) there
+	 * before it execs, and does not keep it. */
+	assert_int_equal(pipe2(cg, O_CLOEXEC | O_NONBLOCK), 0);
+	spec.join_cgroup = true;
+	spec.cgroup_procs = cg[1];
 	assert_non_null(p = owner_proc_create(base, &prog, uid, gid));
 	assert_int_equal(owner_proc_start(p, &spec, NULL, why, sizeof(why)), 0);
 	pid = owner_proc_pid(p);
 	wait_exec(pid, "sleep");
 	assert_true(owner_proc_pidfd(p) >= 0);
+	memset(val, 0, sizeof(val));
+	assert_int_equal(read(cg[0], val, sizeof(val) - 1), 1);
+	assert_string_equal(val, "0");
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
 	memset(mine, 0, sizeof(mine));
@@ -373,11 +386,10 @@ static void test_confined(void **state)
 	assert_string_equal(val, want);
 	status_field(pid, "SigIgn:", val, sizeof(val));
 	ign = strtoull(val, NULL, 16);
-	for (int sig = 1; sig < 32; sig++)
-		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP ||
-		    sig == SIGTSTP || sig == SIGUSR1 || sig == SIGUSR2 ||
-		    sig == SIGPIPE)
-			assert_true(ign & (1ULL << (sig - 1)));
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		assert_true(ign & (1ULL << (ignored[i] - 1)));
+	assert_true(ign & (1ULL << (SIGRTMIN - 1)));
+	assert_false(ign & (1ULL << (SIGSEGV - 1)));
 
 	for (int fd = 0; fd < 64; fd++) {
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
@@ -399,6 +411,44 @@ static void test_confined(void **state)
 	assert_int_equal(kill(pid, 0), -1);
 	close(pv[0]);
 	close(pv[1]);
+	close(cg[0]);
+	close(cg[1]);
+	event_base_free(base);
+}
+
+/* A cgroup that cannot be joined fails the start, said with the cause. */
+static void test_join_fails(void **state)
+{
+	struct owner_prog prog = {.role = "test program",
+				  .name = "sleep",
+				  .installed = "/bin/sleep"};
+	const char *argv[] = {"sleep", "30", NULL}, *envp[] = {NULL};
+	struct owner_spec spec = {.argv = argv, .envp = envp};
+	struct event_base *base = event_base_new();
+	struct owner_proc *p;
+	char why[256], want[256];
+	int cg[2];
+	uid_t uid;
+	gid_t gid;
+
+	(void)state;
+	NEED_ROOT();
+	test_owner(&uid, &gid);
+	assert_int_equal(pipe2(cg, O_CLOEXEC), 0);
+	spec.join_cgroup = true;
+	spec.cgroup_procs = cg[0]; /* not writable */
+	assert_non_null(p = owner_proc_create(base, &prog, uid, gid));
+	assert_int_equal(owner_proc_start(p, &spec, NULL, why, sizeof(why)), 0);
+	wait_ended(owner_proc_pid(p));
+	owner_proc_ended(p, why, sizeof(why));
+	snprintf(want, sizeof(want),
+		 "cannot join the step's process-tracking cgroup as uid %u: "
+		 "Bad file descriptor",
+		 (unsigned)uid);
+	assert_memory_equal(why, want, strlen(want));
+	owner_proc_destroy(p);
+	close(cg[0]);
+	close(cg[1]);
 	event_base_free(base);
 }
 
@@ -518,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_failed_start),
 		cmocka_unit_test(test_confined),
+		cmocka_unit_test(test_join_fails),
 		cmocka_unit_test(test_io_and_status),
 		cmocka_unit_test(test_parent_ends),
 	};

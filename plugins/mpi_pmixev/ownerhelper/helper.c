@@ -24,6 +24,7 @@
 #include "pmixev_proto.h"
 #include "pmixev_log.h"
 #include "slurm_compat.h"
+#include "ownerhelper/freezer.h"
 #include "ownerhelper/helper_write.h"
 #include "ownerhelper/owner_proc.h"
 
@@ -53,7 +54,8 @@ struct helper {
 	struct owner_proc *proc;
 	char conf_env[600]; /* "SLURM_CONF=..." for the helper, or "" */
 	uint32_t job_id;
-	int fd;			     /* our end of the channel, or -1 */
+	int fd;	     /* our end of the channel, or -1 */
+	int freezer; /* the step's freezer cgroup.procs (freezer.h), or -1 */
 	struct helper_write *writer; /* its writer's channel, or NULL */
 	bool served;		     /* this helper answered at least once */
 	unsigned failures;	     /* starts that failed in a row */
@@ -91,6 +93,31 @@ static void set_conf(struct helper *o)
 	}
 }
 
+/* Prefork, root: where the helper must sit to get the step's signals
+ * under proctrack/cgroup on cgroup v1 (freezer.h). Without it the helper
+ * still works; scheduler events then wait for the watcher's interval. */
+static void open_freezer(struct helper *o, const struct pmixev_step *step)
+{
+	char path[4200];
+
+	o->freezer =
+		freezer_open(step->job_id, step->step_id, path, sizeof(path));
+	if (o->freezer >= 0)
+		PMIXEV_DEBUG(1,
+			     "owner helper: will run in the step's freezer "
+			     "cgroup %s, where Slurm signals the step",
+			     path);
+	else if (o->freezer == -1)
+		PMIXEV_DEBUG(1, "owner helper: no freezer cgroup to join (%s)",
+			     path);
+	else
+		PMIXEV_ERROR("owner helper: cannot join the step's freezer "
+			     "cgroup (%s): Slurm's signals to the step will "
+			     "not reach it, and scheduler events wait for "
+			     "the watcher's interval",
+			     path);
+}
+
 struct helper *helper_create(const struct step *s)
 {
 	struct helper *o = calloc(1, sizeof(*o));
@@ -106,6 +133,7 @@ struct helper *helper_create(const struct step *s)
 	o->ov = s->ov;
 	o->job_id = s->lay.step.job_id;
 	o->fd = -1;
+	open_freezer(o, &s->lay.step);
 	return o;
 }
 
@@ -288,7 +316,10 @@ static int start(struct helper *o)
 	const char *argv[] = {"pmixev-owner", "3", "4", NULL};
 	const char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin",
 			      o->conf_env[0] ? o->conf_env : NULL, NULL};
-	struct owner_spec spec = {.argv = argv, .envp = envp};
+	struct owner_spec spec = {.argv = argv,
+				  .envp = envp,
+				  .join_cgroup = o->freezer >= 0,
+				  .cgroup_procs = o->freezer};
 	int sv[2] = {-1, -1}, wv[2] = {-1, -1}, rc = -1;
 	char why[256];
 
@@ -471,5 +502,7 @@ void helper_destroy(struct helper *o)
 	owner_proc_destroy(o->proc);
 	if (o->late)
 		event_free(o->late);
+	if (o->freezer >= 0)
+		close(o->freezer);
 	free(o);
 }

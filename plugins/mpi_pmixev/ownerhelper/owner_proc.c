@@ -46,6 +46,7 @@
 enum stage {
 	STAGE_FDS = 1,
 	STAGE_ROOT,
+	STAGE_CGROUP,
 	STAGE_NETNS,
 	STAGE_LOOPBACK,
 	STAGE_GROUPS,
@@ -61,6 +62,7 @@ enum stage {
 static const char *const stage_names[] = {
 	[STAGE_FDS] = "cannot set up its descriptors",
 	[STAGE_ROOT] = "cannot become root again to change identity",
+	[STAGE_CGROUP] = "cannot join the step's process-tracking cgroup",
 	[STAGE_NETNS] = "cannot make a network namespace of its own",
 	[STAGE_LOOPBACK] = "cannot bring up lo in its network namespace",
 	[STAGE_GROUPS] = "setgroups failed",
@@ -136,40 +138,6 @@ int owner_spec_place(struct owner_spec *s, int fd, int target)
 	s->fds[s->nfds].target = target;
 	s->nfds++;
 	return 0;
-}
-
-/* Add `path` to the places looked at; true if it is a file. */
-static bool look(char *looked, size_t len, const char *path)
-{
-	size_t off = strlen(looked);
-	struct stat sb;
-
-	snprintf(looked + off, len - off, "%s%s", off ? ", " : "", path);
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-bool owner_prog_find(const struct owner_prog *prog, const char *plugin_dir,
-		     char *path, size_t path_len, char *looked,
-		     size_t looked_len)
-{
-	const char *env = prog->env_var ? getenv(prog->env_var) : NULL;
-	char beside[512];
-
-	looked[0] = '\0';
-	if (env && *env) {
-		snprintf(path, path_len, "%s", env);
-		return look(looked, looked_len, env);
-	}
-	if (plugin_dir) {
-		snprintf(beside, sizeof(beside), "%s/%s", plugin_dir,
-			 prog->name);
-		if (look(looked, looked_len, beside)) {
-			snprintf(path, path_len, "%s", beside);
-			return true;
-		}
-	}
-	snprintf(path, path_len, "%s", prog->installed);
-	return look(looked, looked_len, prog->installed);
 }
 
 /* The folder of the loaded plugin into `dir`; false if unknown. */
@@ -292,36 +260,52 @@ static int loopback_up(void)
 	return rc;
 }
 
+/*
+ * The signals that end or stop a process by default and that Slurm or a
+ * user sends a step (scancel --signal, --signal=SIG@TIME): the faults a
+ * process raises itself (SEGV, BUS, ILL, FPE, TRAP, SYS, ABRT) are not.
+ */
+static const int step_signals[] = {
+	SIGHUP,	 SIGINT,    SIGQUIT, SIGUSR1, SIGUSR2,	 SIGPIPE,
+	SIGALRM, SIGTERM,   SIGTSTP, SIGTTIN, SIGTTOU,	 SIGXCPU,
+	SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGSTKFLT, SIGPWR};
+
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void become_owner(const struct owner_proc *p, const struct owner_spec *s,
 			 const struct launch *l)
 {
-	static const int ignored[] = {SIGTERM, SIGINT,	SIGHUP, SIGTSTP,
-				      SIGUSR1, SIGUSR2, SIGPIPE};
 	struct sigaction ign = {.sa_handler = SIG_IGN};
 	int report;
 	sigset_t none;
 
 	/* Ignored stays ignored across exec: until the program sets its
-	 * own dispositions, a signal Slurm sends the step cannot kill it. */
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		sigaction(ignored[i], &ign, NULL);
+	 * own dispositions, a signal Slurm sends the step (or a user's
+	 * --signal, any number) cannot kill it. */
+	for (size_t i = 0; i < sizeof(step_signals) / sizeof(step_signals[0]);
+	     i++)
+		sigaction(step_signals[i], &ign, NULL);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaction(sig, &ign, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Nothing of slurmstepd's may stay open in the program: a task's
-	 * output pipe it held would keep the step's I/O from ending. */
 	if ((report = fcntl(l->report, F_DUPFD_CLOEXEC, FD_FLOOR)) < 0)
 		_exit(126);
+	/* slurmstepd's main thread drops to the job owner's euid for a while
+	 * around task launch (and glibc applies that to every thread): a
+	 * child forked then is not root and could not join a cgroup, set the
+	 * owner's groups nor make a namespace. Its real and saved uid are
+	 * still root; become root again first. */
+	if (geteuid() != 0 && (seteuid(0) < 0 || setegid(0) < 0))
+		child_fail(report, STAGE_ROOT);
+	/* "0": the writer itself (cgroup v1). Root's descriptor, closed
+	 * below: the program cannot move anything there. */
+	if (s->join_cgroup && write(s->cgroup_procs, "0", 1) != 1)
+		child_fail(report, STAGE_CGROUP);
+	/* Nothing of slurmstepd's may stay open in the program: a task's
+	 * output pipe it held would keep the step's I/O from ending. */
 	if (place_fds(s, l->null, l->errw) < 0)
 		child_fail(report, STAGE_FDS);
 	close_others(s, report);
-	/* slurmstepd's main thread drops to the job owner's euid for a while
-	 * around task launch (and glibc applies that to every thread): a
-	 * child forked then is not root and could not set the owner's groups
-	 * nor make a namespace. Its real and saved uid are still root; become
-	 * root again first. */
-	if (geteuid() != 0 && (seteuid(0) < 0 || setegid(0) < 0))
-		child_fail(report, STAGE_ROOT);
 	if (s->new_netns && unshare(CLONE_NEWNET) < 0)
 		child_fail(report, STAGE_NETNS);
 	if (s->new_netns && loopback_up() < 0)

@@ -6,19 +6,16 @@
  * programs: the PMIx server runs in a network of its own, from which
  * slurmctld cannot be reached (doc/pmix-server-as-owner.md §3f).
  *
- * A program is, in this order: the path in its override variable in
- * slurmstepd's environment (PMIXEV_OWNER_HELPER for the helper); its file
- * name beside the loaded mpi_pmixev.so (a site that stages the plugins into
- * its PluginDir puts it there); its installed path (pmixev's libexec
- * directory, fixed by configure).
+ * Where a program is: ownerhelper/owner_prog.h.
  *
  * Between fork and exec the child makes async-signal-safe calls only
  * (slurmstepd has threads), in this order: the step's signals ignored
- * (ignored stays ignored across exec, so a signal Slurm sends the step while
- * the program loads does not kill it); its descriptors placed: 0 and 1 on
+ * (ignored stays ignored across exec, so a signal Slurm or a user sends the
+ * step while the program loads does not kill it); root again if
+ * slurmstepd's main thread had dropped its euid; if asked, into a cgroup
+ * (the step's process tracking); its descriptors placed: 0 and 1 on
  * /dev/null, 2 on /dev/null or on a pipe to the parent, the spec's at their
- * numbers, every other one of slurmstepd's closed; root again if
- * slurmstepd's main thread had dropped its euid; if asked, a network
+ * numbers, every other one of slurmstepd's closed; if asked, a network
  * namespace of its own with `lo` up; the owner's groups, gid and uid,
  * checked that root cannot be regained; if asked, no_new_privs; if asked,
  * SIGKILL when the thread that started it ends (a credential change clears
@@ -36,17 +33,10 @@
 
 #include <event2/event.h>
 
+#include "ownerhelper/owner_prog.h"
+
 #define OWNER_PROC_FDS	  8  /* descriptors a spec places */
 #define OWNER_PROC_FD_MAX 31 /* the highest number one is placed at */
-
-/* A program run as the job owner, and how it is found. */
-struct owner_prog {
-	const char *role;      /* in log lines and reasons: "owner helper" */
-	const char *name;      /* its file name beside the plugin */
-	const char *env_var;   /* overrides its path in slurmstepd's
-				* environment, or NULL */
-	const char *installed; /* its installed path */
-};
 
 /* One start of the program. */
 struct owner_spec {
@@ -57,6 +47,10 @@ struct owner_spec {
 		int target; /* its number in the program */
 	} fds[OWNER_PROC_FDS];
 	unsigned nfds;
+	/* Join the cgroup whose cgroup.procs `cgroup_procs` is (ours, open
+	 * for writing, close-on-exec) before the owner's identity. */
+	bool join_cgroup;
+	int cgroup_procs;
 	bool stderr_pipe;  /* stderr into a pipe to us, else /dev/null */
 	bool new_netns;	   /* a network namespace of its own, `lo` up */
 	bool no_new_privs; /* exec grants nothing (set-id bits, caps) */
@@ -69,16 +63,6 @@ struct owner_spec {
  * ENOSPC (OWNER_PROC_FDS placed already).
  */
 int owner_spec_place(struct owner_spec *s, int fd, int target);
-
-/*
- * Where `prog` is: the path to run into `path` (the override whether it
- * exists or not; else the first place it is at; else its installed path),
- * the places looked at ("A, B, C") into `looked`. Beside the plugin means
- * in `plugin_dir` (NULL: not looked at). True if the path is a file.
- */
-bool owner_prog_find(const struct owner_prog *prog, const char *plugin_dir,
-		     char *path, size_t path_len, char *looked,
-		     size_t looked_len);
 
 struct owner_proc;
 
