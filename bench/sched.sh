@@ -4,7 +4,9 @@
 # and what watching the job costs slurmctld.
 #
 # On its own test cluster (PMIXEV_BENCH_CLUSTER_ID, default 7) with
-# GraceTime=60 and the default PMIxevWatchInterval (5 s):
+# GraceTime=60 and the default PMIxevWatchInterval (5 s), once with
+# proctrack/linuxproc and task/none, once with proctrack/cgroup and
+# task/cgroup,task/affinity (as most sites run Slurm):
 #  - N times (default 12): a 3-node step (pmix_jobev) in partition debug;
 #    after a random 0-5 s, a job of partition high takes n1 and preempts
 #    it. The figures are the time to the alert handled on the last of the
@@ -13,7 +15,8 @@
 #    and from that job's submission, and the share of the 60 s grace time
 #    left then. The step is then cancelled (the grace time is not waited
 #    out).
-#  - a 1-node and a 3-node step, each watched for PMIXEV_RPC_SECONDS
+#  - (proctrack/linuxproc only) a 1-node and a 3-node step, each watched
+#    for PMIXEV_RPC_SECONDS
 #    (default 60): the watcher's requests and the job user's RPCs in
 #    slurmctld (sdiag), per minute. Target: equal, <= 60/interval = 12.
 # Stock mpi/pmix sends no scheduler events (nothing to compare).
@@ -26,7 +29,7 @@ export PMIXEV_GRACE_TIME=60
 # shellcheck disable=SC1091
 . "$SRC/tests/integration/lib.sh"
 jobev=$(client pmix_jobev)
-lat=() sub=() share=() failed=0
+failed=0
 rpc_seconds=${PMIXEV_RPC_SECONDS:-60}
 
 ready() {
@@ -93,19 +96,6 @@ watch() {
 		'BEGIN { printf "%.1f %.1f\n", 60 * req / secs, 60 * d / t }'
 }
 
-for ((i = 1; i <= TRIALS; i++)); do
-	r=$(trial)
-	echo "$0: preemption trial $i: ${r:-failed}" >&2
-	if [ -z "$r" ]; then
-		failed=$((failed + 1))
-	else
-		read -r l s_ p <<<"$r"
-		lat+=("$l") sub+=("$s_") share+=("$p")
-	fi
-done
-one=$(watch 1)
-three=$(watch 3)
-
 stats() {
 	printf '%s\n' "${@:2}" | sort -n | awk -v what="$1" '
 		{ v[NR] = $1 }
@@ -114,14 +104,40 @@ stats() {
 			printf "| %s | %d | %s | %s | %s |\n", what, NR, v[1], v[int((NR - 1) * 0.5) + 1], v[NR]
 		}'
 }
+
+# preemptions PROCTRACK TASKPLUGIN: TRIALS trials on the cluster restarted
+# with them; their rows of the table into $ROWS.
+ROWS=''
+preemptions() {
+	local lat=() sub=() share=() r l s_ p i
+	bash "$CLUSTER" stop >/dev/null 2>&1 || true
+	PMIXEV_PROCTRACK=$1 PMIXEV_TASK_PLUGIN=$2 bash "$CLUSTER" start >&2
+	for ((i = 1; i <= TRIALS; i++)); do
+		r=$(trial)
+		echo "$0: $1 preemption trial $i: ${r:-failed}" >&2
+		if [ -z "$r" ]; then
+			failed=$((failed + 1))
+		else
+			read -r l s_ p <<<"$r"
+			lat+=("$l") sub+=("$s_") share+=("$p")
+		fi
+	done
+	ROWS+=$(stats "$1: latency after slurmctld preempted (ms)" ${lat[@]+"${lat[@]}"})$'\n'
+	ROWS+=$(stats "$1: latency after the preempting job's submission (ms)" ${sub[@]+"${sub[@]}"})$'\n'
+	ROWS+=$(stats "$1: grace time left to the application (%)" ${share[@]+"${share[@]}"})$'\n'
+}
+
+preemptions proctrack/cgroup task/cgroup,task/affinity
+preemptions proctrack/linuxproc task/none
+one=$(watch 1)
+three=$(watch 3)
+
 {
 	echo "# pmixev scheduler-event benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, PMIxevWatchInterval=5, GraceTime=$PMIXEV_GRACE_TIME)"
 	echo
 	echo "| preemption -> alert on the last of 3 ranks | trials | min | median | max |"
 	echo "|---|---:|---:|---:|---:|"
-	stats "latency after slurmctld preempted (ms)" ${lat[@]+"${lat[@]}"}
-	stats "latency after the preempting job's submission (ms)" ${sub[@]+"${sub[@]}"}
-	stats "grace time left to the application (%)" ${share[@]+"${share[@]}"}
+	printf '%s' "$ROWS"
 	echo
 	echo "| job watched for ${rpc_seconds} s | watcher requests/min | job user's slurmctld RPCs/min (incl. srun's own) |"
 	echo "|---|---:|---:|"

@@ -73,6 +73,7 @@ typedef void (*pmixev_task_start_fn)(uint32_t rank, int32_t pid);
  * plugin's prefork. 0, or -1 if it has not.
  */
 #define PMIXEV_SPANK_PLUGIN_FILE "spank_pmixev.so"
+#define PMIXEV_STEP_CORES_MAX	 1024
 #define PMIXEV_STEP_OWNER_SYMBOL "pmixev_spank_step_owner"
 
 struct pmixev_step_owner {
@@ -83,6 +84,9 @@ struct pmixev_step_owner {
 	uint32_t nnodes; /* the step's nodes and tasks, as slurmstepd */
 	uint32_t
 		ntasks; /* launches them (S_JOB_NNODES, ..._TOTAL_TASK_COUNT) */
+	/* The step's cores on this node in Slurm's numbering ("0-3,8":
+	 * S_STEP_ALLOC_CORES), or "" (unknown, or longer than this). */
+	char step_cores[PMIXEV_STEP_CORES_MAX];
 };
 
 typedef int (*pmixev_step_owner_fn)(struct pmixev_step_owner *out);

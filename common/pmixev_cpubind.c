@@ -150,3 +150,31 @@ int pmixev_cpubind_task(uint32_t type, const char *list, uint32_t ltask,
 		p += len;
 	}
 }
+
+int pmixev_cpubind_ranges(const char *list, struct pmixev_cpus *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!*list)
+		return 0;
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ","), dash;
+		unsigned long lo, hi;
+
+		dash = strcspn(p, "-,");
+		/* Decimal: digits and at most one '-' between two numbers. */
+		if (strspn(p, "0123456789-") < len ||
+		    parse_num(p, dash, &lo) < 0)
+			return -1;
+		hi = lo;
+		if (dash < len &&
+		    parse_num(p + dash + 1, len - dash - 1, &hi) < 0)
+			return -1;
+		if (hi < lo || hi >= PMIXEV_CPUBIND_MAX)
+			return -1;
+		for (unsigned long c = lo; c <= hi; c++)
+			set_cpu(out, (unsigned)c);
+		p += len;
+		if (!*p)
+			return 1;
+	}
+}

@@ -33,4 +33,11 @@ struct pmixev_cpus {
 int pmixev_cpubind_task(uint32_t type, const char *list, uint32_t ltask,
 			struct pmixev_cpus *out);
 
+/*
+ * A range list as Slurm writes a step's cores ("0-3,8"; decimal, each
+ * below PMIXEV_CPUBIND_MAX) into `out`: 1 (some), 0 (the list is empty),
+ * -1 (malformed, or a range backwards).
+ */
+int pmixev_cpubind_ranges(const char *list, struct pmixev_cpus *out);
+
 #endif /* PMIXEV_CPUBIND_H_ */

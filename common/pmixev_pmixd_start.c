@@ -10,7 +10,8 @@
  *          u32 timeout_sec (<= 86400), u32 event_kib, u32 debug (0..3),
  *          u32 event_cache_mib, u32 publish_mib, u32 log_rate,
  *          u32 gds (0..2),
- *          u32 bind_type, str bind_list, nnodes * str node name,
+ *          u32 bind_type, str bind_list, str step_cores ([0-9,-]*),
+ *          nnodes * str node name,
  *          ntasks * u32 node (< nnodes), ntasks * u32 app (< napps)
  *   ready  u8 status, u16 gate_port, u8 lib_major, u32 nenv,
  *          nenv * { u32 rank, u32 count (<= 256), count * str var }
@@ -25,6 +26,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A core list: "", or digits, ',' and '-' (in bounds: pmixd_text_ok). */
+static bool cores_ok(const char *cores)
+{
+	return strspn(cores, "0123456789,-") == strlen(cores);
+}
 
 static bool start_ok(const struct pmixev_pmixd_start *m)
 {
@@ -42,7 +49,9 @@ static bool start_ok(const struct pmixev_pmixd_start *m)
 	       pmixd_text_ok(m->srv_nspace, sizeof(m->srv_nspace)) &&
 	       pmixd_text_ok(m->server_dir, sizeof(m->server_dir)) &&
 	       pmixd_text_ok(m->task_dir, sizeof(m->task_dir)) &&
-	       pmixd_text_ok(m->bind_list, sizeof(m->bind_list));
+	       pmixd_text_ok(m->bind_list, sizeof(m->bind_list)) &&
+	       pmixd_text_ok(m->step_cores, sizeof(m->step_cores)) &&
+	       cores_ok(m->step_cores);
 }
 
 /* The arrays' contents a packer must check (unpack reads them so). */
@@ -89,6 +98,7 @@ int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->gds);
 	pmixev_buf_put_u32(b, m->bind_type);
 	pmixev_buf_put_str(b, m->bind_list);
+	pmixev_buf_put_str(b, m->step_cores);
 	for (uint32_t i = 0; i < m->step.nnodes; i++)
 		pmixev_buf_put_str(b, m->nodes[i]);
 	for (uint32_t r = 0; r < m->step.ntasks; r++)
@@ -124,6 +134,7 @@ static void start_get_fixed(struct pmixev_buf *b, struct pmixev_pmixd_start *t)
 	pmixev_buf_get_u32(b, &t->gds);
 	pmixev_buf_get_u32(b, &t->bind_type);
 	pmixev_buf_get_str(b, t->bind_list, sizeof(t->bind_list));
+	pmixev_buf_get_str(b, t->step_cores, sizeof(t->step_cores));
 }
 
 /* `n` u32s each below `below`, into a new array. */

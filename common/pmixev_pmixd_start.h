@@ -15,6 +15,7 @@
 #define PMIXEV_PMIXD_NAME_MAX  256	  /* node name, nspace incl. NUL */
 #define PMIXEV_PMIXD_PATH_MAX  1024	  /* a directory incl. NUL */
 #define PMIXEV_PMIXD_BIND_MAX  4096	  /* --cpu-bind list incl. NUL */
+#define PMIXEV_PMIXD_CORES_MAX 1024	  /* the step's cores incl. NUL */
 #define PMIXEV_PMIXD_NODES_MAX 65536	  /* pmixev_proto.h's MAX_NODES */
 #define PMIXEV_PMIXD_TASKS_MAX (1u << 24) /* tasks of one step */
 #define PMIXEV_PMIXD_DEBUG_MAX 3	  /* PMIxevDebug */
@@ -23,7 +24,7 @@
 /*
  * START: base/layout.h's struct layout in wire form (the task maps as one
  * node, and one application, per rank), the directories, the conf subset
- * the server uses and the CPU binding (pmixev_cpubind.h).
+ * the server uses, the CPU binding (pmixev_cpubind.h) and the step's cores.
  */
 struct pmixev_pmixd_start {
 	struct pmixev_step step; /* ids, sizes, this node's name */
@@ -47,6 +48,9 @@ struct pmixev_pmixd_start {
 	uint32_t gds;				/* PMIxevGds */
 	uint32_t bind_type;			/* Slurm's cpu_bind_type */
 	char bind_list[PMIXEV_PMIXD_BIND_MAX];	/* Slurm's cpu_bind */
+	/* The step's cores here in Slurm's numbering ("0-3,8"; digits, ','
+	 * and '-' only), or "" (unknown). */
+	char step_cores[PMIXEV_PMIXD_CORES_MAX];
 };
 int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_start *m);

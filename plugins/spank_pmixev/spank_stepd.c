@@ -50,6 +50,27 @@ static void lookup_mpi_plugin(void)
 	}
 }
 
+/* The step's cores here (S_STEP_ALLOC_CORES), or "": the mpi plugin
+ * then takes the CPUs its PMIx server may use for an unbound task's. */
+static void step_cores(spank_t sp, char *out, size_t len)
+{
+	char *cores = NULL;
+
+	out[0] = '\0';
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS ||
+	    !cores)
+		return;
+	if (strlen(cores) >= len) {
+		PMIXEV_ERROR(
+			"slurmstepd: the step's cores (%zu characters) are "
+			"too long to pass on; unbound tasks' locality is "
+			"the node's",
+			strlen(cores));
+		return;
+	}
+	snprintf(out, len, "%s", cores);
+}
+
 int spank_stepd_init(spank_t sp)
 {
 	uint32_t job_id = 0, step_id = 0, nodeid = 0, nnodes = 0, ntasks = 0;
@@ -79,6 +100,7 @@ int spank_stepd_init(spank_t sp)
 					   .gid = (uint32_t)gid,
 					   .nnodes = nnodes,
 					   .ntasks = ntasks};
+	step_cores(sp, owner.step_cores, sizeof(owner.step_cores));
 	owner_known = 1;
 	pmixev_step_id_format(job_id, step_id, id, sizeof(id));
 	spank_getenv(sp, "SLURM_TOPOLOGY_ADDR", topo, sizeof(topo));

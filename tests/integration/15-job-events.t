@@ -41,11 +41,19 @@ scontrol update jobid="$job" timelimit=3
 seen 'TIME_LIMIT left=1[0-7][0-9] changed=1 ' 10
 ok $? "an operator extends the limit to 3 minutes: every rank gets the new remaining time, marked changed"
 
+# Slurm sends SIGTSTP, waits 2 s (24.11: suspend_grace_time), then stops
+# the step (SIGSTOP; proctrack/cgroup: the freezer): every rank must have
+# handled the suspend before it was stopped, i.e. within those 2 s.
+t_susp=$(date +%s.%N)
 scontrol suspend "$job"
 sleep 3
 scontrol resume "$job"
-seen 'SUSPENDED ' 15 && seen 'RESUMED ' 15
-ok $? "scontrol suspend / resume: every rank got SUSPENDED, then RESUMED"
+seen 'SUSPENDED ' 15 && seen 'RESUMED ' 15 &&
+	late=$(sed -n 's/^pmix_jobev: rank [0-2] on n[1-3]: SUSPENDED .* at \([0-9.]*\):.*/\1/p' "$log" |
+		awk -v t="$t_susp" '$1 - t >= 2 { n++ } END { print n + 0 }') &&
+	[ "$late" -eq 0 ]
+ok $? "scontrol suspend / resume: every rank got SUSPENDED before Slurm stopped it (within 2 s), then RESUMED" ||
+	grep -E 'SUSPENDED|RESUMED' "$log" | sed "s/^/#   (suspend at $t_susp) /" >&2
 
 # Every helper on the machine (another cluster's too): none is root's.
 owners=$(ps -o user= -C pmixev-owner)

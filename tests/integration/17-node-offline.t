@@ -7,7 +7,7 @@
 # (PMIx caches it), while a default handler never sees it. The steps keep
 # running (neither kills anything); resuming the node is logged.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 13
 
 site=$(client pmix_site)
 resume() { scontrol update nodename=n2,n3 state=resume >/dev/null 2>&1; }
@@ -15,7 +15,7 @@ trap resume EXIT
 
 # offline NODE STATE PHRASE REASON: one step, NODE set to STATE under it.
 offline() {
-	local node=$1 state=$2 phrase=$3 reason=$4 t0
+	local node=$1 state=$2 phrase=$3 reason=$4 t0 took
 	local flag=$PMIXEV_CLUSTER_WORKDIR/17-$state-seen
 	local text="node $node is $phrase: $reason"
 
@@ -52,6 +52,18 @@ offline() {
 	ok $? "$state: ranks with only a default handler (3, 5) never saw it" || show
 	[ "$rc" -eq 0 ] && ! sinfo -h -n "$node" -o %T | grep -Eq 'drain|fail'
 	ok $? "$state: the step ran to its end (rc $rc); $node is back in service ($(sinfo -h -n "$node" -o %T))"
+	# The watcher looked every second until the end: a helper it started
+	# after the tasks ended must not keep the step alive (under
+	# proctrack/cgroup Slurm waits for the step's cgroup to empty, then
+	# drains the node: "Kill task failed").
+	wait_log "$(slurmd_log n1)" "\\[$job\\.0\\] done with job" 70 &&
+		took=$(awk -v s="[$job.0]" '
+			$2 == s && /exited with status/ { last = $1 }
+			$2 == s && / done with job/ && !done { done = $1 }
+			function t(x) { gsub(/[][]/, "", x); split(x, a, "T"); split(a[2], b, ":"); return b[1] * 3600 + b[2] * 60 + b[3] }
+			END { if (last && done) printf "%.1f", t(done) - t(last) }' "$(slurmd_log n1)") &&
+		[ -n "$took" ] && awk -v x="$took" 'BEGIN { exit !(x < 10) }'
+	ok $? "$state: n1's slurmstepd ended ${took:-?} s after its last task (at most 10)"
 }
 
 offline n2 drain "drained (no new work)" "ECC errors"

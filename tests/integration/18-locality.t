@@ -27,7 +27,7 @@ if ! bash "$here/../cluster/cluster.sh" start >/dev/null; then
 	exit 1
 fi
 . "$here/lib.sh"
-plan 4
+plan 5
 
 where=$(client pmix_where)
 # consistent: each rank's view of its peers' locality is their own.
@@ -70,5 +70,18 @@ all=$(printf '0-%d' $((cores - 1)))
 [ "$rc" -eq 0 ] &&
 	[ "$(lines "^pmix_where: rank [01] on n1: runs on $all; PMIX_CPUSET $all: same; ")" -eq 2 ] && consistent
 ok $? "--cpu-bind=none: both ranks' cpuset is every CPU of the step ($all)" || show
+
+# A step on one core of the node's $cores, not bound: its cpuset is the
+# step's core (task/cgroup confines the task to it where it constrains
+# cores; the PMIx server process started before that cgroup existed).
+run_step --mpi=pmixev --cpu-bind=none -N1 -n1 -c1 "$where"
+one=$(printf '%s\n' "$out" | sed -n 's/^pmix_where: rank 0 on n1: .*PMIX_CPUSET \([0-9]*\): .*/\1/p')
+[ "$rc" -eq 0 ] && [ -n "$one" ] &&
+	if [ "${PMIXEV_CGROUP_CORES:-no}" = yes ]; then
+		[ "$(lines "^pmix_where: rank 0 on n1: runs on $one; PMIX_CPUSET $one: same; locality [^;]*CR$one")" -eq 1 ]
+	else
+		[ "$(lines "^pmix_where: rank 0 on n1: runs on $all; PMIX_CPUSET $one: DIFFERENT; locality [^;]*CR$one")" -eq 1 ]
+	fi
+ok $? "--cpu-bind=none on 1 of $cores cores: the rank's cpuset and locality are the step's core${PMIXEV_CGROUP_CORES:+ (ConstrainCores=$PMIXEV_CGROUP_CORES)}" || show
 
 done_testing

@@ -105,6 +105,29 @@ static void test_malformed(void **state)
 	assert_true(has(0) && count() == 1);
 }
 
+/* A step's cores as Slurm lists them. */
+static void test_ranges(void **state)
+{
+	(void)state;
+	assert_int_equal(pmixev_cpubind_ranges("0-3,8", &c), 1);
+	assert_int_equal(c.bits[0], 0x10fULL);
+	assert_int_equal(pmixev_cpubind_ranges("1023", &c), 1);
+	assert_int_equal(c.bits[15], 1ULL << 63);
+	assert_int_equal(pmixev_cpubind_ranges("2-2", &c), 1);
+	assert_int_equal(c.bits[0], 4ULL);
+	assert_int_equal(pmixev_cpubind_ranges("", &c), 0);
+	assert_int_equal(c.bits[0], 0);
+	assert_int_equal(pmixev_cpubind_ranges("1024", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("3-1", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("1-2-3", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("0x3", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("1,,2", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("1,", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("-1", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("1-", &c), -1);
+	assert_int_equal(pmixev_cpubind_ranges("999999999", &c), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_map_cpu),
 		cmocka_unit_test(test_unbound_or_unknown),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests_name("cpubind", tests, NULL, NULL);

@@ -48,6 +48,7 @@ static void start_fill(struct pmixev_pmixd_start *s)
 	s->log_rate = 100;
 	s->gds = 1;
 	strcpy(s->bind_list, "0x3,0xc");
+	strcpy(s->step_cores, "0-3,8");
 }
 
 static void test_start(void **state)
@@ -68,6 +69,7 @@ static void test_start(void **state)
 	assert_int_equal(got.publish_mib, 16);
 	assert_int_equal(got.log_rate, 100);
 	assert_int_equal(got.gds, 1);
+	assert_string_equal(got.step_cores, "0-3,8");
 	pmixev_pmixd_start_release(&got);
 	pmixev_pmixd_start_release(NULL);
 	assert_strict(&w, un_start);
@@ -79,6 +81,9 @@ static void test_start(void **state)
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.gds = 3;
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	start_fill(&s);
+	strcpy(s.step_cores, "0-3;x"); /* not a core list */
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.timeout_sec = 86401;

@@ -42,6 +42,9 @@ struct layout {
 	char srv_nspace[256];
 	char srun_host[256];
 	uint16_t srun_port;
+	/* The step's cores here in Slurm's numbering ("0-3,8"), from
+	 * slurmstepd through the SPANK plugin, or "" (unknown). */
+	char step_cores[PMIXEV_PMIXD_CORES_MAX];
 };
 
 /*

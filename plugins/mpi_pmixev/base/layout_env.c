@@ -51,6 +51,13 @@ static int owner(struct layout *lay, const struct pmixev_step_owner *o,
 	}
 	lay->uid = (uid_t)o->uid;
 	lay->gid = (gid_t)o->gid;
+	/* Slurm's own list; anything else is not passed on. */
+	if (strspn(o->step_cores, "0123456789,-") ==
+		    strnlen(o->step_cores, sizeof(o->step_cores)) &&
+	    strnlen(o->step_cores, sizeof(o->step_cores)) <
+		    sizeof(lay->step_cores))
+		memcpy(lay->step_cores, o->step_cores,
+		       strlen(o->step_cores) + 1);
 	return 0;
 }
 

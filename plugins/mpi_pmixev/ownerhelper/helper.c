@@ -105,7 +105,7 @@ static void open_freezer(struct helper *o, const struct pmixev_step *step)
 	if (o->freezer >= 0)
 		PMIXEV_DEBUG(1,
 			     "owner helper: will run in the step's freezer "
-			     "cgroup %s, where Slurm signals the step",
+			     "cgroup %s (proctrack/cgroup)",
 			     path);
 	else if (o->freezer == -1)
 		PMIXEV_DEBUG(1, "owner helper: no freezer cgroup to join (%s)",
@@ -489,6 +489,16 @@ pmix_status_t helper_pmix_status(int32_t slurm_rc)
 	default:
 		return PMIX_ERROR;
 	}
+}
+
+void helper_tasks_ended(struct helper *o)
+{
+	if (o->freezer < 0)
+		return;
+	close(o->freezer);
+	o->freezer = -1;
+	PMIXEV_DEBUG(1, "owner helper: the step's tasks ended here; a new "
+			"helper stays out of the step's freezer cgroup");
 }
 
 void helper_destroy(struct helper *o)

@@ -90,6 +90,14 @@ void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg);
  */
 pmix_status_t helper_pmix_status(int32_t slurm_rc);
 
+/*
+ * Agent thread: every task here ended. Slurm's process tracking now kills
+ * what is left in the step's cgroup and waits until it is empty; a helper
+ * started from now on (the watcher still serves the other nodes) stays
+ * out of it, or the step could not end here.
+ */
+void helper_tasks_ended(struct helper *o);
+
 /* Close the channel (the helper exits) and reap it. */
 void helper_destroy(struct helper *o);
 

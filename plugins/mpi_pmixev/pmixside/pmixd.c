@@ -168,7 +168,8 @@ static int serve(const struct pmixd_fds *fds,
 					   pmixev_conf_event_slots(&s.conf),
 				   .gds = s.conf.gds,
 				   .bind_type = m->bind_type,
-				   .bind_list = m->bind_list};
+				   .bind_list = m->bind_list,
+				   .step_cores = s.lay.step_cores};
 	if (!(s.pside = pmixside_create(&s.lay, &s.conf, dup(fds->chan))) ||
 	    !(s.gate = pmix_gate_create_inside(s.lay.uid, s.lay.gid,
 					       &fds->doors))) {

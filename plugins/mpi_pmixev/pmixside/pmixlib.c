@@ -138,8 +138,34 @@ static bool task_cpus(struct pmixlib *srv, uint32_t type, const char *list,
 	return rc >= 0;
 }
 
+/*
+ * The CPUs of the step's cores here (`cores` in Slurm's numbering: core i
+ * is the node's i-th core, as task/cgroup maps them) into `set`; false when
+ * there are none to tell (no list, or cores this machine does not have).
+ */
+static bool step_cpus(struct pmixlib *srv, const char *cores,
+		      hwloc_bitmap_t set)
+{
+	struct pmixev_cpus c;
+
+	hwloc_bitmap_zero(set);
+	if (pmixev_cpubind_ranges(cores, &c) != 1)
+		return false;
+	for (unsigned i = 0; i < PMIXEV_CPUBIND_MAX; i++) {
+		hwloc_obj_t core;
+
+		if (!(c.bits[i / 64] >> (i % 64) & 1))
+			continue;
+		if (!(core = hwloc_get_obj_by_type(srv->topo, HWLOC_OBJ_CORE,
+						   i)))
+			return false;
+		hwloc_bitmap_or(set, set, core->cpuset);
+	}
+	return !hwloc_bitmap_iszero(set);
+}
+
 static int load_topology(struct pmixlib *srv, uint32_t bind_type,
-			 const char *bind_list)
+			 const char *bind_list, const char *cores)
 {
 	uint32_t nlocal = layout_nlocal(srv->lay);
 	bool readable = true;
@@ -150,9 +176,12 @@ static int load_topology(struct pmixlib *srv, uint32_t bind_type,
 	    !(srv->task_cpus =
 		      calloc(nlocal ? nlocal : 1, sizeof(*srv->task_cpus))))
 		return -1;
-	/* The CPUs this step may use (task/none: the whole node). */
-	if (hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
-	    0)
+	/* The CPUs of the step's cores (what task/cgroup confines it to);
+	 * else those this process may use (task/none: the whole node). This
+	 * process starts before task/cgroup makes the step's cgroups. */
+	if (!step_cpus(srv, cores, srv->cpuset) &&
+	    hwloc_get_cpubind(srv->topo, srv->cpuset, HWLOC_CPUBIND_PROCESS) <
+		    0)
 		hwloc_bitmap_copy(srv->cpuset,
 				  hwloc_topology_get_allowed_cpuset(srv->topo));
 	for (uint32_t i = 0; i < nlocal; i++) {
@@ -437,7 +466,8 @@ struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
 	srv->nsdir = cfg->nsdir;
 	srv->event_cache = cfg->event_cache;
 	srv->gds = cfg->gds;
-	if (load_topology(srv, cfg->bind_type, cfg->bind_list) < 0) {
+	if (load_topology(srv, cfg->bind_type, cfg->bind_list,
+			  cfg->step_cores ? cfg->step_cores : "") < 0) {
 		PMIXEV_ERROR("cannot load the node topology (hwloc)");
 		goto fail;
 	}

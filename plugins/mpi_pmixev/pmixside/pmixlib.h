@@ -28,6 +28,7 @@ struct pmixlib_cfg {
 	unsigned gds;		/* PMIxevGds: enum pmixev_gds */
 	uint32_t bind_type;	/* Slurm's CPU binding (pmixev_cpubind.h) */
 	const char *bind_list;
+	const char *step_cores; /* the step's cores here ("0-3,8"), or "" */
 };
 
 struct pmixlib;

@@ -462,6 +462,8 @@ static void task_exit_work(void *arg)
 
 	ptable_exited(st.step.ptable, t->rank, t->value);
 	st.step.tasks_ended = ++st.exited >= layout_nlocal(&st.step.lay);
+	if (st.step.tasks_ended)
+		helper_tasks_ended(st.step.helper);
 	clients_task_exit(st.step.clients, t->rank, t->value);
 	free(t);
 }
