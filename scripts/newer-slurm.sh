@@ -15,7 +15,9 @@
 # --suite: also install Slurm's daemons, munge and Open MPI there, and run
 # the integration tests (tests/integration/*.t, or PROVE-ARGS) on a 3-node
 # cluster started by the same harness inside the root (cluster ID
-# PMIXEV_<DEBIAN>_CLUSTER_ID: trixie 5, testing 7, beside the host's 0).
+# PMIXEV_<DEBIAN>_CLUSTER_ID: trixie 5, testing 7, beside the host's 0);
+# PMIXEV_PROCTRACK and PMIXEV_TASK_PLUGIN reach that cluster (README
+# command 2 leaves them unset here: proctrack/linuxproc, task/none).
 #
 # --bench: likewise, then run bench/SCRIPT ARGS there (e.g. run.sh --quick,
 # ulfm.sh): the benchmarks of this generation, stock mpi/pmix included.
@@ -181,7 +183,9 @@ if [ -n "$bench" ]; then
 fi
 echo "newer-slurm: integration tests on a 3-node $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) cluster in the $debian root"
 PMIXEV_ROOT_FULL=1 in_root env PMIXEV_CLUSTER_ID="$cluster_id" \
-	PMIXEV_BUILDDIR=/src/b bash -c '
+	PMIXEV_BUILDDIR=/src/b \
+	${PMIXEV_PROCTRACK:+PMIXEV_PROCTRACK="$PMIXEV_PROCTRACK"} \
+	${PMIXEV_TASK_PLUGIN:+PMIXEV_TASK_PLUGIN="$PMIXEV_TASK_PLUGIN"} bash -c '
 	cd /src || exit 1
 	cluster=/src/tests/cluster/cluster.sh
 	trap "bash $cluster stop >/dev/null 2>&1" EXIT

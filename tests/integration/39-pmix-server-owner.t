@@ -8,7 +8,7 @@
 # ends the step at once with a clear line; a missing program fails the
 # step at once with its path and the cause.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
@@ -64,6 +64,19 @@ out=$(as_user "$tracer" "$pd" 2>&1)
 	! as_user "$tracer" "$rk" >/dev/null 2>&1
 ok $? "the job's user cannot trace it (PTRACE_SEIZE, PTRACE_ATTACH: EPERM), only its rank (pid $rk)" ||
 	diag "$out"
+# scancel --signal may name any signal, and under proctrack/linuxproc (or
+# cgroup v2) slurmstepd's children get it: pmixev's own processes ignore
+# every one that would end them (QUIT, VTALRM, PROF, the first real-time
+# one: bits 3, 26, 27, 34 of SigIgn).
+ignores_step_signals() {
+	local m
+	m=$(awk '/^SigIgn:/ { print $2 }' "/proc/$1/status" 2>/dev/null) && [ -n "$m" ] &&
+		for b in 3 26 27 34; do (((16#$m >> (b - 1)) & 1)) || return 1; done
+}
+sg=$(pgrep -P "$sd" -x pmixev-signer)
+ow=$(pgrep -P "$sd" -x pmixev-owner)
+ignores_step_signals "$pd" && ignores_step_signals "$sg" && ignores_step_signals "$ow"
+ok $? "pmixev-pmixd, pmixev-signer and pmixev-owner ignore what scancel --signal may send (pids ${pd:-none} ${sg:-none} ${ow:-none})"
 touch "$flag"
 wait "$srun_pid"
 ok $? "the step ends well" || sed 's/^/#   /' "$log" >&2

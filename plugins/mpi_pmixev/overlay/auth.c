@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pmixev_sigign.h"
+
 #define SIGNER_FD	   3
 #define SIGNER_PAYLOAD_MAX 2048	 /* an identity or address table */
 #define SIGNER_REPLY_MAX   16384 /* status byte + credential text */
@@ -80,15 +82,11 @@ static int encode_here(munge_ctx_t ctx, const void *payload, size_t len,
  */
 static void signer_main(int fd, munge_ctx_t ctx)
 {
-	static const int ignored[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGTERM,
-				      SIGUSR1, SIGUSR2, SIGPIPE, SIGTSTP,
-				      SIGTTIN, SIGTTOU, SIGCONT, SIGALRM};
 	static uint8_t in[4 + SIGNER_PAYLOAD_MAX], out[SIGNER_REPLY_MAX];
 	sigset_t none;
 	int null;
 
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(*ignored); i++)
-		signal(ignored[i], SIG_IGN);
+	pmixev_ignore_step_signals();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "pmixev_log.h"
+#include "pmixev_sigign.h"
 
 /* glibc before 2.36 does not name it (Linux 5.4). */
 #ifndef P_PIDFD
@@ -260,32 +261,17 @@ static int loopback_up(void)
 	return rc;
 }
 
-/*
- * The signals that end or stop a process by default and that Slurm or a
- * user sends a step (scancel --signal, --signal=SIG@TIME): the faults a
- * process raises itself (SEGV, BUS, ILL, FPE, TRAP, SYS, ABRT) are not.
- */
-static const int step_signals[] = {
-	SIGHUP,	 SIGINT,    SIGQUIT, SIGUSR1, SIGUSR2,	 SIGPIPE,
-	SIGALRM, SIGTERM,   SIGTSTP, SIGTTIN, SIGTTOU,	 SIGXCPU,
-	SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGSTKFLT, SIGPWR};
-
 /* In the child, between fork and exec: async-signal-safe calls only. */
 static void become_owner(const struct owner_proc *p, const struct owner_spec *s,
 			 const struct launch *l)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN};
 	int report;
 	sigset_t none;
 
 	/* Ignored stays ignored across exec: until the program sets its
 	 * own dispositions, a signal Slurm sends the step (or a user's
 	 * --signal, any number) cannot kill it. */
-	for (size_t i = 0; i < sizeof(step_signals) / sizeof(step_signals[0]);
-	     i++)
-		sigaction(step_signals[i], &ign, NULL);
-	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-		sigaction(sig, &ign, NULL);
+	pmixev_ignore_step_signals();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if ((report = fcntl(l->report, F_DUPFD_CLOEXEC, FD_FLOOR)) < 0)
