@@ -56,10 +56,10 @@ offline() {
 	# after the tasks ended must not keep the step alive (under
 	# proctrack/cgroup Slurm waits for the step's cgroup to empty, then
 	# drains the node: "Kill task failed").
-	wait_log "$(slurmd_log n1)" "\\[$job\\.0\\] done with job" 70 &&
+	wait_log "$(slurmd_log n1)" "\\[$job\\.0\\] .*done with (job|step)" 70 &&
 		took=$(awk -v s="[$job.0]" '
 			$2 == s && /exited with status/ { last = $1 }
-			$2 == s && / done with job/ && !done { done = $1 }
+			$2 == s && / done with (job|step)/ && !done { done = $1 }
 			function t(x) { gsub(/[][]/, "", x); split(x, a, "T"); split(a[2], b, ":"); return b[1] * 3600 + b[2] * 60 + b[3] }
 			END { if (last && done) printf "%.1f", t(done) - t(last) }' "$(slurmd_log n1)") &&
 		[ -n "$took" ] && awk -v x="$took" 'BEGIN { exit !(x < 10) }'
