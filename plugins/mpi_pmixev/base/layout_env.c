@@ -14,6 +14,7 @@
 
 #include "slurm_compat.h"
 
+#include "pmixev_cpubind.h"
 #include "pmixev_env.h"
 #include "pmixev_multiprog.h"
 
@@ -24,6 +25,7 @@ static int owner(struct layout *lay, const struct pmixev_step_owner *o,
 		 char *err, size_t errlen)
 {
 	struct passwd pw, *res = NULL;
+	struct pmixev_cpus cores;
 	char buf[4096];
 
 	if (o->job_id != lay->step.job_id || o->step_id != lay->step.step_id) {
@@ -51,13 +53,11 @@ static int owner(struct layout *lay, const struct pmixev_step_owner *o,
 	}
 	lay->uid = (uid_t)o->uid;
 	lay->gid = (gid_t)o->gid;
-	/* Slurm's own list; anything else is not passed on. */
-	if (strspn(o->step_cores, "0123456789,-") ==
-		    strnlen(o->step_cores, sizeof(o->step_cores)) &&
-	    strnlen(o->step_cores, sizeof(o->step_cores)) <
-		    sizeof(lay->step_cores))
-		memcpy(lay->step_cores, o->step_cores,
-		       strlen(o->step_cores) + 1);
+	/* Slurm's own core list; anything else is not passed on. */
+	if (memchr(o->step_cores, '\0', sizeof(lay->step_cores)) &&
+	    pmixev_cpubind_ranges(o->step_cores, &cores) >= 0)
+		snprintf(lay->step_cores, sizeof(lay->step_cores), "%s",
+			 o->step_cores);
 	return 0;
 }
 

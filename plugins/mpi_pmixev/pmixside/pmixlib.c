@@ -467,7 +467,7 @@ struct pmixlib *pmixlib_start(const struct pmixlib_cfg *cfg, uint16_t ports[2])
 	srv->event_cache = cfg->event_cache;
 	srv->gds = cfg->gds;
 	if (load_topology(srv, cfg->bind_type, cfg->bind_list,
-			  cfg->step_cores ? cfg->step_cores : "") < 0) {
+			  cfg->step_cores) < 0) {
 		PMIXEV_ERROR("cannot load the node topology (hwloc)");
 		goto fail;
 	}
