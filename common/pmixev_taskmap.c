@@ -279,6 +279,50 @@ char *pmixev_taskmap_format(uint32_t nnodes, const uint16_t *count,
 	return out;
 }
 
+/* The run of ranks from `r` on r's node: its length. */
+static uint32_t run_at(const struct pmixev_taskmap *map, uint32_t r)
+{
+	uint32_t n = 1;
+
+	while (r + n < map->ntasks && map->node_of[r + n] == map->node_of[r])
+		n++;
+	return n;
+}
+
+char *pmixev_taskmap_anl(const struct pmixev_taskmap *map)
+{
+	/* "(vector" ")" + per triple ",(" 3 numbers of <= 10 digits ",," ")":
+	 * at most 35 bytes a triple, a triple at most a rank (size_t is 64-bit
+	 * on every target Slurm builds for). */
+	size_t cap, off;
+	char *out;
+
+	if (!map || !map->ntasks)
+		return NULL;
+	cap = 16 + (size_t)map->ntasks * 40;
+	if (!(out = malloc(cap)))
+		return NULL;
+	off = (size_t)snprintf(out, cap, "(vector");
+	for (uint32_t r = 0; r < map->ntasks;) {
+		uint32_t node = map->node_of[r], per = run_at(map, r),
+			 nodes = 1;
+
+		r += per;
+		/* The next run continues the triple: the next node, as many. */
+		while (r < map->ntasks && map->node_of[r] == node + nodes &&
+		       run_at(map, r) == per) {
+			r += per;
+			nodes++;
+		}
+		off += (size_t)snprintf(out + off, cap - off,
+					",(%" PRIu32 ",%" PRIu32 ",%" PRIu32
+					")",
+					node, nodes, per);
+	}
+	snprintf(out + off, cap - off, ")");
+	return out;
+}
+
 void pmixev_taskmap_free(struct pmixev_taskmap *map)
 {
 	if (!map)

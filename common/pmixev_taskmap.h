@@ -41,6 +41,15 @@ int pmixev_taskmap_parse(struct pmixev_taskmap *map, const char *text,
 char *pmixev_taskmap_format(uint32_t nnodes, const uint16_t *count,
 			    uint32_t *const *ranks);
 
+/*
+ * The map in the ANL (PMI-2 "process mapping") notation PMIX_ANL_MAP
+ * carries: "(vector,(N,C,P),...)", each triple giving P consecutive ranks
+ * to each of the C nodes N, N+1, ..., the triples in rank order (block
+ * 6 on 3 nodes as 2 each: "(vector,(0,3,2))"; cyclic: "(vector,(0,3,1),
+ * (0,3,1))"). A malloc'd string, or NULL (no memory, or no tasks).
+ */
+char *pmixev_taskmap_anl(const struct pmixev_taskmap *map);
+
 void pmixev_taskmap_free(struct pmixev_taskmap *map);
 
 #endif /* PMIXEV_TASKMAP_H_ */

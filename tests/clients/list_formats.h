@@ -1,8 +1,7 @@
 /*
  * list_formats.h - the list formats pmix_keys compares: Slurm's
  * tasks-per-node ("2(x3),1"), PMIx's local peers ("0,1,2" or "0-2"), and
- * numbers inside such lists. Header-only (static inline): each client is a
- * single translation unit.
+ * numbers inside such lists. Header-only (static inline).
  */
 #ifndef PMIXEV_LIST_FORMATS_H_
 #define PMIXEV_LIST_FORMATS_H_

@@ -41,13 +41,13 @@
 #include <pmix.h>
 
 #include "client_util.h"
+#include "keys_check.h"
 #include "list_formats.h"
 
-#define PROG	   "pmix_keys"
 #define KEY_HOST   "keys.host" /* keys starting "pmix" are reserved */
 #define KEY_NODEID "keys.nodeid"
 
-static pmix_proc_t me, wild;
+pmix_proc_t me, wild;
 static unsigned nok, nbad;
 static bool verbose;
 static const char *allow_missing; /* comma list of key names, or NULL */
@@ -60,8 +60,7 @@ static void usage(void)
 	exit(2);
 }
 
-/* A failed check: "pmix_keys: rank R: NAME: got GOT, expected ...". */
-static void bad(const char *name, const char *got, const char *fmt, ...)
+void bad(const char *name, const char *got, const char *fmt, ...)
 {
 	char expected[512];
 	va_list ap;
@@ -74,7 +73,7 @@ static void bad(const char *name, const char *got, const char *fmt, ...)
 	nbad++;
 }
 
-static void good(const char *name, const char *fmt, ...)
+void good(const char *name, const char *fmt, ...)
 {
 	char got[512];
 	va_list ap;
@@ -104,35 +103,15 @@ static bool is_allowed_missing(const char *name)
 	return false;
 }
 
-/*
- * fetch WHO NAME KEY TYPE EXPECTED...: PMIx_Get WHO's KEY (NAME is how
- * messages call it) and check its type; NULL after reporting a failure (or
- * an allowed absence).
- */
-static pmix_value_t *fetch(const pmix_proc_t *who, const char *name,
-			   const char *key, pmix_data_type_t type,
-			   const char *fmt, ...)
+pmix_value_t *fetch_q(const pmix_proc_t *who, const char *name, const char *key,
+		      const pmix_info_t *info, size_t ninfo,
+		      pmix_data_type_t type, const char *expected)
 {
 	pmix_value_t *v = NULL;
-	char expected[512], got[128];
+	char got[128];
 	pmix_status_t rc;
-	va_list ap;
 
-	pmix_info_t by_rank;
-	/*
-	 * OpenPMIx 4.2.x sends a plain get of a node-level key (PMIX_NODEID)
-	 * for a rank on another node to that node's info list, where the
-	 * library itself never files the node id (gds/hash keeps it aside),
-	 * so it answers NOT-FOUND whatever the host registered. PMIX_JOB_INFO
-	 * makes it read the per-rank value the host did register.
-	 */
-	bool node_key = strcmp(key, PMIX_NODEID) == 0;
-
-	PMIX_INFO_LOAD(&by_rank, PMIX_JOB_INFO, NULL, PMIX_BOOL);
-	va_start(ap, fmt);
-	vsnprintf(expected, sizeof(expected), fmt, ap);
-	va_end(ap);
-	rc = PMIx_Get(who, key, node_key ? &by_rank : NULL, node_key, &v);
+	rc = PMIx_Get(who, key, info, ninfo, &v);
 	if (rc != PMIX_SUCCESS) {
 		if (is_allowed_missing(name)) {
 			printf(PROG ": rank %u: %s: missing (%s), "
@@ -153,6 +132,35 @@ static pmix_value_t *fetch(const pmix_proc_t *who, const char *name,
 		return NULL;
 	}
 	return v;
+}
+
+/*
+ * fetch WHO NAME KEY TYPE EXPECTED...: PMIx_Get WHO's KEY (NAME is how
+ * messages call it) and check its type; NULL after reporting a failure (or
+ * an allowed absence).
+ */
+static pmix_value_t *fetch(const pmix_proc_t *who, const char *name,
+			   const char *key, pmix_data_type_t type,
+			   const char *fmt, ...)
+{
+	char expected[512];
+	va_list ap;
+	pmix_info_t by_rank;
+	/*
+	 * OpenPMIx 4.2.x sends a plain get of a node-level key (PMIX_NODEID)
+	 * for a rank on another node to that node's info list, where the
+	 * library itself never files the node id (gds/hash keeps it aside),
+	 * so it answers NOT-FOUND whatever the host registered. PMIX_JOB_INFO
+	 * makes it read the per-rank value the host did register.
+	 */
+	bool node_key = strcmp(key, PMIX_NODEID) == 0;
+
+	PMIX_INFO_LOAD(&by_rank, PMIX_JOB_INFO, NULL, PMIX_BOOL);
+	va_start(ap, fmt);
+	vsnprintf(expected, sizeof(expected), fmt, ap);
+	va_end(ap);
+	return fetch_q(who, name, key, node_key ? &by_rank : NULL, node_key,
+		       type, expected);
 }
 
 static uint64_t number(const pmix_value_t *v)
@@ -465,6 +473,14 @@ int main(int argc, char **argv)
 			good("PMIX_LOCAL_PEERS", "%s", s);
 		}
 	}
+	check_more_keys(&(struct keys_env){.ntasks = ntasks,
+					   .nnodes = nnodes,
+					   .nodeid = nodeid,
+					   .ntasks_here = ntasks_here,
+					   .appnum = appnum,
+					   .jobid = jobid_env,
+					   .nodename = myhost,
+					   .local = s ? local : NULL});
 
 	if (put_identity(myhost, (uint32_t)nodeid))
 		goto done;

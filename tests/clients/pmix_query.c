@@ -4,14 +4,16 @@
  * usage: pmix_query [--nspace NS] [--jobid J] [--alloc-id J] [--queue Q]
  *                   [--timeout S] [--repeat N] [--rank R] [--avg] [--minmax]
  *                   [--fence] [--bad-qualifiers] [--bad-nspace] [--cached]
- *                   [--gap MS] [--for MS] KEY...
+ *                   [--gap MS] [--for MS] [--pset NAME] KEY...
  *
  * One query (PMIX_QUERY_REFRESH_CACHE, so the host answers on every
  * OpenPMIx; --cached leaves it out) with the KEYs; a KEY may be a short name:
- * namespaces, nsinfo, spawn, debug, uri, numpsets, psetnames, jobstatus,
+ * namespaces, nsinfo, spawn, debug, uri, numpsets, psetnames, psetmembers,
+ * jobstatus,
  * jobstate, remaining, alloc, queues, qstatus, ptable, lptable, mem,
  * preemptible. --rank R qualifies it with PMIX_PROCID (R of its own namespace),
- * --avg and --minmax with PMIX_QUERY_REPORT_AVG / _MINMAX; --fence has all
+ * --avg and --minmax with PMIX_QUERY_REPORT_AVG / _MINMAX, --pset with
+ * PMIX_PSET_NAME (an array of procs prints as "[R R ...]"); --fence has all
  * ranks meet before the first query and after the answers are printed.
  * --nspace, --jobid,
  * --alloc-id, --queue,
@@ -59,6 +61,7 @@ static const struct {
 	{"uri", PMIX_SERVER_URI},
 	{"numpsets", PMIX_QUERY_NUM_PSETS},
 	{"psetnames", PMIX_QUERY_PSET_NAMES},
+	{"psetmembers", PMIX_QUERY_PSET_MEMBERSHIP},
 	{"jobstatus", PMIX_QUERY_JOB_STATUS},
 	{"jobstate", "slurm.pmixev.job.state"},
 	{"remaining", PMIX_TIME_REMAINING},
@@ -71,6 +74,8 @@ static const struct {
 	{"preemptible", PMIX_JOB_CTRL_PREEMPTIBLE},
 };
 
+static pmix_proc_t me;
+
 static const char *key_of(const char *word)
 {
 	for (size_t i = 0; i < sizeof(shorts) / sizeof(shorts[0]); i++)
@@ -79,7 +84,8 @@ static const char *key_of(const char *word)
 	return word;
 }
 
-/* Process tables "[R@HOST:NAME:PID:STATE:EXIT ...]", floats "[F F]". */
+/* Process tables "[R@HOST:NAME:PID:STATE:EXIT ...]", procs "[R R]" (of
+ * the caller's namespace, else "NS:R"), floats "[F F]". */
 static void array_text(const pmix_data_array_t *da, char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "[");
@@ -97,6 +103,17 @@ static void array_text(const pmix_data_array_t *da, char *buf, size_t len)
 				p->hostname ? p->hostname : "",
 				p->executable_name ? p->executable_name : "",
 				(int)p->pid, (int)p->state, p->exit_code);
+		} else if (da->type == PMIX_PROC) {
+			const pmix_proc_t *p = &((pmix_proc_t *)da->array)[i];
+
+			off += (size_t)snprintf(
+				buf + off, len - off, "%s%s%s%u", sep,
+				PMIX_CHECK_NSPACE(p->nspace, me.nspace)
+					? ""
+					: p->nspace,
+				PMIX_CHECK_NSPACE(p->nspace, me.nspace) ? ""
+									: ":",
+				p->rank);
 		} else {
 			off += (size_t)snprintf(
 				buf + off, len - off, "%s%.1f", sep,
@@ -142,8 +159,8 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 		return;
 	case PMIX_DATA_ARRAY:
 		da = v->data.darray;
-		if (da &&
-		    (da->type == PMIX_PROC_INFO || da->type == PMIX_FLOAT)) {
+		if (da && (da->type == PMIX_PROC_INFO ||
+			   da->type == PMIX_FLOAT || da->type == PMIX_PROC)) {
 			array_text(da, buf, len);
 			return;
 		}
@@ -193,8 +210,7 @@ static int by_value(const void *a, const void *b)
 }
 
 /* --for: `q` for `ms` milliseconds or until one fails; its status. */
-static pmix_status_t query_for(pmix_query_t *q, const pmix_proc_t *me, int ms,
-			       int gap_ms, bool fence)
+static pmix_status_t query_for(pmix_query_t *q, int ms, int gap_ms, bool fence)
 {
 	pmix_info_t *res = NULL;
 	size_t nres = 0;
@@ -214,16 +230,16 @@ static pmix_status_t query_for(pmix_query_t *q, const pmix_proc_t *me, int ms,
 		res = NULL;
 		nres = 0;
 		if (!n++ && rc == PMIX_SUCCESS) {
-			printf(PROG ": rank %u: ready\n", me->rank);
+			printf(PROG ": rank %u: ready\n", me.rank);
 			fflush(stdout);
 		}
 	} while (rc == PMIX_SUCCESS && now_us() - start < ms * 1e3);
 	printf(PROG ": rank %u on %s: %ld queries, the last %s in %.0f ms\n",
-	       me->rank, client_host(), n, PMIx_Error_string(rc), took / 1e3);
+	       me.rank, client_host(), n, PMIx_Error_string(rc), took / 1e3);
 	if (fence) {
 		t0 = now_us();
 		frc = PMIx_Fence(NULL, 0, NULL, 0);
-		printf(PROG ": rank %u on %s: fence %s in %.0f ms\n", me->rank,
+		printf(PROG ": rank %u on %s: fence %s in %.0f ms\n", me.rank,
 		       client_host(), PMIx_Error_string(frc),
 		       (now_us() - t0) / 1e3);
 	}
@@ -234,12 +250,11 @@ static pmix_status_t query_for(pmix_query_t *q, const pmix_proc_t *me, int ms,
 int main(int argc, char **argv)
 {
 	const char *nspace = NULL, *jobid = NULL, *alloc = NULL, *queue = NULL,
-		   *attrs = NULL;
+		   *attrs = NULL, *pset = NULL;
 	bool bad = false;
 	pmix_info_t *res = NULL;
 	pmix_query_t *q;
 	size_t nres = 0, nq = 0;
-	pmix_proc_t me;
 	pmix_status_t rc;
 	int i = 1, timeout = 0, rank = -1, gap_ms = 0, for_ms = 0;
 	bool avg = false, minmax = false, fence = false, cached = false;
@@ -257,6 +272,8 @@ int main(int argc, char **argv)
 			alloc = argv[++i];
 		else if (!strcmp(argv[i], "--queue") && i + 1 < argc)
 			queue = argv[++i];
+		else if (!strcmp(argv[i], "--pset") && i + 1 < argc)
+			pset = argv[++i];
 		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			timeout = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -285,11 +302,13 @@ int main(int argc, char **argv)
 			break;
 	}
 	if ((i >= argc && !attrs) || repeat < 1) {
-		fprintf(stderr, "usage: " PROG " [--nspace NS] [--jobid J] "
-				"[--alloc-id J] [--queue Q] [--timeout S] "
-				"[--repeat N] [--gap MS] [--for MS] [--cached] "
-				"[--bad-qualifiers] [--bad-nspace] KEY... | "
-				"--attrs FUNCTIONS\n");
+		fprintf(stderr,
+			"usage: " PROG " [--nspace NS] [--jobid J] "
+			"[--alloc-id J] [--queue Q] [--timeout S] "
+			"[--repeat N] [--gap MS] [--for MS] [--cached] "
+			"[--bad-qualifiers] [--bad-nspace] [--pset NAME] "
+			"KEY... | "
+			"--attrs FUNCTIONS\n");
 		return 2;
 	}
 	client_watchdog(PROG, 0);
@@ -321,6 +340,9 @@ int main(int argc, char **argv)
 	if (queue)
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_ALLOC_QUEUE, queue,
 			       PMIX_STRING);
+	if (pset)
+		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_PSET_NAME, pset,
+			       PMIX_STRING);
 	if (timeout)
 		PMIX_INFO_LOAD(&q[0].qualifiers[nq++], PMIX_TIMEOUT, &timeout,
 			       PMIX_INT);
@@ -351,7 +373,7 @@ int main(int argc, char **argv)
 	}
 	q[0].nqual = nq;
 	if (for_ms > 0) {
-		rc = query_for(q, &me, for_ms, gap_ms, fence);
+		rc = query_for(q, for_ms, gap_ms, fence);
 		PMIX_QUERY_FREE(q, 1);
 		PMIx_Finalize(NULL, 0);
 		return rc != PMIX_SUCCESS;

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # PMIx_Query_info answered by the step on every node
 # (pmixside/query_pmix.h): the namespace and its info, spawn and debug
-# support (none), the node's own server URI, and no process sets; an unknown
+# support (none), the node's own server URI, and the step's process sets
+# (one per application, base/psets.h) with their members; an unknown
 # key among known ones gives PMIX_ERR_PARTIAL_SUCCESS with the rest
 # answered; PMIX_PROCID with PMIX_RANK is PMIX_ERR_BAD_PARAM; another
 # namespace gets nothing. Each query carries PMIX_QUERY_REFRESH_CACHE, so
 # the host answers on every OpenPMIx (4.2 answers a key it holds itself
 # otherwise).
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 14
 
 query=$(client pmix_query)
 q="^pmix_query: rank [0-2] on n[1-3]"
@@ -26,12 +27,31 @@ for r in 0 1 2; do
 		[ "$(lines "$p pmix.qry.spawn = ''$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.qry.debug = ''$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.srvr.uri = '$ns\.srv\.$r;tcp4://127\.0\.0\.1:[0-9]+'$")" -eq 1 ] &&
-		[ "$(lines "$p pmix.qry.psetnum = 0$")" -eq 1 ] &&
-		[ "$(lines "$p pmix.qry.psets = ''$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.psetnum = 1$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.psets = 'slurm://app/0'$")" -eq 1 ] &&
 		good=$((good + 1))
 done
 [ "$rc" -eq 0 ] && [ "$good" -eq 3 ]
-ok $? "every rank on n1-n3 got its namespace, namespace info, no spawn/debug support, its own node's server URI and no process sets ($good of 3)" ||
+ok $? "every rank on n1-n3 got its namespace, namespace info, no spawn/debug support, its own node's server URI and one process set, slurm://app/0 ($good of 3)" ||
+	show
+
+# Process sets of an MPMD step: one per --multi-prog line (ranks 0 and 3,
+# then 1-2 on -N3 -n4 with the default block layout n1:0-1 n2:2 n3:3).
+conf=$PMIXEV_CLUSTER_WORKDIR/25-query.psets.conf
+printf '%s\n' "0,3 $query numpsets psetnames" "1-2 $query --pset slurm://app/1 psetmembers" >"$conf"
+chmod 0644 "$conf"
+run_step --mpi=pmixev -N3 -n4 -t 1 --multi-prog "$conf"
+[ "$rc" -eq 0 ] &&
+	[ "$(lines "^pmix_query: rank [03] on n[13]: pmix.qry.psetnum = 2$")" -eq 2 ] &&
+	[ "$(lines "^pmix_query: rank [03] on n[13]: pmix.qry.psets = 'slurm://app/0,slurm://app/1'$")" -eq 2 ] &&
+	[ "$(lines "^pmix_query: rank [12] on n[12]: pmix.qry.pmems = \[1 2\]$")" -eq 2 ]
+ok $? "--multi-prog with two lines: two process sets, slurm://app/0 and /1, and /1's members are ranks 1 and 2 on any node" ||
+	show
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" --pset slurm://app/1 psetmembers
+a=$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")
+run_step --mpi=pmixev -N3 -n3 -t 1 "$query" psetmembers
+[ "$a" -eq 3 ] && [ "$(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 3 ]
+ok $? "the members of a set the step does not define, or of no set: not found ($a of 3, then $(lines "$q: status (NOT-FOUND|PMIX_ERR_NOT_FOUND)$") of 3)" ||
 	show
 
 run_step --mpi=pmixev -N3 -n3 -t 1 "$query" namespaces pmixev.no.such.key

@@ -1,7 +1,9 @@
 /*
  * Unit tests for plugins/mpi_pmixev/base/layout.c: a layout carried in
  * START comes back the same (nodes, task map, applications, ids), and a
- * rank in a group that does not exist is refused.
+ * rank in a group that does not exist is refused; base/psets.c: the
+ * step's process sets are its applications, and only their exact names
+ * are known.
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "base/layout.h"
+#include "base/psets.h"
 
 static char *names[] = {"n1", "n2", "n3"};
 
@@ -84,10 +87,50 @@ static void test_round_trip(void **state)
 	layout_free(&lay);
 }
 
+static void test_psets(void **state)
+{
+	struct layout lay;
+	char name[PSETS_NAME_MAX], *all;
+	uint32_t app = 99;
+
+	(void)state;
+	fill(&lay);
+	assert_int_equal(psets_count(&lay), 2);
+	psets_name(1, name);
+	assert_string_equal(name, "slurm://app/1");
+	psets_name(UINT32_MAX, name);
+	assert_string_equal(name, "slurm://app/4294967295");
+	all = psets_names(&lay);
+	assert_non_null(all);
+	assert_string_equal(all, "slurm://app/0,slurm://app/1");
+	free(all);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/1", &app), 0);
+	assert_int_equal(app, 1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/0", &app), 0);
+	assert_int_equal(app, 0);
+	app = 99;
+	assert_int_equal(psets_app_of(&lay, "slurm://app/2", &app), -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/01", &app), -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/", &app), -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/1x", &app), -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/-1", &app), -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/4294967296", &app),
+			 -1);
+	assert_int_equal(psets_app_of(&lay, "slurm://app/99999999999", &app),
+			 -1);
+	assert_int_equal(psets_app_of(&lay, "mpi://WORLD", &app), -1);
+	assert_int_equal(psets_app_of(&lay, NULL, &app), -1);
+	assert_int_equal(app, 99);
+	lay.nodes = NULL;
+	lay.nnames = 0;
+	layout_free(&lay);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_psets),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

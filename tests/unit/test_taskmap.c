@@ -283,6 +283,41 @@ static void test_rejects(void **state)
 	assert_memory_equal(&m, &orig, sizeof(m));
 }
 
+/* The ANL notation of `text` (nnodes, ntasks) is `anl`. */
+static void anl_is(const char *text, uint32_t nnodes, uint32_t ntasks,
+		   const char *anl)
+{
+	struct pmixev_taskmap map;
+	char err[128], *got;
+
+	assert_int_equal(pmixev_taskmap_parse(&map, text, nnodes, ntasks, err,
+					      sizeof(err)),
+			 0);
+	got = pmixev_taskmap_anl(&map);
+	assert_non_null(got);
+	assert_string_equal(got, anl);
+	free(got);
+	pmixev_taskmap_free(&map);
+}
+
+static void test_anl(void **state)
+{
+	struct pmixev_taskmap none = {0};
+
+	(void)state;
+	anl_is("0-1;2-3;4-5", 3, 6, "(vector,(0,3,2))");
+	anl_is("0,3;1,4;2,5", 3, 6, "(vector,(0,3,1),(0,3,1))");
+	anl_is("0-3;4;5", 3, 6, "(vector,(0,1,4),(1,2,1))");
+	anl_is("0", 1, 1, "(vector,(0,1,1))");
+	/* a node without tasks breaks the triple */
+	anl_is("0-1;;2-3", 3, 4, "(vector,(0,1,2),(2,1,2))");
+	/* plane: runs of two, then the rest */
+	anl_is("0-1,4;2-3", 2, 5, "(vector,(0,2,2),(0,1,1))");
+	anl_is("1;0", 2, 2, "(vector,(1,1,1),(0,1,1))");
+	assert_null(pmixev_taskmap_anl(&none));
+	assert_null(pmixev_taskmap_anl(NULL));
+}
+
 static void test_map_free(void **state)
 {
 	struct pmixev_taskmap m;
@@ -311,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_round_trips),
 		cmocka_unit_test(test_parsed_tables),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_anl),
 		cmocka_unit_test(test_map_free),
 	};
 

@@ -12,6 +12,8 @@
 
 #include <pmix.h>
 
+#include "base/psets.h"
+
 /* Comma-separated ranks of one node ("0,1,2"); malloc'd. */
 static char *peers_of(const struct layout *lay, uint32_t node)
 {
@@ -27,38 +29,51 @@ static char *peers_of(const struct layout *lay, uint32_t node)
 	return s;
 }
 
-/* "n1,n2,n3" and "0,1;2;3" for PMIx_generate_regex / _ppn; malloc'd. */
-static int maps(const struct layout *lay, char **nodemap, char **procmap)
-{
-	size_t ncap = 1, pcap = 1, off;
-	char *n = NULL, *p = NULL, *peers;
-	int rc = -1;
+/* The maps in every form: the raw node list "n1,n2,n3" and ranks per node
+ * "0,1;2;3" (PMIX_NODE_LIST, PMIX_*_MAP_RAW), PMIx's regex forms of both,
+ * and the ANL notation. */
+struct maps {
+	char *nodes, *procs, *node_regex, *proc_regex, *anl;
+};
 
+static void maps_free(struct maps *m)
+{
+	free(m->nodes);
+	free(m->procs);
+	free(m->node_regex);
+	free(m->proc_regex);
+	free(m->anl);
+}
+
+static int maps_build(const struct layout *lay, struct maps *m)
+{
+	size_t ncap = 1, pcap = 1, noff = 0, poff = 0;
+	char *peers;
+
+	*m = (struct maps){0};
 	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
 		ncap += strlen(lay->nodes[i]) + 1;
 		pcap += (size_t)lay->map.count[i] * 11 + 1;
 	}
-	if (!(n = calloc(1, ncap)) || !(p = calloc(1, pcap)))
-		goto out;
-	for (uint32_t i = 0, noff = 0; i < lay->step.nnodes; i++)
-		noff += (uint32_t)snprintf(n + noff, ncap - noff, "%s%s",
-					   i ? "," : "", lay->nodes[i]);
-	off = 0;
+	if (!(m->nodes = calloc(1, ncap)) || !(m->procs = calloc(1, pcap)) ||
+	    !(m->anl = pmixev_taskmap_anl(&lay->map)))
+		goto fail;
 	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
+		noff += (size_t)snprintf(m->nodes + noff, ncap - noff, "%s%s",
+					 i ? "," : "", lay->nodes[i]);
 		if (!(peers = peers_of(lay, i)))
-			goto out;
-		off += (size_t)snprintf(p + off, pcap - off, "%s%s",
-					i ? ";" : "", peers);
+			goto fail;
+		poff += (size_t)snprintf(m->procs + poff, pcap - poff, "%s%s",
+					 i ? ";" : "", peers);
 		free(peers);
 	}
-	if (PMIx_generate_regex(n, nodemap) != PMIX_SUCCESS ||
-	    PMIx_generate_ppn(p, procmap) != PMIX_SUCCESS)
-		goto out;
-	rc = 0;
-out:
-	free(n);
-	free(p);
-	return rc;
+	if (PMIx_generate_regex(m->nodes, &m->node_regex) != PMIX_SUCCESS ||
+	    PMIx_generate_ppn(m->procs, &m->proc_regex) != PMIX_SUCCESS)
+		goto fail;
+	return 0;
+fail:
+	maps_free(m);
+	return -1;
 }
 
 /* Add a nested info array built in `sub` under `key`; releases `sub`. */
@@ -75,8 +90,31 @@ static pmix_status_t add_array(void *list, const char *key, void *sub)
 	return rc;
 }
 
+/* PMIX_LOCAL_PROCS of `node` into `list`: its ranks as procs of the step
+ * (only the step's: each step has its own PMIx server). None: nothing. */
+static pmix_status_t local_procs(void *list, const struct layout *lay,
+				 uint32_t node)
+{
+	uint32_t n = lay->map.count[node];
+	pmix_data_array_t da;
+	pmix_proc_t *procs;
+	pmix_status_t rc;
+
+	if (!n)
+		return PMIX_SUCCESS;
+	PMIX_DATA_ARRAY_CONSTRUCT(&da, n, PMIX_PROC);
+	if (!(procs = da.array))
+		return PMIX_ERR_NOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		PMIX_LOAD_PROCID(&procs[i], lay->nspace,
+				 lay->map.ranks[node][i]);
+	rc = PMIx_Info_list_add(list, PMIX_LOCAL_PROCS, &da, PMIX_DATA_ARRAY);
+	PMIX_DATA_ARRAY_DESTRUCT(&da);
+	return rc;
+}
+
 static pmix_status_t node_info(void *list, const struct layout *lay,
-			       uint32_t node)
+			       uint32_t node, uint64_t memory)
 {
 	void *sub = PMIx_Info_list_start();
 	uint32_t size = lay->map.count[node];
@@ -95,7 +133,12 @@ static pmix_status_t node_info(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_LOCAL_PEERS, peers,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(sub, PMIX_LOCALLDR, &ldr, PMIX_PROC_RANK)))
+	    (rc = PMIx_Info_list_add(sub, PMIX_LOCALLDR, &ldr,
+				     PMIX_PROC_RANK)) ||
+	    (rc = local_procs(sub, lay, node)) ||
+	    (node == lay->nodeid && memory &&
+	     (rc = PMIx_Info_list_add(sub, PMIX_AVAIL_PHYS_MEMORY, &memory,
+				      PMIX_UINT64))))
 		goto out;
 	rc = add_array(list, PMIX_NODE_INFO_ARRAY, sub);
 	sub = NULL;
@@ -131,9 +174,13 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	pmix_rank_t app_rank = lay->apps.local_of[rank];
 	uint16_t local = (uint16_t)lay->map.local_of[rank];
 	pmix_status_t rc = PMIX_ERR_NOMEM;
+	char pset[PSETS_NAME_MAX], *psetp = pset;
+	pmix_data_array_t psets = {
+		.type = PMIX_STRING, .size = 1, .array = &psetp};
 
 	if (!sub)
 		return rc;
+	psets_name(appnum, pset);
 	if ((rc = PMIx_Info_list_add(sub, PMIX_RANK, &rank, PMIX_PROC_RANK)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_GLOBAL_RANK, &rank,
 				     PMIX_PROC_RANK)) ||
@@ -147,6 +194,9 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	    (rc = PMIx_Info_list_add(sub, PMIX_NODEID, &node, PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_HOSTNAME, lay->nodes[node],
 				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_PSET_NAME, pset, PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_PSET_NAMES, &psets,
+				     PMIX_DATA_ARRAY)) ||
 	    (w->locality &&
 	     (rc = PMIx_Info_list_add(sub, PMIX_LOCALITY_STRING, w->locality,
 				      PMIX_STRING))) ||
@@ -164,13 +214,16 @@ static pmix_status_t app_info(void *list, const struct layout *lay,
 	void *sub = PMIx_Info_list_start();
 	uint32_t size = lay->apps.count[appnum];
 	pmix_rank_t ldr = lay->apps.ranks[appnum][0];
+	char pset[PSETS_NAME_MAX];
 	pmix_status_t rc;
 
 	if (!sub)
 		return PMIX_ERR_NOMEM;
+	psets_name(appnum, pset);
 	if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size, PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK))) {
+	    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_PSET_NAME, pset, PMIX_STRING))) {
 		PMIx_Info_list_release(sub);
 		return rc;
 	}
@@ -178,22 +231,25 @@ static pmix_status_t app_info(void *list, const struct layout *lay,
 }
 
 static pmix_status_t job_info(void *list, const struct layout *lay,
-			      const struct nspace_dirs *dirs)
+			      const struct nspace_host *host)
 {
 	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes,
 		 napps = lay->apps.nnodes;
 	uint32_t nlocal = layout_nlocal(lay);
 	pmix_rank_t ldr =
 		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
-	char *nodemap = NULL, *procmap = NULL, *peers = NULL;
+	pmix_rank_t offset = 0;
+	struct maps m = {0};
+	char *peers = NULL;
 	bool no = false, yes = true;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
-	if (maps(lay, &nodemap, &procmap) < 0 ||
-	    !(peers = peers_of(lay, lay->nodeid)))
+	if (maps_build(lay, &m) < 0 || !(peers = peers_of(lay, lay->nodeid)))
 		goto out;
 	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
 				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NPROC_OFFSET, &offset,
+				     PMIX_PROC_RANK)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_SPAWNED, &no, PMIX_BOOL)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
 				     PMIX_UINT32)) ||
@@ -205,13 +261,20 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &napps,
 				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, nodemap,
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, m.nodes,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, procmap,
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m.node_regex,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_TMPDIR, dirs->tmpdir,
+	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, m.proc_regex,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NSDIR, dirs->nsdir,
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP_RAW, m.nodes,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP_RAW, m.procs,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_ANL_MAP, m.anl, PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_TMPDIR, host->tmpdir,
+				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NSDIR, host->nsdir,
 				     PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_TDIR_RMCLEAN, &yes,
 				     PMIX_BOOL)) ||
@@ -221,19 +284,19 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_LOCAL_PEERS, peers,
 				     PMIX_STRING)) ||
+	    (rc = local_procs(list, lay, lay->nodeid)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_LOCALLDR, &ldr,
 				     PMIX_PROC_RANK)))
 		goto out;
 	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++)
 		rc = app_info(list, lay, a);
 out:
-	free(nodemap);
-	free(procmap);
+	maps_free(&m);
 	free(peers);
 	return rc;
 }
 
-int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
+int nspace_info_build(const struct layout *lay, const struct nspace_host *host,
 		      const hwloc_const_cpuset_t *task_cpus, pmix_info_t **info,
 		      size_t *ninfo, char *err, size_t errlen)
 {
@@ -244,11 +307,12 @@ int nspace_info_build(const struct layout *lay, const struct nspace_dirs *dirs,
 
 	if (!list)
 		goto fail;
-	if ((rc = job_info(list, lay, dirs)) != PMIX_SUCCESS)
+	if ((rc = job_info(list, lay, host)) != PMIX_SUCCESS)
 		goto fail;
 	what = "node info";
 	for (uint32_t n = 0; n < lay->step.nnodes; n++)
-		if ((rc = node_info(list, lay, n)) != PMIX_SUCCESS)
+		if ((rc = node_info(list, lay, n, host->memory)) !=
+		    PMIX_SUCCESS)
 			goto fail;
 	what = "proc info";
 	for (pmix_rank_t r = 0; r < lay->step.ntasks; r++) {

@@ -75,6 +75,8 @@ static const struct {
 						  "PMIX_SERVER_URI",
 						  "PMIX_QUERY_NUM_PSETS",
 						  "PMIX_QUERY_PSET_NAMES",
+						  "PMIX_QUERY_PSET_MEMBERSHIP",
+						  "PMIX_PSET_NAME",
 						  "PMIX_QUERY_PROC_TABLE",
 						  "PMIX_QUERY_LOCAL_PROC_TABLE",
 						  "PMIX_QUERY_MEMORY_USAGE",

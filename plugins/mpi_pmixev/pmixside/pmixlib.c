@@ -353,14 +353,15 @@ static int init_pmix(struct pmixlib *srv)
 static int register_nspace(struct pmixlib *srv)
 {
 	const struct layout *lay = srv->lay;
-	struct nspace_dirs dirs = {srv->tmpdir, srv->nsdir};
+	struct nspace_host host = {srv->tmpdir, srv->nsdir,
+				   hwloc_get_root_obj(srv->topo)->total_memory};
 	struct sync w = SYNC_INIT;
 	pmix_info_t *info = NULL;
 	size_t ninfo = 0;
 	pmix_status_t rc;
 	char err[256];
 
-	if (nspace_info_build(lay, &dirs,
+	if (nspace_info_build(lay, &host,
 			      (const hwloc_const_cpuset_t *)srv->task_cpus,
 			      &info, &ninfo, err, sizeof(err)) < 0) {
 		PMIXEV_ERROR("namespace %s: %s", lay->nspace, err);

@@ -15,6 +15,7 @@
 #include <event2/event.h>
 #include <pmix.h>
 
+#include "base/psets.h"
 #include "base/step.h"
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
@@ -97,13 +98,50 @@ static pmix_status_t namespace_info(const struct layout *lay, pmix_info_t *out)
 	return PMIX_SUCCESS;
 }
 
-/* Answer a key about the step into `out`: PMIX_SUCCESS, or why not. */
-static pmix_status_t answer_step(const struct query_call *c, enum qkey key,
-				 pmix_info_t *out)
+/* The members of application `app`'s process set, as PMIx procs. */
+static pmix_status_t pset_members(const struct layout *lay, uint32_t app,
+				  pmix_info_t *out)
+{
+	uint32_t n = lay->apps.count[app];
+	pmix_data_array_t da;
+	pmix_proc_t *procs;
+
+	PMIX_DATA_ARRAY_CONSTRUCT(&da, n, PMIX_PROC);
+	if (!(procs = da.array))
+		return PMIX_ERR_NOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		PMIX_LOAD_PROCID(&procs[i], lay->nspace,
+				 lay->apps.ranks[app][i]);
+	PMIX_INFO_LOAD(out, PMIX_QUERY_PSET_MEMBERSHIP, &da, PMIX_DATA_ARRAY);
+	PMIX_DATA_ARRAY_DESTRUCT(&da);
+	return PMIX_SUCCESS;
+}
+
+/* The step's process sets: how many, or their names. */
+static pmix_status_t psets(const struct layout *lay, enum qkey key,
+			   pmix_info_t *out)
+{
+	size_t n = psets_count(lay);
+	char *names;
+
+	if (key == Q_NUM_PSETS) {
+		PMIX_INFO_LOAD(out, PMIX_QUERY_NUM_PSETS, &n, PMIX_SIZE);
+		return PMIX_SUCCESS;
+	}
+	if (!(names = psets_names(lay)))
+		return PMIX_ERR_NOMEM;
+	PMIX_INFO_LOAD(out, PMIX_QUERY_PSET_NAMES, names, PMIX_STRING);
+	free(names);
+	return PMIX_SUCCESS;
+}
+
+/* Answer item `it` about the step into `out`: PMIX_SUCCESS, or why not. */
+static pmix_status_t answer_step(const struct query_call *c,
+				 const struct query_item *it, pmix_info_t *out)
 {
 	const struct layout *lay = pmixside_layout(c->p);
+	enum qkey key = it->key;
 	const char *name = query_key_name(key);
-	size_t none = 0;
 
 	switch (key) {
 	case Q_NAMESPACES:
@@ -113,12 +151,13 @@ static pmix_status_t answer_step(const struct query_call *c, enum qkey key,
 		return namespace_info(lay, out);
 	case Q_SPAWN_SUPPORT: /* pmixev spawns nothing */
 	case Q_DEBUG_SUPPORT: /* nor launches or attaches debuggers */
-	case Q_PSET_NAMES:    /* and defines no process sets */
 		PMIX_INFO_LOAD(out, name, "", PMIX_STRING);
 		return PMIX_SUCCESS;
 	case Q_NUM_PSETS:
-		PMIX_INFO_LOAD(out, name, &none, PMIX_SIZE);
-		return PMIX_SUCCESS;
+	case Q_PSET_NAMES:
+		return psets(lay, key, out);
+	case Q_PSET_MEMBERSHIP:
+		return pset_members(lay, it->app, out);
 	case Q_SERVER_URI:
 		if (!c->uri)
 			return PMIX_ERR_NOT_FOUND;
@@ -174,7 +213,7 @@ static pmix_status_t answer_item(const struct query_call *c,
 	pmix_status_t st;
 
 	if (it->ask == QUERY_NO_ASK)
-		return answer_step(c, it->key, out);
+		return answer_step(c, it, out);
 	if (!d)
 		return status_to_pmix(failed);
 	a = &d->a[it->ask];

@@ -10,6 +10,7 @@
 
 #include <pmix.h>
 
+#include "base/psets.h"
 #include "pmixev_events.h"
 #include "pmixev_step.h"
 #include "pmixside/inject_pmix.h"
@@ -23,6 +24,7 @@ static const char *const qkey_names[] = {
 	[Q_SERVER_URI] = PMIX_SERVER_URI,
 	[Q_NUM_PSETS] = PMIX_QUERY_NUM_PSETS,
 	[Q_PSET_NAMES] = PMIX_QUERY_PSET_NAMES,
+	[Q_PSET_MEMBERSHIP] = PMIX_QUERY_PSET_MEMBERSHIP,
 	[Q_EVENTS] = PMIXEV_QUERY_EVENTS,
 	[Q_PROC_TABLE] = PMIX_QUERY_PROC_TABLE,
 	[Q_LOCAL_PROC_TABLE] = PMIX_QUERY_LOCAL_PROC_TABLE,
@@ -58,6 +60,7 @@ struct quals {
 	pmix_rank_t rank; /* of PMIX_PROCID or PMIX_RANK, or wildcard */
 	bool avg, minmax;
 	const char *queue;
+	const char *pset; /* PMIX_PSET_NAME */
 	bool refresh;
 	unsigned timeout_sec;
 };
@@ -108,6 +111,8 @@ static void read_quals(const pmix_query_t *query, struct quals *q)
 			name_job(q, v->data.string);
 		} else if (PMIX_CHECK_KEY(in, PMIX_ALLOC_QUEUE) && str) {
 			q->queue = v->data.string;
+		} else if (PMIX_CHECK_KEY(in, PMIX_PSET_NAME) && str) {
+			q->pset = v->data.string;
 		} else if (PMIX_CHECK_KEY(in, PMIX_QUERY_REFRESH_CACHE)) {
 			q->refresh = PMIX_INFO_TRUE(in);
 		} else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT) &&
@@ -151,7 +156,9 @@ static void add_item(struct query_req *r, const struct layout *lay,
 	if (key == Q_UNKNOWN || (key < Q_FIRST_JOB && !own_step) ||
 	    (key >= Q_FIRST_JOB && key < Q_FIRST_QUEUE && q->bad_name) ||
 	    (key == Q_QUEUE_STATUS && q->queue &&
-	     strlen(q->queue) >= sizeof(it.queue))) {
+	     strlen(q->queue) >= sizeof(it.queue)) ||
+	    (key == Q_PSET_MEMBERSHIP &&
+	     psets_app_of(lay, q->pset, &it.app) < 0)) {
 		r->unanswerable = true;
 		return;
 	}
@@ -166,7 +173,8 @@ static void add_item(struct query_req *r, const struct layout *lay,
 		if (r->items[i].key == key && r->items[i].job == it.job &&
 		    !strcmp(r->items[i].queue, it.queue) &&
 		    r->items[i].rank == it.rank && r->items[i].avg == it.avg &&
-		    r->items[i].minmax == it.minmax)
+		    r->items[i].minmax == it.minmax &&
+		    r->items[i].app == it.app)
 			return;
 	if (r->nitems == QUERY_ITEMS_MAX) {
 		r->unanswerable = true;

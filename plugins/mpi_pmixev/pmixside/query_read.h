@@ -28,6 +28,7 @@ enum qkey {
 	Q_SERVER_URI,
 	Q_NUM_PSETS,
 	Q_PSET_NAMES,
+	Q_PSET_MEMBERSHIP,
 	Q_EVENTS,
 	/* About the step's tasks: from the process table (jobmgmt/ptable.h). */
 	Q_PROC_TABLE,
@@ -59,6 +60,7 @@ struct query_item {
 	uint32_t job;		       /* Q_FIRST_JOB..: 0 = the step's */
 	char queue[PMIXEV_OWNER_NAME]; /* Q_QUEUE_STATUS: "" = all */
 	pmix_rank_t rank; /* Q_MEMORY_USAGE: one, or wildcard: all */
+	uint32_t app;	  /* Q_PSET_MEMBERSHIP: the set's (base/psets.h) */
 	bool avg, minmax; /* Q_MEMORY_USAGE: the report directives */
 	uint32_t ask;	  /* root's answer to it: ask.item[ask], or NO_ASK */
 };
@@ -78,7 +80,9 @@ const char *query_key_name(enum qkey key);
 /*
  * Read `nqueries` queries into `r`, for the step laid out in `lay`.
  * PMIX_SUCCESS, or PMIX_ERR_BAD_PARAM: PMIX_PROCID together with
- * PMIX_NSPACE or PMIX_RANK, or no key at all.
+ * PMIX_NSPACE or PMIX_RANK, or no key at all. The membership of a process
+ * set the step does not define, or without PMIX_PSET_NAME, is
+ * unanswerable.
  */
 pmix_status_t query_read(struct query_req *r, const struct layout *lay,
 			 const pmix_query_t *queries, size_t nqueries);
