@@ -14,6 +14,11 @@
  * Node loss: a part holding state about other nodes subscribes with
  * step_on_node_gone; the overlay reports each gone node once to
  * step_node_gone, which calls every subscriber (agent thread).
+ *
+ * Rank ends: a part that follows the step's ranks subscribes with
+ * step_on_rank_gone; events/events.c reports each rank that ended, once,
+ * to step_rank_gone (agent thread): whether it exited here, elsewhere (a
+ * peer's event) or was lost with its node.
  */
 #ifndef PMIXEV_BASE_STEP_H_
 #define PMIXEV_BASE_STEP_H_
@@ -33,6 +38,9 @@
  * on without it), not when its part of the step ended normally.
  */
 typedef void (*step_gone_fn)(void *ctx, uint32_t node, bool lost);
+
+/* Rank `rank` of the step ended (any way: exit, signal, abort, lost). */
+typedef void (*step_rank_fn)(void *ctx, uint32_t rank);
 
 struct step {
 	struct pmixev_conf conf;
@@ -77,6 +85,11 @@ struct step {
 		void *ctx;
 	} gone[STEP_MAX_SUBSCRIBERS];
 	unsigned ngone;
+	struct {
+		step_rank_fn fn;
+		void *ctx;
+	} rank_gone[STEP_MAX_SUBSCRIBERS];
+	unsigned nrank_gone;
 };
 
 /* Call `fn` for every gone node from now on. 0, or -1 (table full). */
@@ -84,6 +97,13 @@ int step_on_node_gone(struct step *s, step_gone_fn fn, void *ctx);
 
 /* Tell every subscriber that `node` left the tree. */
 void step_node_gone(struct step *s, uint32_t node, bool lost);
+
+/* Call `fn` for every rank that ends from now on. 0, or -1 (table full). */
+int step_on_rank_gone(struct step *s, step_rank_fn fn, void *ctx);
+
+/* Tell every subscriber that `rank` ended (once per rank, the caller's
+ * care). */
+void step_rank_gone(struct step *s, uint32_t rank);
 
 /* The step PMIx's upcalls serve (NULL: none). */
 void step_serve(struct step *s);

@@ -32,6 +32,7 @@
 enum client_state { NEVER_CONNECTED, CONNECTED, FINALIZED, ABORTED };
 
 struct events {
+	struct step *s;
 	struct overlay *ov;
 	const struct layout *lay;
 	struct inject *inject;
@@ -50,15 +51,22 @@ static void inject(struct events *ev, uint32_t src_node,
 					 .origin = src_node,
 					 .ev = *m};
 	char source[PMIXEV_NODENAME_MAX + 8];
+	bool first = false;
 
 	snprintf(source, sizeof(source), "%s@%s",
 		 m->flags & PMIXEV_EVENT_SITE  ? "site"
 		 : m->flags & PMIXEV_EVENT_JOB ? PMIXEV_EVENT_SOURCE_JOB
 					       : "stepd",
 		 ev->lay->nodes[src_node]);
-	if (m->rank != PMIXEV_EVENT_NO_RANK)
+	if (m->rank != PMIXEV_EVENT_NO_RANK) {
+		first = !ev->ended[m->rank];
 		ev->ended[m->rank] = true;
+	}
 	inject_send(ev->inject, &in, source);
+	/* A rank's event is its end: exited here (publish), elsewhere
+	 * (on_event) or lost with its node (lost_rank). */
+	if (first)
+		step_rank_gone(ev->s, m->rank);
 }
 
 /* A name for the log: the constant's (the same with every OpenPMIx). */
@@ -265,6 +273,7 @@ struct events *events_create(struct step *s)
 		events_destroy(ev);
 		return NULL;
 	}
+	ev->s = s;
 	ev->ov = s->ov;
 	ev->lay = lay;
 	ev->inject = s->inject;
