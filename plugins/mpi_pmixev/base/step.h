@@ -56,7 +56,7 @@ struct step {
 	struct pmixev_pmixd_budget pmixd_budget;
 	struct auth *auth;
 	struct overlay *ov;
-	struct fence *fence;
+	struct coll *coll; /* collectives over the tree (wireup/coll.h) */
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
 	struct inject *inject;

@@ -3,7 +3,7 @@
  * disconnect (see fence_pmix.h). PMIx progress thread: fence_upcall_*
  * read their arguments into a FENCE frame and send it to root; the pmix
  * side's agent answers PMIx when FENCE_DONE comes (pmixside/side.c). Root's
- * half is wireup/fence_frames.c.
+ * half is wireup/fence.c.
  */
 #include "config.h"
 

@@ -17,7 +17,7 @@
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 #include "wireup/dmodex.h"
-#include "wireup/fence.h"
+#include "wireup/coll.h"
 
 #define TASK_KILL_MS 250 /* tasks left without a PMIx server: killed */
 #define SAID_WAIT_MS 100 /* the task-exit hook's wait for the line */
@@ -73,7 +73,7 @@ void gone_handle(struct gone *g, struct step *s, const char *why, bool early)
 			mark_said_after_write(g, s);
 		ptable_kill_running(s->ptable, TASK_KILL_MS); /* said first */
 	}
-	fence_pmix_gone(s->fence, early);
+	coll_pmix_gone(s->coll, early);
 	dmodex_pmix_gone(s->dmodex);
 	clients_pmix_gone(s->clients);
 }

@@ -25,6 +25,7 @@
 #include "pmixd/proc.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
+#include "wireup/coll.h"
 #include "wireup/fence.h"
 #include "events/clients.h"
 #include "events/inject.h"
@@ -264,7 +265,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	set_bounds(s);
 	if (start_pmixd(s, bind) < 0)
 		return -1;
-	if (!(s->fence = fence_create(s)) || !(s->dmodex = dmodex_create(s)) ||
+	if (!(s->coll = coll_create(s)) || !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->helper = helper_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
@@ -283,7 +284,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 			     "or munge unavailable)");
 		return -1;
 	}
-	fence_frames_listen(s);
+	if (fence_listen(s) < 0)
+		return -1;
 	pubsub_frames_listen(s);
 	query_frames_listen(s);
 	overlay_on_lost(s->ov, on_lost, NULL);
@@ -543,7 +545,7 @@ void stepd_fini(void)
 	inject_destroy(s->inject);
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
-	fence_destroy(s->fence);
+	coll_destroy(s->coll);
 	carry_report(&s->pmixd_budget);
 	chan_destroy(s->chan);
 	pmixd_proc_destroy(s->pmixd);
