@@ -1,0 +1,407 @@
+/*
+ * Unit tests for plugins/mpi_pmixev/wireup/coll.c and coll_tracker.c: the
+ * collective engine and its kind hooks, on a few engines in one process
+ * joined by a stub overlay (a fixed tree, messages queued and pumped by
+ * hand), with real pending sets on a libevent base.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+
+#include "base/agent.h"
+#include "base/step.h"
+#include "overlay/overlay.h"
+#include "pmixev_log.h"
+#include "pmixev_tree.h"
+#include "wireup/coll.h"
+
+#define NNODES 3
+#define NTASKS 6 /* ranks 2n and 2n+1 on node n */
+
+struct msg {
+	uint32_t src, dst;
+	uint8_t type;
+	uint8_t *data;
+	size_t len;
+	struct msg *next;
+};
+
+struct overlay {
+	uint32_t self;
+	struct {
+		overlay_handler_t fn;
+		void *ctx;
+	} on[256];
+};
+
+/* One node's answer, as its kind's deliver got it. */
+struct answer {
+	int n; /* deliver calls */
+	uint32_t node;
+	enum pmixev_result result;
+	char data[64];
+};
+
+static struct {
+	struct event_base *base;
+	struct pmixev_tree tree;
+	struct overlay ov[NNODES];
+	struct step step[NNODES];
+	struct coll *coll[NNODES];
+	struct msg *head, **tail;
+	int at_root;		    /* at_root calls */
+	char root_in[64];	    /* the data it got */
+	enum pmixev_result verdict; /* what it returns */
+	int errors;		    /* PMIXEV_ERROR lines */
+} w;
+
+/* The stub overlay: node 0 is the root of a chain (width 1). */
+
+uint32_t overlay_self(const struct overlay *ov)
+{
+	return ov->self;
+}
+
+uint32_t overlay_parent(const struct overlay *ov)
+{
+	return pmixev_tree_parent(&w.tree, ov->self);
+}
+
+size_t overlay_children(const struct overlay *ov, uint32_t *out)
+{
+	uint32_t n = pmixev_tree_nchildren(&w.tree, ov->self);
+
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = pmixev_tree_child(&w.tree, ov->self, i);
+	return n;
+}
+
+bool overlay_in_subtree(const struct overlay *ov, uint32_t id, uint32_t d)
+{
+	return pmixev_tree_in_subtree(&w.tree, id, d);
+}
+
+bool overlay_is_child(const struct overlay *ov, uint32_t node)
+{
+	return node < NNODES && overlay_parent(&w.ov[node]) == ov->self;
+}
+
+void overlay_on(struct overlay *ov, uint8_t type, overlay_handler_t fn,
+		void *ctx)
+{
+	ov->on[type].fn = fn;
+	ov->on[type].ctx = ctx;
+}
+
+int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
+		 const void *data, size_t len)
+{
+	struct msg *m = calloc(1, sizeof(*m));
+
+	assert_non_null(m);
+	assert_non_null(m->data = malloc(len ? len : 1));
+	memcpy(m->data, data, len);
+	m->src = ov->self;
+	m->dst = dst;
+	m->type = type;
+	m->len = len;
+	*w.tail = m;
+	w.tail = &m->next;
+	return 0;
+}
+
+unsigned overlay_broadcast(struct overlay *ov, uint8_t type, const void *data,
+			   size_t len)
+{
+	for (uint32_t n = 0; n < NNODES; n++)
+		if (n != ov->self)
+			overlay_send(ov, n, type, data, len);
+	return NNODES - 1;
+}
+
+struct event_base *agent_base(struct agent *a)
+{
+	return w.base;
+}
+
+void pmixev_log(enum pmixev_log_level level, const char *fmt, ...)
+{
+	w.errors += level == PMIXEV_LOG_ERROR;
+}
+
+void pmixev_log_debug(unsigned dbg, const char *fmt, ...)
+{
+}
+
+/* Deliver every queued message, and those they cause. */
+static void pump(void)
+{
+	struct msg *m;
+
+	while ((m = w.head)) {
+		struct overlay *dst = &w.ov[m->dst];
+
+		if (!(w.head = m->next))
+			w.tail = &w.head;
+		if (dst->on[m->type].fn)
+			dst->on[m->type].fn(dst->on[m->type].ctx, m->src,
+					    m->data, m->len);
+		free(m->data);
+		free(m);
+	}
+}
+
+/* The test kind: the root's result is "R:" and what it gathered. */
+static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
+				  struct pmixev_buf *data)
+{
+	w.at_root++;
+	snprintf(w.root_in, sizeof(w.root_in), "%.*s", (int)data->len,
+		 data->data ? (const char *)data->data : "");
+	if (w.verdict != PMIXEV_OK)
+		return w.verdict;
+	pmixev_buf_release(data);
+	pmixev_buf_init(data);
+	pmixev_buf_put_raw(data, "R:", 2);
+	pmixev_buf_put_raw(data, w.root_in, strlen(w.root_in));
+	return PMIXEV_OK;
+}
+
+static void deliver(void *ctx, const struct coll_id *id,
+		    enum pmixev_result result, const uint8_t *data,
+		    size_t ndata, void *call)
+{
+	struct answer *a = call;
+
+	assert_int_equal(id->kind, PMIXEV_COLL_FENCE);
+	a->n++;
+	a->result = result;
+	snprintf(a->data, sizeof(a->data), "%.*s", (int)ndata,
+		 data ? (const char *)data : "");
+}
+
+static const struct coll_kind kind = {.at_root = at_root, .deliver = deliver};
+
+/* `*state` non-NULL: PMIxevTimeout 0, every collective times out at once. */
+static int setup(void **state)
+{
+	char err[128];
+	bool quick = *state != NULL;
+
+	memset(&w, 0, sizeof(w));
+	w.tail = &w.head;
+	w.tree = (struct pmixev_tree){.n = NNODES, .width = 1};
+	if (!(w.base = event_base_new()))
+		return -1;
+	for (uint32_t n = 0; n < NNODES; n++) {
+		struct step *s = &w.step[n];
+
+		w.ov[n].self = n;
+		s->ov = &w.ov[n];
+		s->lay.step.nnodes = NNODES;
+		s->lay.step.ntasks = NTASKS;
+		s->lay.nodeid = n;
+		s->conf.timeout_sec = quick ? 0 : 60;
+		s->conf.fence_max = 2;
+		s->conf.overlay_mib = 1;
+		if (pmixev_taskmap_parse(&s->lay.map, "0-1;2-3;4-5", NNODES,
+					 NTASKS, err, sizeof(err)) < 0 ||
+		    !(w.coll[n] = coll_create(s)) ||
+		    coll_kind_set(w.coll[n], PMIXEV_COLL_FENCE, &kind, NULL) <
+			    0)
+			return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	pump();
+	for (uint32_t n = 0; n < NNODES; n++) {
+		coll_destroy(w.coll[n]);
+		pmixev_taskmap_free(&w.step[n].lay.map);
+	}
+	event_base_free(w.base);
+	return 0;
+}
+
+static void local(uint32_t n, const char *sig, const char *data,
+		  struct answer *a)
+{
+	a->node = n;
+	coll_local(w.coll[n], PMIXEV_COLL_FENCE, sig, true, 0,
+		   (const uint8_t *)data, strlen(data), a);
+}
+
+static void test_kind_set(void **state)
+{
+	struct coll_kind half = {.deliver = deliver};
+
+	assert_int_equal(coll_kind_set(w.coll[0], 0, &kind, NULL), -1);
+	assert_int_equal(coll_kind_set(w.coll[0], 8, &kind, NULL), -1);
+	assert_int_equal(
+		coll_kind_set(w.coll[0], PMIXEV_COLL_CONNECT, &half, NULL), -1);
+	assert_int_equal(
+		coll_kind_set(w.coll[0], PMIXEV_COLL_FENCE, &kind, NULL), -1);
+	assert_int_equal(
+		coll_kind_set(w.coll[0], PMIXEV_COLL_CONNECT, &kind, NULL), 0);
+}
+
+/* Every node takes part: the root's hook sees all, every node its result. */
+static void test_all(void **state)
+{
+	struct answer a[NNODES] = {0};
+
+	local(2, "*", "c", &a[2]);
+	local(1, "*", "b", &a[1]);
+	pump();
+	assert_int_equal(w.at_root, 0);
+	local(0, "*", "a", &a[0]);
+	pump();
+	/* In the order they came: node 1's own, node 2's, then the root's. */
+	assert_int_equal(w.at_root, 1);
+	assert_string_equal(w.root_in, "bca");
+	for (int n = 0; n < NNODES; n++) {
+		assert_int_equal(a[n].n, 1);
+		assert_int_equal(a[n].result, PMIXEV_OK);
+		assert_string_equal(a[n].data, "R:bca");
+	}
+	assert_int_equal(w.errors, 0);
+}
+
+/* Only node 2's ranks: node 1 passes it on, the root decides, node 2 gets
+ * the result; the next one over the set is a new number. */
+static void test_sparse(void **state)
+{
+	struct answer a = {0}, b = {0};
+
+	local(2, "4-5", "x", &a);
+	pump();
+	assert_int_equal(w.at_root, 1);
+	assert_string_equal(w.root_in, "x");
+	assert_int_equal(a.n, 1);
+	assert_string_equal(a.data, "R:x");
+	local(2, "4-5", "y", &b);
+	pump();
+	assert_int_equal(w.at_root, 2);
+	assert_string_equal(b.data, "R:y");
+}
+
+/* The root's hook refuses: every node's call fails with its result. */
+static void test_root_refuses(void **state)
+{
+	struct answer a[NNODES] = {0};
+
+	w.verdict = PMIXEV_ERR_BAD_REQUEST;
+	for (int n = NNODES - 1; n >= 0; n--)
+		local((uint32_t)n, "*", "d", &a[n]);
+	pump();
+	for (int n = 0; n < NNODES; n++) {
+		assert_int_equal(a[n].n, 1);
+		assert_int_equal(a[n].result, PMIXEV_ERR_BAD_REQUEST);
+		assert_string_equal(a[n].data, "");
+	}
+}
+
+/* A node the collective waits on is lost: it fails everywhere, at once. */
+static void test_node_lost(void **state)
+{
+	struct answer a[NNODES] = {0};
+
+	local(0, "*", "a", &a[0]);
+	local(1, "*", "b", &a[1]);
+	pump();
+	step_node_gone(&w.step[1], 2, true);
+	pump();
+	assert_int_equal(a[0].n, 1);
+	assert_int_equal(a[0].result, PMIXEV_ERR_UNREACH);
+	assert_int_equal(a[1].n, 1);
+	assert_int_equal(a[1].result, PMIXEV_ERR_UNREACH);
+	assert_int_equal(w.at_root, 0);
+	assert_true(w.errors > 0);
+}
+
+/* No news within the (default) timeout. */
+static void test_timeout(void **state)
+{
+	struct answer a = {0};
+
+	local(0, "0-3", "a", &a);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(event_base_loop(w.base, EVLOOP_ONCE), 0);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.result, PMIXEV_ERR_TIMEOUT);
+}
+
+/* PMIxevFenceMax (2 here): a third in flight is refused everywhere. */
+static void test_over_fence_max(void **state)
+{
+	struct answer a = {0}, b = {0}, c = {0}, c2 = {0};
+
+	local(0, "0-2", "a", &a);
+	local(0, "0-3", "b", &b);
+	local(0, "0-4", "c", &c);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.result, PMIXEV_ERR_OVER_BUDGET);
+	pump();
+	/* Node 2 hears of the refusal before its own part comes. */
+	local(2, "0-4", "c", &c2);
+	assert_int_equal(c2.n, 1);
+	assert_int_equal(c2.result, PMIXEV_ERR_OVER_BUDGET);
+	assert_int_equal(a.n + b.n, 0);
+}
+
+/* A bad local call (no rank here) is answered, not held. */
+static void test_not_ours(void **state)
+{
+	struct answer a = {0};
+
+	local(0, "4-5", "a", &a);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.result, PMIXEV_ERR_BAD_REQUEST);
+}
+
+/* The step's dead ranks, as step_rank_gone tells them. */
+static void test_dead_ranks(void **state)
+{
+	assert_false(coll_rank_dead(w.coll[1], 3));
+	step_rank_gone(&w.step[1], 3);
+	step_rank_gone(&w.step[1], NTASKS); /* beyond the step: ignored */
+	assert_true(coll_rank_dead(w.coll[1], 3));
+	assert_false(coll_rank_dead(w.coll[1], 2));
+	assert_false(coll_rank_dead(w.coll[1], NTASKS));
+	assert_false(coll_rank_dead(w.coll[0], 3)); /* node 0 not told */
+}
+
+int main(void)
+{
+	static int quick = 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_kind_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_all, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sparse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_refuses, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_node_lost, setup,
+						teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_timeout, setup,
+							 teardown, &quick),
+		cmocka_unit_test_setup_teardown(test_over_fence_max, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dead_ranks, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
