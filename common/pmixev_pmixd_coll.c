@@ -27,6 +27,7 @@
 /* The smallest entry on the wire: an empty key and an empty value. */
 #define ENTRY_MIN (4 + 4)
 
+/* FENCE's kinds: a group collective comes as GROUP (pmixev_pmixd_group.h). */
 static bool kind_ok(unsigned kind)
 {
 	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;

@@ -10,7 +10,7 @@
  *   cred       bytes cred
  *   table      u32 job_id, u32 step_id, u32 nnodes,
  *              nnodes * { str host, u16 port }
- *   fence      str sig, u8 kind (1..3), u64 seq, u8 result,
+ *   fence      str sig, u8 kind (1..5), u64 seq, u8 result,
  *              u8 collect (0 or 1), bytes data
  *   dmdx_req   u64 id, str nspace, u32 rank, u32 timeout_sec
  *   dmdx_resp  u64 id, u8 result, bytes data
@@ -153,7 +153,7 @@ fail:
 
 static bool coll_kind_ok(uint32_t kind)
 {
-	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
+	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_GROUP_DESTRUCT;
 }
 
 int pmixev_fence_pack(struct pmixev_buf *b, const struct pmixev_fence_msg *m)

@@ -61,11 +61,16 @@ struct pmixev_table {
 int pmixev_table_pack(struct pmixev_buf *b, const struct pmixev_table *m);
 int pmixev_table_unpack(struct pmixev_buf *b, struct pmixev_table *m);
 
-/* What a collective is for: each kind counts its fences apart. */
+/*
+ * What a collective is for: each kind counts its fences apart. The group
+ * kinds' signatures name the group too (wireup/fence_sig.h).
+ */
 enum pmixev_coll_kind {
-	PMIXEV_COLL_FENCE = 1,	    /* PMIx_Fence */
-	PMIXEV_COLL_CONNECT = 2,    /* PMIx_Connect */
-	PMIXEV_COLL_DISCONNECT = 3, /* PMIx_Disconnect */
+	PMIXEV_COLL_FENCE = 1,		 /* PMIx_Fence */
+	PMIXEV_COLL_CONNECT = 2,	 /* PMIx_Connect */
+	PMIXEV_COLL_DISCONNECT = 3,	 /* PMIx_Disconnect */
+	PMIXEV_COLL_GROUP_CONSTRUCT = 4, /* PMIx_Group_construct */
+	PMIXEV_COLL_GROUP_DESTRUCT = 5,	 /* PMIx_Group_destruct */
 };
 
 /* FENCE_UP and FENCE_DOWN. */

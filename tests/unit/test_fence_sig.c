@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -83,7 +84,9 @@ static void test_nodes_malformed(void **state)
 	static const char *bad[] = {
 		"",   "x",    "-1",  "3-1", "0-",
 		"0,", ",0",   "0;1", "7",   "0-7",
-		"1x", "0--2", "**",  " 1",  "99999999999999999999"};
+		"1x", "0--2", "**",  " 1",  "99999999999999999999",
+		"#x", "0#",   "*#",  "*x",  "0-#x",
+		"#",  "0,#x"};
 	struct pmixev_taskmap map;
 	bool nodes[4];
 
@@ -141,6 +144,97 @@ static void test_names(void **state)
 	assert_string_equal(fence_kind_name(PMIXEV_COLL_CONNECT), "connect");
 	assert_string_equal(fence_kind_name(PMIXEV_COLL_DISCONNECT),
 			    "disconnect");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_GROUP_CONSTRUCT),
+			    "group construct");
+	assert_string_equal(fence_kind_name(PMIXEV_COLL_GROUP_DESTRUCT),
+			    "group destruct");
+}
+
+/* A group's signature: the ranks' text, '#', the id. */
+static void test_group_format(void **state)
+{
+	static const uint32_t ranks[] = {3, 0, 1, 2};
+	char sig[16];
+
+	assert_int_equal(fence_sig_format_group(false, ranks, 4, "tag1", sig,
+						sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "0-3#tag1");
+	assert_string_equal(fence_sig_group_id(sig), "tag1");
+	assert_int_equal(
+		fence_sig_format_group(true, NULL, 0, "a#b", sig, sizeof(sig)),
+		0);
+	assert_string_equal(sig, "*#a#b");
+	/* The first '#' splits: an id may hold more. */
+	assert_string_equal(fence_sig_group_id(sig), "a#b");
+	assert_null(fence_sig_group_id("0-3"));
+	assert_null(fence_sig_group_id("*"));
+	/* "0-3#tag1" needs 9 bytes with its NUL; 8 are too few. */
+	assert_int_equal(
+		fence_sig_format_group(false, ranks, 4, "tag1", sig, 9), 0);
+	errno = 0;
+	assert_int_equal(
+		fence_sig_format_group(false, ranks, 4, "tag1", sig, 8), -1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(
+		fence_sig_format_group(false, ranks, 4, "", sig, sizeof(sig)),
+		-1);
+	assert_int_equal(errno, EINVAL);
+	errno = 0;
+	assert_int_equal(
+		fence_sig_format_group(false, ranks, 0, "x", sig, sizeof(sig)),
+		-1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* The bound: a 255-byte id leaves PMIXEV_SIG_MAX - 257 bytes of ranks. */
+static void test_group_bound(void **state)
+{
+	uint32_t *ranks = calloc(4096, sizeof(*ranks));
+	char id[256], *sig = malloc(PMIXEV_SIG_MAX);
+	size_t n = 0, fit;
+
+	assert_non_null(ranks);
+	assert_non_null(sig);
+	memset(id, 'g', 255);
+	id[255] = '\0';
+	/* Even ranks from 1000: "1000,1002,..." grows 5 bytes a rank. */
+	for (n = 0; n < 4096; n++)
+		ranks[n] = 1000 + 2 * (uint32_t)n;
+	for (fit = 0; fit < 4096; fit++)
+		if (fence_sig_format_group(false, ranks, fit + 1, id, sig,
+					   PMIXEV_SIG_MAX) < 0)
+			break;
+	/* 4 bytes for the first, 5 for each other, '#', the id, NUL. */
+	assert_int_equal(fit, (PMIXEV_SIG_MAX - 257 - 4) / 5 + 1);
+	assert_int_equal(fence_sig_format_group(false, ranks, fit, id, sig,
+						PMIXEV_SIG_MAX),
+			 0);
+	assert_true(strlen(sig) < PMIXEV_SIG_MAX);
+	assert_string_equal(fence_sig_group_id(sig), id);
+	free(ranks);
+	free(sig);
+}
+
+/* The nodes of a group's signature are those of its ranks. */
+static void test_group_nodes(void **state)
+{
+	struct pmixev_taskmap map;
+	bool nodes[4];
+
+	make_map(&map);
+	assert_int_equal(fence_sig_nodes(&map, "1-3#tag", nodes), 0);
+	assert_true(nodes[0] && nodes[1] && !nodes[2] && !nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "6#0-3", nodes), 0);
+	assert_true(!nodes[0] && !nodes[1] && !nodes[2] && nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "*#x", nodes), 0);
+	assert_true(nodes[0] && nodes[1] && !nodes[2] && nodes[3]);
+	assert_int_equal(fence_sig_nodes(&map, "0,5-6##", nodes), 0);
+	assert_true(nodes[0] && !nodes[1] && !nodes[2] && nodes[3]);
+	/* The ranks are still checked against the map. */
+	assert_int_equal(fence_sig_nodes(&map, "7#x", nodes), -1);
+	pmixev_taskmap_free(&map);
 }
 
 /* A name whose collective ended well, with nothing in flight or owed to
@@ -249,6 +343,9 @@ int main(void)
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_nodes_malformed),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_group_format),
+		cmocka_unit_test(test_group_bound),
+		cmocka_unit_test(test_group_nodes),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_forget_done),
 		cmocka_unit_test(test_failed_kept),

@@ -395,7 +395,9 @@ static void test_fence(void **state)
 	some_ranks[1] = 1; /* not increasing */
 	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
 	some_ranks[1] = 5;
-	f.kind = 4;
+	f.kind = PMIXEV_COLL_GROUP_CONSTRUCT; /* groups come as GROUP */
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	f.kind = PMIXEV_COLL_GROUP_DESTRUCT;
 	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
 	f.kind = PMIXEV_COLL_FENCE;
 	f.timeout_sec = 86401;
@@ -419,6 +421,20 @@ static void test_fence(void **state)
 	pmixev_buf_put_bytes(&w, NULL, 0);
 	assert_int_equal(un_fence(w.data, w.len), -1);
 	pmixev_buf_release(&w);
+	/* The same body unpacks with FENCE's kinds, not with a group's. */
+	for (uint8_t kind = PMIXEV_COLL_FENCE;
+	     kind <= PMIXEV_COLL_GROUP_DESTRUCT; kind++) {
+		pmixev_buf_put_u64(&w, 1);
+		pmixev_buf_put_u8(&w, kind);
+		pmixev_buf_put_u8(&w, 1);
+		pmixev_buf_put_u32(&w, 0);
+		pmixev_buf_put_u8(&w, 0);
+		pmixev_buf_put_u32(&w, 0);
+		pmixev_buf_put_bytes(&w, NULL, 0);
+		assert_int_equal(un_fence(w.data, w.len),
+				 kind <= PMIXEV_COLL_DISCONNECT ? 0 : -1);
+		pmixev_buf_release(&w);
+	}
 }
 
 static void test_dmodex(void **state)

@@ -300,7 +300,7 @@ static void test_fence_bad_fields(void **state)
 	static const uint8_t bad[][3] = {
 		{PMIXEV_COLL_FENCE, PMIXEV_OK, 2},
 		{0, PMIXEV_OK, 0},
-		{PMIXEV_COLL_DISCONNECT + 1, PMIXEV_OK, 0},
+		{PMIXEV_COLL_GROUP_DESTRUCT + 1, PMIXEV_OK, 0},
 		{PMIXEV_COLL_FENCE, PMIXEV_RESULT_COUNT, 0},
 		{PMIXEV_COLL_FENCE, 0xff, 0}};
 	struct pmixev_fence_msg out = {.seq = 3};
@@ -318,6 +318,17 @@ static void test_fence_bad_fields(void **state)
 	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
 	assert_int_equal(out.kind, PMIXEV_COLL_CONNECT);
 	assert_int_equal(out.result, PMIXEV_RESULT_COUNT - 1);
+	pmixev_buf_release(&w);
+	/* The group kinds travel between stepds too. */
+	make_fence(&w, PMIXEV_COLL_GROUP_CONSTRUCT, PMIXEV_OK, 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
+	assert_int_equal(out.kind, PMIXEV_COLL_GROUP_CONSTRUCT);
+	pmixev_buf_release(&w);
+	make_fence(&w, PMIXEV_COLL_GROUP_DESTRUCT, PMIXEV_OK, 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_fence_unpack(&r, &out), 0);
+	assert_int_equal(out.kind, PMIXEV_COLL_GROUP_DESTRUCT);
 	pmixev_buf_release(&w);
 }
 

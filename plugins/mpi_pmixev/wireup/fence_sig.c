@@ -70,6 +70,35 @@ int fence_sig_format(bool all, const uint32_t *ranks, size_t nranks, char *sig,
 	return rc;
 }
 
+int fence_sig_format_group(bool all, const uint32_t *ranks, size_t nranks,
+			   const char *grpid, char *sig, size_t len)
+{
+	size_t off;
+
+	if (fence_sig_format(all, ranks, nranks, sig, len) < 0)
+		return -1;
+	off = strlen(sig);
+	if (!*grpid ||
+	    snprintf(sig + off, len - off, "#%s", grpid) >= (int)(len - off)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+const char *fence_sig_group_id(const char *sig)
+{
+	const char *hash = strchr(sig, '#');
+
+	return hash ? hash + 1 : NULL;
+}
+
+/* The end of a signature's ranks: its NUL, or a '#' and a group id. */
+static bool ranks_end(const char *p)
+{
+	return *p == '\0' || (*p == '#' && p[1] != '\0');
+}
+
 int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 		    bool *nodes)
 {
@@ -77,7 +106,9 @@ int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 	unsigned long a, b;
 	char *end;
 
-	if (strcmp(p, "*") == 0) {
+	if (*p == '*') {
+		if (!ranks_end(p + 1))
+			return -1;
 		for (uint32_t i = 0; i < map->nnodes; i++)
 			nodes[i] = map->count[i] > 0;
 		return 0;
@@ -97,7 +128,7 @@ int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 			return -1;
 		for (unsigned long r = a; r <= b; r++)
 			nodes[map->node_of[r]] = true;
-		if (*end == '\0')
+		if (ranks_end(end))
 			return 0;
 		if (*end != ',')
 			return -1;
@@ -226,6 +257,10 @@ const char *fence_kind_name(enum pmixev_coll_kind kind)
 		return "fence";
 	case PMIXEV_COLL_CONNECT:
 		return "connect";
+	case PMIXEV_COLL_GROUP_CONSTRUCT:
+		return "group construct";
+	case PMIXEV_COLL_GROUP_DESTRUCT:
+		return "group destruct";
 	default:
 		return "disconnect";
 	}

@@ -2,7 +2,9 @@
  * wireup/fence_sig.h - how collectives are named across the step: by their
  * kind (enum pmixev_coll_kind) and participant set as text, the
  * signature: "*" for every rank of the step, else the sorted ranks as
- * ranges, "0-3,5". Equal sets give equal text on every node. The
+ * ranges, "0-3,5". Equal sets give equal text on every node. A group
+ * collective's signature adds '#' and the group id, "0-3,5#tag": rank
+ * text has no '#', so the first one splits it. The
  * collectives of one kind and signature run one after another, numbered
  * from 1; struct fence_sig keeps their numbers on this node, struct
  * fence_sigs the names and their bound.
@@ -86,7 +88,8 @@ void fence_sig_end(struct fence_sigs *l, struct fence_sig *ss, uint64_t seq,
 /* Free every name of `l` and empty it. */
 void fence_sig_free(struct fence_sigs *l);
 
-/* "fence", "connect" or "disconnect", for log lines. */
+/* "fence", "connect", "disconnect", "group construct" or "group
+ * destruct", for log lines. */
 const char *fence_kind_name(enum pmixev_coll_kind kind);
 
 /*
@@ -98,8 +101,20 @@ int fence_sig_format(bool all, const uint32_t *ranks, size_t nranks, char *sig,
 		     size_t len);
 
 /*
+ * fence_sig_format, then '#' and `grpid` (not empty): a group collective's
+ * signature. 0, or -1 with errno ENOMEM, or EINVAL when the set is empty,
+ * `grpid` is empty or the whole does not fit.
+ */
+int fence_sig_format_group(bool all, const uint32_t *ranks, size_t nranks,
+			   const char *grpid, char *sig, size_t len);
+
+/* The group id in `sig` (after its first '#'), or NULL: a plain one. */
+const char *fence_sig_group_id(const char *sig);
+
+/*
  * Mark in `nodes` (map->nnodes entries) the nodes that host a rank of
- * `sig`. 0, or -1 when `sig` is malformed or names a rank beyond the map.
+ * `sig` (its ranks: up to a '#', which a group id must follow). 0, or -1
+ * when `sig` is malformed or names a rank beyond the map.
  */
 int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 		    bool *nodes);
