@@ -33,25 +33,11 @@ static bool kind_ok(unsigned kind)
 	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
 }
 
-/* all with no ranks, or a strictly increasing list below `ntasks`. */
-static bool ranks_ok(bool all, const uint32_t *ranks, uint32_t n,
-		     uint32_t ntasks)
-{
-	if (all || !n)
-		return all && !n;
-	if (!ranks || n > ntasks)
-		return false;
-	for (uint32_t i = 0; i < n; i++)
-		if (ranks[i] >= ntasks || (i && ranks[i] <= ranks[i - 1]))
-			return false;
-	return true;
-}
-
 int pmixev_pmixd_fence_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_fence *m)
 {
 	if (!kind_ok(m->kind) || m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
-	    !ranks_ok(m->all, m->ranks, m->nranks, UINT32_MAX))
+	    !pmixd_ranks_ok(m->all, m->ranks, m->nranks, UINT32_MAX))
 		return pmixd_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixev_buf_put_u8(b, (uint8_t)m->kind);
@@ -93,7 +79,7 @@ int pmixev_pmixd_fence_unpack(struct pmixev_buf *b,
 	t.collect = collect;
 	if (pmixd_unpack_done(b) < 0 || !pmixd_flag_ok(collect) ||
 	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
-	    !ranks_ok(t.all, t.ranks, t.nranks, lim->map->ntasks))
+	    !pmixd_ranks_ok(t.all, t.ranks, t.nranks, lim->map->ntasks))
 		goto fail;
 	*m = t;
 	return 0;

@@ -23,6 +23,11 @@ int pmixd_unpack_done(const struct pmixev_buf *b);
 /* A rank of the step; a rank of the step on this node. */
 bool pmixd_rank_ok(const struct pmixev_pmixd_bounds *lim, uint32_t rank);
 bool pmixd_rank_local(const struct pmixev_pmixd_bounds *lim, uint32_t rank);
+/* `n` ranks (n <= ntasks), strictly increasing, each below `ntasks`. */
+bool pmixd_ranks_sorted(const uint32_t *ranks, uint32_t n, uint32_t ntasks);
+/* A set as FENCE and GROUP carry it: `all` with no ranks, or 1.. sorted. */
+bool pmixd_ranks_ok(bool all, const uint32_t *ranks, uint32_t n,
+		    uint32_t ntasks);
 /* A u8 flag on the wire: 0 or 1. */
 bool pmixd_flag_ok(uint8_t v);
 /* Wire form of a bool, and back (the reader checks pmixd_flag_ok). */

@@ -61,6 +61,9 @@ static const char *const type_names[PMIXEV_PMIXD_TYPE_MAX + 1] = {
 	[PMIXEV_PMIXD_SYNC] = "SYNC",
 	[PMIXEV_PMIXD_SYNC_ECHO] = "SYNC_ECHO",
 	[PMIXEV_PMIXD_FINI] = "FINI",
+	[PMIXEV_PMIXD_GROUP] = "GROUP",
+	[PMIXEV_PMIXD_GROUP_DONE] = "GROUP_DONE",
+	[PMIXEV_PMIXD_GROUP_ABORT] = "GROUP_ABORT",
 };
 
 /* Types O sends; the others are root's. */
@@ -82,6 +85,8 @@ static bool from_owner(unsigned type)
 	case PMIXEV_PMIXD_CKPT_COMPLETE:
 	case PMIXEV_PMIXD_LOG_LINE:
 	case PMIXEV_PMIXD_SYNC_ECHO:
+	case PMIXEV_PMIXD_GROUP:
+	case PMIXEV_PMIXD_GROUP_ABORT:
 		return true;
 	default:
 		return false;
@@ -167,6 +172,24 @@ bool pmixd_rank_local(const struct pmixev_pmixd_bounds *lim, uint32_t rank)
 {
 	return pmixd_rank_ok(lim, rank) &&
 	       lim->map->node_of[rank] == lim->nodeid;
+}
+
+bool pmixd_ranks_sorted(const uint32_t *ranks, uint32_t n, uint32_t ntasks)
+{
+	if (n > ntasks || (n && !ranks))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (ranks[i] >= ntasks || (i && ranks[i] <= ranks[i - 1]))
+			return false;
+	return true;
+}
+
+bool pmixd_ranks_ok(bool all, const uint32_t *ranks, uint32_t n,
+		    uint32_t ntasks)
+{
+	if (all || !n)
+		return all && !n;
+	return pmixd_ranks_sorted(ranks, n, ntasks);
 }
 
 bool pmixd_flag_ok(uint8_t v)

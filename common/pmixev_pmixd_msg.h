@@ -4,7 +4,8 @@
  * "O"): its frame header, its message types, the bounds root applies to
  * what O sends, and the small messages. The bigger ones are in
  * pmixev_pmixd_start.h (START, READY), pmixev_pmixd_coll.h (fence, direct
- * modex, publish) and pmixev_pmixd_ctl.h (query, job control, log).
+ * modex, publish), pmixev_pmixd_ctl.h (query, job control, log) and
+ * pmixev_pmixd_group.h (PMIx Groups).
  * See doc/pmix-server-as-owner.md §3b and §3c.
  *
  * O runs libpmix for the user, so everything it sends is hostile: root
@@ -72,7 +73,10 @@ enum pmixev_pmixd_type {
 	PMIXEV_PMIXD_SYNC,	    /* R->O */
 	PMIXEV_PMIXD_SYNC_ECHO,	    /* O->R */
 	PMIXEV_PMIXD_FINI,	    /* R->O, empty body */
-	PMIXEV_PMIXD_TYPE_MAX = PMIXEV_PMIXD_FINI
+	PMIXEV_PMIXD_GROUP,	    /* O->R */
+	PMIXEV_PMIXD_GROUP_DONE,    /* R->O */
+	PMIXEV_PMIXD_GROUP_ABORT,   /* O->R */
+	PMIXEV_PMIXD_TYPE_MAX = PMIXEV_PMIXD_GROUP_ABORT
 };
 
 /* Who may send a type: the receiver refuses a frame from the wrong side. */

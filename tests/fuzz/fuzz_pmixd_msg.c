@@ -5,17 +5,20 @@
  * The input is decoded as a pmixd frame header from either side and, as a
  * whole and from byte 12 on (a frame's body), by every unpack function,
  * with the bounds of a 2-node, 8-task step seen from node 0. Invariants:
- * a header that decodes re-encodes to the same 12 bytes, and a body that
- * unpacks packs back to the same bytes (the encoding is canonical).
+ * a header that decodes re-encodes to the same 12 bytes, a body that
+ * unpacks packs back to the same bytes (the encoding is canonical), and a
+ * GROUP_DONE fits a request exactly when its ranks are the request's.
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pmixev_pmixd_coll.h"
 #include "pmixev_pmixd_ctl.h"
+#include "pmixev_pmixd_group.h"
 #include "pmixev_pmixd_msg.h"
 #include "pmixev_pmixd_start.h"
 
@@ -89,6 +92,7 @@ static void fuzz_small(const uint8_t *data, size_t len)
 	struct pmixev_pmixd_status st;
 	struct pmixev_pmixd_query q;
 	struct pmixev_pmixd_jobctl jc;
+	struct pmixev_pmixd_group_abort ga;
 	struct pmixev_buf r, w;
 	uint64_t seq;
 
@@ -116,6 +120,34 @@ static void fuzz_small(const uint8_t *data, size_t len)
 	      pmixev_pmixd_query_pack(&w, &q), (void)0);
 	ROUND(pmixev_pmixd_jobctl_unpack(&r, &lim, &jc),
 	      pmixev_pmixd_jobctl_pack(&w, &jc), (void)0);
+	ROUND(pmixev_pmixd_group_abort_unpack(&r, &lim, &ga),
+	      pmixev_pmixd_group_abort_pack(&w, &ga), (void)0);
+}
+
+static bool in_135(uint32_t rank)
+{
+	return rank == 1 || rank == 3 || rank == 5;
+}
+
+/*
+ * A GROUP_DONE that decoded, against a construct and a destruct of ranks
+ * 1, 3 and 5: it fits what a plain scan says it fits.
+ */
+static void fuzz_fits(const struct pmixev_pmixd_group_done *d)
+{
+	static uint32_t ranks[3] = {1, 3, 5};
+	struct pmixev_pmixd_group req = {.nranks = 3, .ranks = ranks};
+	bool members = d->leader == PMIXEV_PMIXD_NO_RANK || in_135(d->leader);
+
+	for (uint32_t i = 0; i < d->nfailed; i++)
+		members = members && in_135(d->failed[i]);
+	req.op = PMIXEV_PMIXD_GROUP_CONSTRUCT;
+	if (pmixev_pmixd_group_done_fits(d, &req) != members)
+		abort();
+	req.op = PMIXEV_PMIXD_GROUP_DESTRUCT;
+	if (pmixev_pmixd_group_done_fits(d, &req) !=
+	    (members && !d->ctxid && !d->nendpt))
+		abort();
 }
 
 static void fuzz_owning(const uint8_t *data, size_t len)
@@ -130,6 +162,8 @@ static void fuzz_owning(const uint8_t *data, size_t len)
 	struct pmixev_pmixd_serve sv;
 	struct pmixev_pmixd_pubsub ps;
 	struct pmixev_pmixd_pubsub_done pd;
+	static struct pmixev_pmixd_group gr;
+	struct pmixev_pmixd_group_done gd;
 	struct pmixev_buf r, w;
 
 	ROUND(pmixev_pmixd_start_unpack(&r, &sta),
@@ -158,6 +192,12 @@ static void fuzz_owning(const uint8_t *data, size_t len)
 	      pmixev_pmixd_query_done_release(&qd));
 	ROUND(pmixev_pmixd_log_unpack(&r, &lim, &lg),
 	      pmixev_pmixd_log_pack(&w, &lg), pmixev_pmixd_log_release(&lg));
+	ROUND(pmixev_pmixd_group_unpack(&r, &lim, &gr),
+	      pmixev_pmixd_group_pack(&w, &gr),
+	      pmixev_pmixd_group_release(&gr));
+	ROUND(pmixev_pmixd_group_done_unpack(&r, map.ntasks, &gd),
+	      pmixev_pmixd_group_done_pack(&w, &gd),
+	      (fuzz_fits(&gd), pmixev_pmixd_group_done_release(&gd)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
