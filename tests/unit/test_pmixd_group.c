@@ -15,21 +15,10 @@
 
 #include <cmocka.h>
 
+#include "calloc_spy.h"
 #include "pmixd_fixture.h"
 #include "pmixev_pmixd_group.h"
 #include "proto_strict.h"
-
-void *__real_calloc(size_t n, size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-
-static size_t calloc_max; /* the largest calloc since reset, in bytes */
-
-void *__wrap_calloc(size_t n, size_t size)
-{
-	if (size && n <= SIZE_MAX / size && n * size > calloc_max)
-		calloc_max = n * size;
-	return __real_calloc(n, size);
-}
 
 UNPACKER(un_group, struct pmixev_pmixd_group,
 	 (pmixev_pmixd_group_unpack(&r, &fx, &m) < 0
