@@ -71,7 +71,14 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 struct pending *pending_add(struct pending_set *s, void *req, uint32_t node,
 			    unsigned timeout_sec)
 {
-	struct timeval tv = {(time_t)timeout_sec, 0};
+	return pending_add_ms(s, req, node, (uint64_t)timeout_sec * 1000);
+}
+
+struct pending *pending_add_ms(struct pending_set *s, void *req, uint32_t node,
+			       uint64_t timeout_ms)
+{
+	struct timeval tv = {(time_t)(timeout_ms / 1000),
+			     (suseconds_t)(timeout_ms % 1000) * 1000};
 	struct pending *p = calloc(1, sizeof(*p));
 
 	if (!p)

@@ -66,6 +66,10 @@ void pending_set_destroy(struct pending_set *s, void (*release)(void *req));
 struct pending *pending_add(struct pending_set *s, void *req, uint32_t node,
 			    unsigned timeout_sec);
 
+/* pending_add, to fail after `timeout_ms` milliseconds. */
+struct pending *pending_add_ms(struct pending_set *s, void *req, uint32_t node,
+			       uint64_t timeout_ms);
+
 uint64_t pending_id(const struct pending *p);
 
 /* The request is over: remove it (no callback) and free `p`. NULL-safe. */

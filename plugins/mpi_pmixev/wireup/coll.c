@@ -20,7 +20,7 @@
 #include "wireup/coll_int.h"
 
 void coll_local(struct coll *c, enum pmixev_coll_kind kind, const char *sig,
-		bool collect, unsigned timeout_sec, const uint8_t *data,
+		bool collect, unsigned timeout_ms, const uint8_t *data,
 		size_t ndata, void *call)
 {
 	struct fence_sig standin, *ss;
@@ -40,7 +40,7 @@ void coll_local(struct coll *c, enum pmixev_coll_kind kind, const char *sig,
 	}
 	t = tracker_find(c, ss, ss->next_local);
 	over = count = fence_sig_over(&c->sigs, ss, !t);
-	if (!t && !(t = tracker_new(c, ss, ss->next_local, timeout_sec))) {
+	if (!t && !(t = tracker_new(c, ss, ss->next_local, timeout_ms))) {
 		coll_deliver(c, kind, sig, ss->next_local, PMIXEV_ERR_NOMEM,
 			     NULL, 0, call);
 		return;
@@ -269,7 +269,7 @@ struct coll *coll_create(struct step *s)
 	}
 	c->ov = s->ov;
 	c->lay = lay;
-	c->timeout_sec = s->conf.timeout_sec;
+	c->timeout_ms = s->conf.timeout_sec * 1000u;
 	c->sigs.max = s->conf.fence_max;
 	c->max_held = (size_t)s->conf.overlay_mib << 20;
 	c->self = overlay_self(s->ov);

@@ -87,10 +87,11 @@ int coll_kind_set(struct coll *c, enum pmixev_coll_kind kind,
 /*
  * This node's part of a `kind` collective over `sig` (fence_sig_format):
  * `data` (held only when `collect`, which the frames carry) is copied;
- * `timeout_sec` 0 means the default. The kind's deliver answers `call`.
+ * `timeout_ms` (milliseconds) 0 means the default. The kind's deliver answers
+ * `call`.
  */
 void coll_local(struct coll *c, enum pmixev_coll_kind kind, const char *sig,
-		bool collect, unsigned timeout_sec, const uint8_t *data,
+		bool collect, unsigned timeout_ms, const uint8_t *data,
 		size_t ndata, void *call);
 
 /*

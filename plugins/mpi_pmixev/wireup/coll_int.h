@@ -37,7 +37,7 @@ struct tracker {
 	bool *got; /* [nchild] child contribution arrived */
 	bool sent_up;
 	bool collect;
-	unsigned timeout_sec; /* its own: PMIX_TIMEOUT or the default */
+	unsigned timeout_ms; /* its own: PMIX_TIMEOUT or the default */
 	struct pmixev_buf data;
 	void *call; /* this node's call, once local_in */
 	struct pending *p;
@@ -46,7 +46,7 @@ struct tracker {
 struct coll {
 	struct overlay *ov;
 	const struct layout *lay;
-	unsigned timeout_sec;
+	unsigned timeout_ms;
 	uint32_t self;
 	uint32_t *scratch;	/* [nnodes] */
 	struct fence_sigs sigs; /* bounded by PMIxevFenceMax */
@@ -74,7 +74,7 @@ void coll_deliver(struct coll *c, enum pmixev_coll_kind kind, const char *sig,
 
 /* A tracker for collective `seq` of `ss`, in `c->trackers`, or NULL. */
 struct tracker *tracker_new(struct coll *c, struct fence_sig *ss, uint64_t seq,
-			    unsigned timeout_sec);
+			    unsigned timeout_ms);
 struct tracker *tracker_find(struct coll *c, struct fence_sig *ss,
 			     uint64_t seq);
 

@@ -208,8 +208,8 @@ void tracker_expire(void *req, enum pmixev_result why, uint32_t lost)
 			     "a node of the step became unreachable");
 		return;
 	}
-	snprintf(text, sizeof(text), "no result within %u s (%s)",
-		 t->timeout_sec,
+	snprintf(text, sizeof(text), "no result within %.1f s (%s)",
+		 t->timeout_ms / 1000.0,
 		 t->sent_up ? "waiting for the root" : "waiting for peers");
 	tracker_fail(t, why, PMIXEV_TREE_NONE, text);
 }
@@ -235,7 +235,7 @@ struct tracker *tracker_find(struct coll *c, struct fence_sig *ss, uint64_t seq)
 }
 
 struct tracker *tracker_new(struct coll *c, struct fence_sig *ss, uint64_t seq,
-			    unsigned timeout_sec)
+			    unsigned timeout_ms)
 {
 	struct tracker *t = calloc(1, sizeof(*t));
 	uint32_t nnodes = c->lay->step.nnodes;
@@ -263,9 +263,9 @@ struct tracker *tracker_new(struct coll *c, struct fence_sig *ss, uint64_t seq,
 			t->exp[i] =
 				t->nodes[n] && overlay_in_subtree(c->ov, ch, n);
 	}
-	t->timeout_sec = timeout_sec ? timeout_sec : c->timeout_sec;
-	if (!(t->p = pending_add(c->trackers, t, PENDING_NO_NODE,
-				 t->timeout_sec)))
+	t->timeout_ms = timeout_ms ? timeout_ms : c->timeout_ms;
+	if (!(t->p = pending_add_ms(c->trackers, t, PENDING_NO_NODE,
+				    t->timeout_ms)))
 		goto fail;
 	fence_sig_start(&c->sigs, ss);
 	return t;

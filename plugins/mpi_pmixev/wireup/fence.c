@@ -81,8 +81,8 @@ static int on_fence(void *ctx, struct pmixev_buf *body)
 	}
 	c->chan = s->chan;
 	c->id = m.id;
-	coll_local(s->coll, m.kind, sig, m.collect, m.timeout_sec, m.data,
-		   m.ndata, c);
+	coll_local(s->coll, m.kind, sig, m.collect, m.timeout_sec * 1000u,
+		   m.data, m.ndata, c);
 out:
 	pmixev_pmixd_fence_release(&m);
 	return 0;
