@@ -96,6 +96,36 @@ static void test_nodes_malformed(void **state)
 	pmixev_taskmap_free(&map);
 }
 
+/* The ranks of a signature, group ones included; the same refusals. */
+static void test_ranks(void **state)
+{
+	static const char *bad[] = {"",	   "x",	    "3-1", "7",	 "0,", "2,1",
+				    "1,1", "0-2,2", "#x",  "0#", "*x", "0-#x"};
+	struct pmixev_taskmap map;
+	uint32_t *r, n;
+	bool all;
+
+	make_map(&map);
+	assert_int_equal(fence_sig_ranks(&map, "*", &all, &r, &n), 0);
+	assert_true(all);
+	assert_null(r);
+	assert_int_equal(fence_sig_ranks(&map, "*#g", &all, &r, &n), 0);
+	assert_true(all);
+	assert_int_equal(fence_sig_ranks(&map, "0,2-3,6#tag-1", &all, &r, &n),
+			 0);
+	assert_false(all);
+	assert_int_equal(n, 4);
+	assert_int_equal(r[0], 0);
+	assert_int_equal(r[1], 2);
+	assert_int_equal(r[2], 3);
+	assert_int_equal(r[3], 6);
+	free(r);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(fence_sig_ranks(&map, bad[i], &all, &r, &n),
+				 -1);
+	pmixev_taskmap_free(&map);
+}
+
 /* What one node formats, another reads back to the same nodes. */
 static void test_round_trip(void **state)
 {
@@ -346,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_group_format),
 		cmocka_unit_test(test_group_bound),
 		cmocka_unit_test(test_group_nodes),
+		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_forget_done),
 		cmocka_unit_test(test_failed_kept),

@@ -136,6 +136,52 @@ int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 	}
 }
 
+int fence_sig_ranks(const struct pmixev_taskmap *map, const char *sig,
+		    bool *all, uint32_t **ranks, uint32_t *nranks)
+{
+	const char *p = sig;
+	unsigned long a, b;
+	uint32_t *r = NULL, n = 0;
+	char *end;
+
+	*all = false;
+	*ranks = NULL;
+	*nranks = 0;
+	if (*p == '*') {
+		*all = true;
+		return ranks_end(p + 1) ? 0 : -1;
+	}
+	if (!(r = malloc((map->ntasks ? map->ntasks : 1) * sizeof(*r))))
+		return -1;
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			goto fail;
+		a = b = strtoul(p, &end, 10);
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				goto fail;
+			b = strtoul(p, &end, 10);
+		}
+		/* strictly increasing, within the step */
+		if (b < a || b >= map->ntasks || (n && a <= r[n - 1]))
+			goto fail;
+		for (unsigned long k = a; k <= b; k++)
+			r[n++] = (uint32_t)k;
+		if (ranks_end(end))
+			break;
+		if (*end != ',')
+			goto fail;
+		p = end + 1;
+	}
+	*ranks = r;
+	*nranks = n;
+	return 0;
+fail:
+	free(r);
+	return -1;
+}
+
 struct fence_sig *fence_sig_find(const struct fence_sigs *l,
 				 enum pmixev_coll_kind kind, const char *sig)
 {

@@ -119,4 +119,12 @@ const char *fence_sig_group_id(const char *sig);
 int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
 		    bool *nodes);
 
+/*
+ * The ranks of `sig` (up to a '#'): *all for "*", else *ranks (malloc'd,
+ * strictly increasing, each < map->ntasks) and *nranks. 0, or -1 when
+ * `sig` is malformed, not in order or beyond the map, or no memory.
+ */
+int fence_sig_ranks(const struct pmixev_taskmap *map, const char *sig,
+		    bool *all, uint32_t **ranks, uint32_t *nranks);
+
 #endif /* PMIXEV_PMIX_FENCE_SIG_H_ */
