@@ -266,7 +266,9 @@ static void read_peer(const struct opts *o, const struct built *b,
 	if (!o->info || b->ctxid == SIZE_MAX)
 		return;
 	v = NULL;
+	/* as Open MPI 5 asks (ompi/communicator/comm_cid.c) */
 	PMIX_INFO_LOAD(&q, PMIX_GROUP_CONTEXT_ID, &b->ctxid, PMIX_SIZE);
+	PMIX_INFO_SET_QUALIFIER(&q);
 	rc = PMIx_Get(&peer, PMIX_GROUP_LOCAL_CID, &q, 1, &v);
 	if (rc == PMIX_SUCCESS && v->type == PMIX_SIZE)
 		say("local cid of rank %u: %zu", peer.rank, v->data.size);

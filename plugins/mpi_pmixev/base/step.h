@@ -56,7 +56,8 @@ struct step {
 	struct pmixev_pmixd_budget pmixd_budget;
 	struct auth *auth;
 	struct overlay *ov;
-	struct coll *coll; /* collectives over the tree (wireup/coll.h) */
+	struct coll *coll;     /* collectives over the tree (wireup/coll.h) */
+	struct groups *groups; /* PMIx groups on it (wireup/group.h) */
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
 	struct inject *inject;

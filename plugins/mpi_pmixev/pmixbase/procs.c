@@ -39,3 +39,21 @@ fail:
 	free(r);
 	return rc;
 }
+
+static int by_rank(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint32_t procs_sort_unique(uint32_t *ranks, size_t n)
+{
+	uint32_t k = 0;
+
+	qsort(ranks, n, sizeof(*ranks), by_rank);
+	for (size_t i = 0; i < n; i++)
+		if (!k || ranks[i] != ranks[k - 1])
+			ranks[k++] = ranks[i];
+	return k;
+}

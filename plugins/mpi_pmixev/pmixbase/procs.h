@@ -28,4 +28,10 @@ enum pmixev_result procs_to_ranks(const struct layout *lay,
 				  const pmix_proc_t procs[], size_t nprocs,
 				  bool *all, uint32_t **ranks);
 
+/*
+ * Sort `ranks` and drop repeats (frames want strictly increasing sets; a
+ * collective's signature is the same). The new count.
+ */
+uint32_t procs_sort_unique(uint32_t *ranks, size_t n);
+
 #endif /* PMIXEV_PMIX_PROCS_H_ */

@@ -18,26 +18,6 @@
 #include "pmixev_pmixd_coll.h"
 #include "pmixside/side.h"
 
-static int by_rank(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sort `ranks` and drop repeats (the frame wants a strictly increasing
- * set; the collective's signature is the same). The new count. */
-static uint32_t sort_unique(uint32_t *ranks, size_t n)
-{
-	uint32_t k = 0;
-
-	qsort(ranks, n, sizeof(*ranks), by_rank);
-	for (size_t i = 0; i < n; i++)
-		if (!k || ranks[i] != ranks[k - 1])
-			ranks[k++] = ranks[i];
-	return k;
-}
-
 /* PMIx thread: pack a `kind` collective into `c` and send it; owns c. */
 static pmix_status_t coll_upcall(struct pmixside_call *c,
 				 enum pmixev_coll_kind kind,
@@ -54,7 +34,7 @@ static pmix_status_t coll_upcall(struct pmixside_call *c,
 	if (rc != PMIXEV_OK)
 		goto fail;
 	directives_read(info, ninfo, &dir);
-	m.nranks = m.all ? 0 : sort_unique(m.ranks, nprocs);
+	m.nranks = m.all ? 0 : procs_sort_unique(m.ranks, nprocs);
 	m.collect = kind == PMIXEV_COLL_FENCE && dir.collect;
 	m.timeout_sec = pmixside_frame_timeout(dir.timeout_sec);
 	/* Root keeps a contribution only when the fence collects data. */

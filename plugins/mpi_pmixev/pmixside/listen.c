@@ -8,6 +8,7 @@
 #include "pmixside/applog_pmix.h"
 #include "pmixside/clients_pmix.h"
 #include "pmixside/dmodex_pmix.h"
+#include "pmixside/group_pmix.h"
 #include "pmixside/jobctl_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "pmixside/query_pmix.h"
@@ -20,4 +21,5 @@ void pmixside_listen_all(struct pmixside *p)
 	applog_pmix_listen(p);
 	jobctl_pmix_listen(p);
 	query_pmix_listen(p);
+	group_pmix_listen(p);
 }

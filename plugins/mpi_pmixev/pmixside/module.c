@@ -13,6 +13,7 @@
 #include "pmixside/applog_pmix.h"
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/fence_pmix.h"
+#include "pmixside/group_pmix.h"
 #include "pmixside/jobctl_pmix.h"
 #include "pmixside/monitor_pmix.h"
 #include "pmixside/notify_pmix.h"
@@ -40,6 +41,7 @@ pmix_server_module_t module_upcalls = {
 	.log = applog_upcall,
 	.monitor = monitor_upcall,
 	.tool_connected = tools_upcall_connected,
+	.group = group_upcall,
 };
 
 /* Per function, the PMIx attributes pmixev acts on (names from the
@@ -58,6 +60,10 @@ static const struct {
 	{"PMIx_Connect", (const char *const[]){"PMIX_TIMEOUT", NULL}},
 	{"PMIx_Disconnect", (const char *const[]){"PMIX_TIMEOUT", NULL}},
 	{"PMIx_Abort", (const char *const[]){NULL}},
+	{"PMIx_Group_construct",
+	 (const char *const[]){"PMIX_GROUP_ASSIGN_CONTEXT_ID",
+			       "PMIX_GROUP_LOCAL_ONLY", "PMIX_TIMEOUT", NULL}},
+	{"PMIx_Group_destruct", (const char *const[]){"PMIX_TIMEOUT", NULL}},
 	{"PMIx_Notify_event", (const char *const[]){"PMIX_RANGE", NULL}},
 	{"PMIx_Register_event_handler", (const char *const[]){NULL}},
 	{"PMIx_Query_info", (const char *const[]){"PMIX_QUERY_REFRESH_CACHE",

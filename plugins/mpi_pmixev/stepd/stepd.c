@@ -27,6 +27,7 @@
 #include "events/events.h"
 #include "wireup/coll.h"
 #include "wireup/fence.h"
+#include "wireup/group.h"
 #include "events/clients.h"
 #include "events/inject.h"
 #include "events/notify.h"
@@ -284,7 +285,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 			     "or munge unavailable)");
 		return -1;
 	}
-	if (fence_listen(s) < 0)
+	if (fence_listen(s) < 0 || !(s->groups = groups_create(s)))
 		return -1;
 	pubsub_frames_listen(s);
 	query_frames_listen(s);
@@ -546,6 +547,7 @@ void stepd_fini(void)
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
 	coll_destroy(s->coll);
+	groups_destroy(s->groups);
 	carry_report(&s->pmixd_budget);
 	chan_destroy(s->chan);
 	pmixd_proc_destroy(s->pmixd);
