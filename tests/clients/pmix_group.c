@@ -23,15 +23,17 @@
  * --groups N: instead, every rank constructs (non-blocking, at once) each
  * of N groups "g0".."gN-1" it is in (group i: every rank but i modulo the
  * size, with a context id), then destructs them. --bench N: N rounds of a
- * data-less fence over LIST, a construct (context id, group info, 64 bytes
- * put per rank before) and a destruct, timed.
+ * data-less fence over LIST, a fence collecting the data (64 bytes put per
+ * rank before), a construct (with the directives asked) and a destruct,
+ * timed.
  *
  * Prints, per member, "pmix_group: rank R on HOST: construct ID: STATUS in
  * T ms, N members [R ...], ctxid C" (or "ctxid none"), "... get grp.key of
  * rank P: 'rP'" or "... get ...: STATUS", "... local cid of rank P: V",
  * "... destruct ID: STATUS in T ms"; for --groups "... groups: K of N
  * constructed, K distinct ctxids, K destructed"; for --bench "... bench N:
- * fence median U us p90 U us, construct median ..., destruct median ...".
+ * fence median U us p90 U us, data fence median ..., construct median ...,
+ * destruct median ...".
  * Exit status 0 when every call this rank made succeeded.
  */
 #include <signal.h>
@@ -393,15 +395,13 @@ static void stats(double *t, long n, char *out, size_t len)
 /* --bench N over `procs`. */
 static void bench(const struct opts *o, const pmix_proc_t *procs, size_t n)
 {
-	double *t[3];
-	char s[3][64];
-	pmix_info_t info[8];
-	size_t ninfo;
-	struct opts bo = *o;
+	double *t[4];
+	char s[4][64];
+	pmix_info_t info[8], collect;
+	size_t ninfo = directives(o, info);
 
-	bo.ctxid = bo.info = true;
-	ninfo = directives(&bo, info);
-	for (int k = 0; k < 3; k++)
+	PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+	for (int k = 0; k < 4; k++)
 		if (!(t[k] = calloc((size_t)o->bench, sizeof(double))))
 			exit(1);
 	for (long i = 0; i < o->bench; i++) {
@@ -413,20 +413,25 @@ static void bench(const struct opts *o, const pmix_proc_t *procs, size_t n)
 		if (PMIx_Fence(procs, n, NULL, 0) != PMIX_SUCCESS)
 			failures++;
 		t[0][i] = client_now() - t0;
+		t0 = client_now();
+		if (PMIx_Fence(procs, n, &collect, 1) != PMIX_SUCCESS)
+			failures++;
+		t[1][i] = client_now() - t0;
 		construct(id, procs, n, info, ninfo, false, &b);
-		t[1][i] = b.ms / 1e3;
+		t[2][i] = b.ms / 1e3;
 		failures += b.status != PMIX_SUCCESS;
 		free(b.procs);
 		t0 = client_now();
 		failures += PMIx_Group_destruct(id, NULL, 0) != PMIX_SUCCESS;
-		t[2][i] = client_now() - t0;
+		t[3][i] = client_now() - t0;
 	}
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		stats(t[k], o->bench, s[k], sizeof(s[k]));
 		free(t[k]);
 	}
-	say("bench %ld: fence %s, construct %s, destruct %s%s", o->bench, s[0],
-	    s[1], s[2], failures ? " (with failures)" : "");
+	say("bench %ld: fence %s, data fence %s, construct %s, destruct %s%s",
+	    o->bench, s[0], s[1], s[2], s[3],
+	    failures ? " (with failures)" : "");
 }
 
 static void parse(int argc, char **argv, struct opts *o)
