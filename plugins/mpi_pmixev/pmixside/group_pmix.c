@@ -220,6 +220,20 @@ void group_pmix_listen(struct pmixside *p)
 
 /* --- PMIx progress thread ------------------------------------------------- */
 
+/* The major version of the OpenPMIx library we run with. */
+static int lib_major(void)
+{
+	static int major = -1;
+
+	if (major < 0) {
+		const char *v = PMIx_Get_version();
+		const char *d = v ? strpbrk(v, "0123456789") : NULL;
+
+		major = d ? atoi(d) : 0;
+	}
+	return major;
+}
+
 /*
  * The PMIX_TIMEOUT root enforces, in ms. OpenPMIx 4.2 arms a timer of
  * its own for the same time and corrupts its memory when it fires after
@@ -228,20 +242,40 @@ void group_pmix_listen(struct pmixside *p)
  */
 static uint32_t timeout_ms(unsigned sec)
 {
-	static int major = -1;
 	uint32_t ms = sec * 1000u;
 
 	if (!sec)
 		return 0;
-	if (major < 0) {
-		const char *v = PMIx_Get_version();
-		const char *d = v ? strpbrk(v, "0123456789") : NULL;
-
-		major = d ? atoi(d) : 0;
-	}
-	if (major == 4)
+	if (lib_major() == 4)
 		ms = ms > 750 ? ms - 500 : 250;
 	return ms;
+}
+
+/*
+ * Is this the library's second call for one destruct? OpenPMIx 5.0.0 to
+ * 5.0.9 call the host twice, back to back with the same tracker, for a
+ * destruct they find node-local (pmix_server_grpdestruct goes on from its
+ * local branch into the global one: a return is missing), and answering
+ * both frees the tracker twice: the second answer then consumes whatever
+ * took its memory, another group's members hang. Such a destruct carries
+ * PMIX_GROUP_LOCAL_ONLY; its second call is the next group call on this
+ * thread. It is taken and never answered. PMIx progress thread only.
+ */
+static bool second_call(pmix_group_operation_t op, const pmix_info_t dirs[],
+			size_t ndirs, void *cbdata)
+{
+	static void *first;
+	bool second = false, local = false;
+
+	for (size_t i = 0; i < ndirs; i++)
+		local |= PMIX_CHECK_KEY(&dirs[i], PMIX_GROUP_LOCAL_ONLY);
+	if (op == PMIX_GROUP_DESTRUCT && local && lib_major() == 5) {
+		second = first == cbdata;
+		first = second ? NULL : cbdata;
+	} else {
+		first = NULL;
+	}
+	return second;
 }
 
 /* This node's members of `m` (all: every local rank); one into *one. */
@@ -371,6 +405,8 @@ pmix_status_t group_upcall(pmix_group_operation_t op, char grp[],
 
 	if (op != PMIX_GROUP_CONSTRUCT && op != PMIX_GROUP_DESTRUCT)
 		return PMIX_ERR_NOT_SUPPORTED;
+	if (second_call(op, directives, ndirs, cbdata))
+		return PMIX_SUCCESS;
 	m.op = op == PMIX_GROUP_CONSTRUCT ? PMIXEV_PMIXD_GROUP_CONSTRUCT
 					  : PMIXEV_PMIXD_GROUP_DESTRUCT;
 	if (!grp || !pmixev_pmixd_group_id_ok(grp, &lim)) {
