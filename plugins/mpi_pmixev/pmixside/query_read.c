@@ -202,8 +202,16 @@ pmix_status_t query_read(struct query_req *r, const struct layout *lay,
 		    (!timeout_sec || q.timeout_sec < timeout_sec))
 			timeout_sec = q.timeout_sec;
 		for (size_t k = 0; queries[n].keys && queries[n].keys[k]; k++) {
+			enum qkey key = qkey_of(queries[n].keys[k]);
+
 			any = true;
-			add_item(r, lay, qkey_of(queries[n].keys[k]), &q);
+			/* Open MPI 5.0 (ompi_instance_get_num_psets_complete)
+			 * unloads the count into a NULL pointer, fails, and
+			 * keeps only the names it read before: they come
+			 * first. */
+			if (key == Q_NUM_PSETS)
+				add_item(r, lay, Q_PSET_NAMES, &q);
+			add_item(r, lay, key, &q);
 		}
 	}
 	r->ask.timeout_sec = pmixside_frame_timeout(timeout_sec);
