@@ -27,6 +27,8 @@ enum pmixev_result {
 	PMIXEV_ERR_NOT_READY = 11,    /* the PMIx server is not initialised */
 	PMIXEV_ERR_UNAVAILABLE = 12,  /* the PMIx server is stopping */
 	PMIXEV_ERR_NO_PERMISSIONS = 13, /* refused to the job's owner (Slurm) */
+	PMIXEV_ERR_GROUP_ABORT = 14,	/* a group's member ended: no group */
+	PMIXEV_ERR_PARTIAL = 15,	/* done, but not with everyone */
 	PMIXEV_RESULT_COUNT
 };
 

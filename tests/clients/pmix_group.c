@@ -4,7 +4,8 @@
  * usage: pmix_group [--id ID] [--members LIST] [--wildcard] [--ctxid]
  *                   [--notify] [--optional] [--leader R] [--timeout S]
  *                   [--local-only] [--info] [--put] [--nb] [--sleep R:S]
- *                   [--die R] [--no-destruct] [--groups N] [--bench N]
+ *                   [--die R] [--die-after R] [--no-destruct]
+ *                   [--groups N] [--bench N]
  *
  * The ranks of LIST (default: every rank; "0-2,5"; --wildcard: the
  * namespace's wildcard) construct group ID (default "grp1") with the
@@ -16,9 +17,10 @@
  * (global) first, and after the construct reads a member's, the one half
  * the group away, without a fence; with --info also that member's
  * PMIX_GROUP_LOCAL_CID qualified by the group's context id. --sleep R:S:
- * rank R sleeps S seconds before constructing; --die R: rank R kills
- * itself (SIGKILL) before. Then the group is destructed (not with
- * --no-destruct). Ranks not in LIST only initialise and finalise.
+ * rank R sleeps S seconds before constructing; --die R: rank R exits (3,
+ * without finalizing) before; --die-after R: after (the others destruct
+ * half a second later). Then the group is destructed (not with --no-destruct).
+ * Ranks not in LIST only initialise and finalise.
  *
  * --groups N: instead, every rank constructs (non-blocking, at once) each
  * of N groups "g0".."gN-1" it is in (group i: every rank but i modulo the
@@ -36,7 +38,6 @@
  * destruct median ...".
  * Exit status 0 when every call this rank made succeeded.
  */
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,7 +61,8 @@ struct opts {
 	const char *id, *members;
 	bool wildcard, ctxid, notify, optional, local_only, info, put, nb;
 	bool destruct;
-	long leader, timeout, sleep_rank, sleep_sec, die, groups, bench;
+	long leader, timeout, sleep_rank, sleep_sec, die, die_after, groups,
+		bench;
 };
 
 /* A construct's results. */
@@ -78,7 +80,8 @@ static void usage(void)
 		"usage: " PROG " [--id ID] [--members LIST] [--wildcard] "
 		"[--ctxid] [--notify] [--optional] [--leader R] [--timeout S] "
 		"[--local-only] [--info] [--put] [--nb] [--sleep R:S] "
-		"[--die R] [--no-destruct] [--groups N] [--bench N]\n");
+		"[--die R] [--die-after R] [--no-destruct] [--groups N] "
+		"[--bench N]\n");
 	exit(2);
 }
 
@@ -440,7 +443,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			   .destruct = true,
 			   .leader = -1,
 			   .sleep_rank = -1,
-			   .die = -1};
+			   .die = -1,
+			   .die_after = -1};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		bool used = true;
@@ -455,6 +459,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->timeout = atol(v);
 		else if (!strcmp(a, "--die") && v)
 			o->die = atol(v);
+		else if (!strcmp(a, "--die-after") && v)
+			o->die_after = atol(v);
 		else if (!strcmp(a, "--groups") && v)
 			o->groups = atol(v);
 		else if (!strcmp(a, "--bench") && v)
@@ -537,7 +543,7 @@ int main(int argc, char **argv)
 	if ((long)me.rank == o.sleep_rank)
 		sleep((unsigned)o.sleep_sec);
 	if ((long)me.rank == o.die)
-		raise(SIGKILL);
+		_exit(3); /* without PMIx_Finalize */
 	ninfo = directives(&o, info);
 	if (o.wildcard) {
 		PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
@@ -547,6 +553,11 @@ int main(int argc, char **argv)
 	report(o.id, &b);
 	if (b.status == PMIX_SUCCESS && o.put && !o.wildcard)
 		read_peer(&o, &b, procs, n);
+	if (o.die_after >= 0) {
+		if ((long)me.rank == o.die_after)
+			_exit(3);
+		usleep(500000); /* its end reaches every node first */
+	}
 	if (b.status == PMIX_SUCCESS && o.destruct)
 		destruct(o.id);
 	free(b.procs);

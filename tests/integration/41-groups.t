@@ -6,9 +6,10 @@
 # members' data readable without a fence, and each member's
 # PMIX_GROUP_LOCAL_CID qualified by the context id (what Open MPI 5 reads);
 # sparse and one-node groups, non-blocking constructs, 50 at once; a
-# group id that is a namespace refused; PMIX_TIMEOUT enforced by the host.
+# group id that is a namespace refused; PMIX_TIMEOUT enforced by the host;
+# a member that ends aborts a construct and cuts a destruct short.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 10
 
 grp=$(client pmix_group)
 g="^pmix_group: rank [0-5] on n[1-3]"
@@ -80,6 +81,20 @@ late=$(printf '%s\n' "$out" | sed -n 's/.*rank [0-4] on .*construct grp1: \(TIME
 [ "$(lines "$g: construct grp1: (TIMEOUT|PMIX_ERR_TIMEOUT) in ")" -eq 6 ] && [ "${late:-9999}" -lt 1500 ]
 ok $? "PMIX_TIMEOUT 1 s with a member 3 s late: every member fails with a timeout (the slowest of the others in ${late:-?} ms)" ||
 	show
+
+# A member that ends: rank 2 (alone on n3) exits before the construct,
+# rank 5 after it; the others neither hang nor wait out a timeout.
+run_step --mpi=pmixev -K0 -N3 -n3 -t 1 "$grp" --die 2 --ctxid
+slow=$(printf '%s\n' "$out" | sed -En 's/.*construct grp1: (GROUP-CONSTRUCT-ABORT|PMIX_GROUP_CONSTRUCT_ABORT) in ([0-9]+)\..*/\2/p' | sort -n | tail -n1)
+[ "$(lines "^pmix_group: rank [01] on n[12]: construct grp1: (GROUP-CONSTRUCT-ABORT|PMIX_GROUP_CONSTRUCT_ABORT) in ")" -eq 2 ] &&
+	[ "${slow:-9999}" -lt 2000 ] &&
+	[ "$(lines "slurmstepd-n[12]: error: .* group construct 0-2#grp1 #1 failed: its member rank 2 ended")" -ge 1 ]
+ok $? "a member that exits before the construct: the others' construct is aborted (PMIX_GROUP_CONSTRUCT_ABORT) at once (slowest ${slow:-?} ms), said in the log" ||
+	show
+run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --die-after 5 --ctxid
+[ "$(lines "$g: construct grp1: (PMIX_)?SUCCESS ")" -eq 6 ] &&
+	[ "$(lines "^pmix_group: rank [0-4] on n[12]: destruct grp1: (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS) in [0-9.]+ ms$")" -eq 5 ]
+ok $? "a member that exits after the construct: the others' destruct ends at once, partly successful" || show
 
 # The host serves group construct and destruct.
 query=$(client pmix_query)

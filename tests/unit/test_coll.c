@@ -183,7 +183,8 @@ static void deliver(void *ctx, const struct coll_id *id,
 {
 	struct answer *a = call;
 
-	assert_int_equal(id->kind, PMIXEV_COLL_FENCE);
+	assert_true(id->kind == PMIXEV_COLL_FENCE ||
+		    id->kind == PMIXEV_COLL_CONNECT);
 	a->n++;
 	a->result = result;
 	snprintf(a->data, sizeof(a->data), "%.*s", (int)ndata,
@@ -383,6 +384,43 @@ static void test_dead_ranks(void **state)
 	assert_false(coll_rank_dead(w.coll[0], 3)); /* node 0 not told */
 }
 
+/*
+ * A kind that ends with its members: a collective over ranks 4-5 fails on
+ * every node as soon as rank 5 ends, and a later one over them at once;
+ * a fence over the same ranks waits on.
+ */
+static void test_ends_with_member(void **state)
+{
+	static const struct coll_kind dies = {.at_root = at_root,
+					      .deliver = deliver,
+					      .on_death =
+						      PMIXEV_ERR_GROUP_ABORT};
+	struct answer a = {0}, b = {0}, f = {0};
+
+	for (int n = 0; n < NNODES; n++)
+		assert_int_equal(coll_kind_set(w.coll[n], PMIXEV_COLL_CONNECT,
+					       &dies, NULL),
+				 0);
+	/* node 2 hosts 4-5; its part waits for node 1's (chain) */
+	coll_local(w.coll[2], PMIXEV_COLL_CONNECT, "3-5", true, 0,
+		   (const uint8_t *)"x", 1, &a);
+	local(2, "4-5", "y", &f);
+	pump();
+	assert_int_equal(a.n, 0);
+	for (int n = 0; n < NNODES; n++)
+		step_rank_gone(&w.step[n], 5);
+	pump();
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.result, PMIXEV_ERR_GROUP_ABORT);
+	assert_int_equal(f.n, 1); /* the fence did not wait for node 1 */
+	assert_int_equal(f.result, PMIXEV_OK);
+	coll_local(w.coll[2], PMIXEV_COLL_CONNECT, "3-5", true, 0,
+		   (const uint8_t *)"z", 1, &b);
+	pump();
+	assert_int_equal(b.n, 1);
+	assert_int_equal(b.result, PMIXEV_ERR_GROUP_ABORT);
+}
+
 int main(void)
 {
 	static int quick = 1;
@@ -400,6 +438,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dead_ranks, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ends_with_member, setup,
 						teardown),
 	};
 

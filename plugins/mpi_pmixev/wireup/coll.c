@@ -221,12 +221,30 @@ void coll_pmix_gone(struct coll *c, bool tell)
 }
 
 /* A rank of the step ended: kept for the kinds that ask. */
+/* A tracker whose kind ends with its members, and `rank` is one. */
+static bool ends_with(void *req, const void *key)
+{
+	struct tracker *t = req;
+	const struct coll_kind *k = coll_kind_of(t->c, t->ss->kind);
+	uint32_t rank = *(const uint32_t *)key, dead;
+
+	return k && k->on_death != PMIXEV_OK && tracker_dead_rank(t, &dead) &&
+	       dead == rank;
+}
+
 static void on_rank_gone(void *ctx, uint32_t rank)
 {
 	struct coll *c = ctx;
+	struct tracker *t;
+	char why[64];
 
-	if (rank < c->lay->step.ntasks)
-		c->dead[rank / 8] |= (uint8_t)(1u << (rank % 8));
+	if (rank >= c->lay->step.ntasks)
+		return;
+	c->dead[rank / 8] |= (uint8_t)(1u << (rank % 8));
+	snprintf(why, sizeof(why), "its member rank %u ended", rank);
+	while ((t = pending_find(c->trackers, ends_with, &rank)))
+		tracker_fail(t, coll_kind_of(c, t->ss->kind)->on_death,
+			     PMIXEV_TREE_NONE, why);
 }
 
 bool coll_rank_dead(const struct coll *c, uint32_t rank)

@@ -65,6 +65,14 @@ struct coll_kind {
 	void (*deliver)(void *ctx, const struct coll_id *id,
 			enum pmixev_result result, const uint8_t *data,
 			size_t ndata, void *call);
+	/*
+	 * PMIXEV_OK: participants that end change nothing (a fence waits
+	 * for them). Else the collective fails with this result on every
+	 * node as soon as one of its ranks has ended (each node hears of
+	 * every rank's end): one that ended before it started, or while it
+	 * runs.
+	 */
+	enum pmixev_result on_death;
 };
 
 /*

@@ -101,7 +101,13 @@ void tracker_finish(struct tracker *t, enum pmixev_result result,
 void tracker_fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 		  const char *why);
 
-/* Pass `t` up (or end it at the tree root) once all it waits for is in. */
+/* A rank of `t` that has ended (coll_rank_dead) into *rank: whether
+ * there is one. */
+bool tracker_dead_rank(const struct tracker *t, uint32_t *rank);
+
+/* Pass `t` up (or end it at the tree root) once all it waits for is in;
+ * or fail it: its kind ends with a rank that ended, or a node's PMIx
+ * server is gone. */
 void tracker_check(struct tracker *t);
 
 /* Hold `n` bytes more for `t` unless `*over` or the budget says no: then

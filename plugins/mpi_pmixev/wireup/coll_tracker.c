@@ -167,12 +167,34 @@ static void end_at_root(struct tracker *t)
 	pmixev_buf_release(&data);
 }
 
+bool tracker_dead_rank(const struct tracker *t, uint32_t *rank)
+{
+	const struct coll *c = t->c;
+	uint32_t *ranks = NULL, n = 0, ntasks = c->lay->step.ntasks;
+	bool all, found = false;
+
+	if (fence_sig_ranks(&c->lay->map, t->ss->sig, &all, &ranks, &n) < 0)
+		return false;
+	for (uint32_t i = 0; !found && i < (all ? ntasks : n); i++) {
+		*rank = all ? i : ranks[i];
+		found = coll_rank_dead(c, *rank);
+	}
+	free(ranks);
+	return found;
+}
+
 void tracker_check(struct tracker *t)
 {
 	struct coll *c = t->c;
-	uint32_t parent = overlay_parent(c->ov);
+	const struct coll_kind *k = coll_kind_of(c, t->ss->kind);
+	uint32_t parent = overlay_parent(c->ov), rank;
 	char why[64];
 
+	if (k && k->on_death != PMIXEV_OK && tracker_dead_rank(t, &rank)) {
+		snprintf(why, sizeof(why), "its member rank %u ended", rank);
+		tracker_fail(t, k->on_death, PMIXEV_TREE_NONE, why);
+		return;
+	}
 	/* Its ranks there cannot take part: fail it on every node now. */
 	for (uint32_t n = 0; c->ngone && n < c->lay->step.nnodes; n++)
 		if (t->nodes[n] && c->pmix_gone[n]) {

@@ -239,16 +239,26 @@ out:
 
 struct groups *groups_create(struct step *s)
 {
-	static const struct coll_kind ops = {.at_root = at_root,
-					     .deliver = deliver};
+	/* A member that ended: a construct is aborted on every node, a
+	 * destruct ends partly successful; neither waits out its timeout. */
+	static const struct coll_kind construct = {
+		.at_root = at_root,
+		.deliver = deliver,
+		.on_death = PMIXEV_ERR_GROUP_ABORT};
+	static const struct coll_kind destruct = {.at_root = at_root,
+						  .deliver = deliver,
+						  .on_death =
+							  PMIXEV_ERR_PARTIAL};
 	struct groups *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
 	g->s = s;
 	g->ids_ok = pmixev_group_ids_init(&g->ids, s->lay.step.step_id) == 0;
-	if (coll_kind_set(s->coll, PMIXEV_COLL_GROUP_CONSTRUCT, &ops, g) < 0 ||
-	    coll_kind_set(s->coll, PMIXEV_COLL_GROUP_DESTRUCT, &ops, g) < 0) {
+	if (coll_kind_set(s->coll, PMIXEV_COLL_GROUP_CONSTRUCT, &construct, g) <
+		    0 ||
+	    coll_kind_set(s->coll, PMIXEV_COLL_GROUP_DESTRUCT, &destruct, g) <
+		    0) {
 		free(g);
 		return NULL;
 	}
