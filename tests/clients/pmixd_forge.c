@@ -19,6 +19,10 @@
  *   floodmodex 6000 DMODEXs for a rank of node 0 (node 1 on node 0),
  *              whose stand-in never answers root's DMODEX_SERVE, 2 s
  *              timeout each
+ *   badgroup   a GROUP whose group id names another step's namespace
+ *   floodgroup 4000 GROUP constructs over the ranks of nodes 0 and 1
+ *              (run it on one of them), each with its own id and 4 KiB
+ *              of endpoint data, that the other never joins (2 s each)
  *   idle       nothing
  *   crash      dies of SIGSEGV after START, before READY
  * It counts the answers and says them on stderr (root's log of it), e.g.
@@ -43,6 +47,7 @@
 #include "pmixev_buf.h"
 #include "pmixev_pmixd_coll.h"
 #include "pmixev_pmixd_ctl.h"
+#include "pmixev_pmixd_group.h"
 #include "pmixev_pmixd_msg.h"
 #include "pmixev_pmixd_start.h"
 
@@ -169,6 +174,14 @@ static int one_frame(void)
 
 		if (pmixev_pmixd_data_unpack(&r, &d) == 0)
 			count(d.result == PMIXEV_ERR_OVER_BUDGET);
+	} else if (type == PMIXEV_PMIXD_GROUP_DONE) {
+		struct pmixev_pmixd_group_done d;
+
+		if (pmixev_pmixd_group_done_unpack(&r, start.step.ntasks, &d) ==
+		    0) {
+			count(d.result == PMIXEV_ERR_OVER_BUDGET);
+			pmixev_pmixd_group_done_release(&d);
+		}
 	} else if (type == PMIXEV_PMIXD_SYNC) {
 		uint64_t seq;
 
@@ -344,6 +357,56 @@ static void notify_one(uint64_t id)
 	send_notify();
 }
 
+/* A construct with id "gID" over the ranks of nodes 0 and 1 (this one
+ * among them), 4 KiB of endpoint data, 2 s. */
+static void group_one(uint64_t id)
+{
+	static uint8_t endpt[4096];
+	static uint32_t ranks[1024];
+	struct pmixev_pmixd_group m = {.id = id,
+				       .op = PMIXEV_PMIXD_GROUP_CONSTRUCT,
+				       .ranks = ranks,
+				       .leader = PMIXEV_PMIXD_NO_RANK,
+				       .timeout_ms = 2000,
+				       .endpt = endpt,
+				       .nendpt = sizeof(endpt)};
+	struct pmixev_buf b;
+
+	for (uint32_t r = 0; r < start.step.ntasks && m.nranks < 1024; r++)
+		if (start.node_of[r] < 2)
+			ranks[m.nranks++] = r;
+	snprintf(m.grpid, sizeof(m.grpid), "g%llu", (unsigned long long)id);
+	snprintf(m.nspace, sizeof(m.nspace), "%s", start.nspace);
+	begin(&b);
+	pmixev_pmixd_group_pack(&b, &m);
+	send_frame(PMIXEV_PMIXD_GROUP, &b);
+}
+
+/* A GROUP naming another step's namespace as its id: the codec's own
+ * pack refuses that, so a valid id of the same length is packed and
+ * patched. */
+static void bad_group(void)
+{
+	static const char fake[] = "slurm_pmixev_0_9",
+			  real[] = "slurm.pmixev.0.9";
+	struct pmixev_pmixd_group m = {.id = 1,
+				       .op = PMIXEV_PMIXD_GROUP_CONSTRUCT,
+				       .all = true,
+				       .leader = PMIXEV_PMIXD_NO_RANK};
+	struct pmixev_buf b;
+
+	snprintf(m.grpid, sizeof(m.grpid), "%s", fake);
+	snprintf(m.nspace, sizeof(m.nspace), "%s", start.nspace);
+	begin(&b);
+	pmixev_pmixd_group_pack(&b, &m);
+	for (size_t i = 0; i + sizeof(fake) - 1 <= b.len; i++)
+		if (!memcmp(b.data + i, fake, sizeof(fake) - 1)) {
+			memcpy(b.data + i, real, sizeof(real) - 1);
+			break;
+		}
+	send_frame(PMIXEV_PMIXD_GROUP, &b);
+}
+
 /* A DMODEX for the first rank of node 0, or node 1's on node 0. */
 static void modex_one(uint64_t id)
 {
@@ -392,6 +455,10 @@ static void attack(const char *a)
 		flood(a, 4000, notify_one);
 	} else if (!strcmp(a, "floodmodex")) {
 		flood(a, 6000, modex_one);
+	} else if (!strcmp(a, "badgroup")) {
+		bad_group();
+	} else if (!strcmp(a, "floodgroup")) {
+		flood(a, 4000, group_one);
 	} else if (strcmp(a, "idle")) {
 		say("unknown attack '%s'", a);
 	}

@@ -11,10 +11,13 @@
 #   floods of queries, job-control requests, direct-modex requests nobody
 #   answers, and 60 KiB events for every node: every request is answered
 #   (many over their budget), the events root cannot relay are counted;
+#   group constructs: one whose id names another step's namespace closes
+#   the channel; 4000 of 4 KiB each that no other node joins are all
+#   answered, beyond PMIxevFenceMax at once;
 #   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 17
 
 prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
@@ -102,6 +105,15 @@ printf '%s\n' "$log1" | grep -q "direct modex: the PMIx server process leaves 40
 	printf '%s\n' "$log2" "$log3" | grep -Ec "forge: floodmodex: 6000 sent, 6000 answered" | grep -qx 2
 ok $? "two nodes' requests to a server that never answers: it holds 4096, the rest fail at once, all answered" ||
 	printf '%s\n' "$log1" "$log2" "$log3" | grep -E "forge|modex" | tail -n 20 | sed 's/^/#   /' >&2
+bounded
+ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
+
+forge "floodgroup idle badgroup" 5
+ended "$log3" "a malformed GROUP message" &&
+	printf '%s\n' "$log1" | grep -Eq "forge: floodgroup: 4000 sent, 4000 answered, [1-9][0-9]* over budget" &&
+	printf '%s\n' "$log1" | grep -q "group construct 0-1#g[0-9]* #1 refused: 1024 collective(s) in flight on this node"
+ok $? "a group id that names another step: refused as malformed; 4000 constructs another node never joins: every one answered, beyond 1024 in flight at once" ||
+	printf '%s\n' "$log1" "$log3" | grep -E "forge|group|GROUP|flight" | tail -n 20 | sed 's/^/#   /' >&2
 bounded
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
 
