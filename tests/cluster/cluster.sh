@@ -284,6 +284,21 @@ nodes_ready() {
 	all_idle
 }
 
+# slurmctld in a private mount namespace that sees our hosts file. Slurm
+# 24.11's slurmctld looks up the names of both ends of every connection
+# it accepts, in the thread that accepts them: through DNS, a query the
+# resolver drops stops all of slurmctld's RPCs for its 5 s timeout (past
+# MessageTimeout: srun's step creation and the stepds' step completions
+# are lost, and a stepd retries 60 s later). Answered from the hosts
+# file, no lookup leaves the machine.
+start_slurmctld() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	launch slurmctld "$LOGDIR/slurmctld.out" "${DAEMON_ENV[@]}" \
+		unshare -m --propagation private -- \
+		/bin/sh -c 'mount --bind "$1" /etc/hosts && exec "$2" -D -f "$3"' \
+		sh "$ETC/hosts" "$(command -v slurmctld)" "$CONF"
+}
+
 start_slurmd() {
 	local n=$1
 	# nsenter --net only (ip netns exec would remount /sys and hide cgroups);
@@ -334,7 +349,7 @@ cmd_start() {
 	mapfile -t DAEMON_ENV < <(daemon_env)
 	setup_network
 	start_munged
-	launch slurmctld "$LOGDIR/slurmctld.out" "${DAEMON_ENV[@]}" "$(command -v slurmctld)" -D -f "$CONF"
+	start_slurmctld
 	wait_until 20 "slurmctld (scontrol ping)" ctld_ready
 	for n in "${NODES[@]}"; do start_slurmd "$n"; done
 	wait_until "$START_TIMEOUT" "${#NODES[@]} idle nodes" nodes_ready
@@ -440,7 +455,7 @@ cmd_ctld() {
 		;;
 	start)
 		mapfile -t DAEMON_ENV < <(daemon_env)
-		launch slurmctld "$LOGDIR/slurmctld.out" "${DAEMON_ENV[@]}" "$(command -v slurmctld)" -D -f "$CONF"
+		start_slurmctld
 		wait_until 20 "slurmctld (scontrol ping)" ctld_ready
 		say "slurmctld started"
 		;;
