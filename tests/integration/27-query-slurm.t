@@ -143,17 +143,24 @@ diag "burst: $given answers, $rpcs requests to slurmctld in about $secs s; $(pri
 ok $? "24 ranks x 50 queries of 2 keys: all answered, $rpcs requests to slurmctld in $secs s" || show
 
 # slurmctld down: a query with PMIX_TIMEOUT=4 fails in time, cleanly.
+# The ranks then wait (sleep 60) until slurmctld is back, which ends the
+# step: a step that ends with slurmctld down has its completion retried
+# by the stepd only 60 s later.
 flag=$PMIXEV_CLUSTER_WORKDIR/27-ctld-down
 log=$PMIXEV_CLUSTER_WORKDIR/27-ctld-down.out
 rm -f "$flag"
 start_step "$log" n2 "overlay: connected" --mpi=pmixev -N2 -n2 -t 2 \
-	bash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; shift; exec "$@"' \
+	bash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; shift; "$@"; exec sleep 60' \
 	_ "$flag" "$query" --timeout 4 jobstatus
 bash "$CLUSTER" ctld stop >/dev/null
 sleep 2
 touch "$flag"
-wait "$srun_pid"
+for _ in $(seq 200); do
+	[ "$(grep -c '^pmix_query: rank [0-9]* on n[1-3]: took ' "$log")" -ge 2 ] && break
+	sleep 0.1
+done
 ctld_back "$job"
+wait "$srun_pid"
 out=$(cat "$log")
 [ "$(lines "$q: status (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH)$")" -eq 2 ] &&
 	[ "$(lines "$q: took [0-5]\.[0-9] s$")" -eq 2 ]

@@ -199,17 +199,26 @@ done
 # slurmctld down: PMIX_TIMEOUT=1 bounds each wait. The owner helper spends
 # about 4 s on the kill (libslurm retries the connection); the requests
 # behind it have timed out for the caller by the time the helper gets to
-# them, and are not sent to slurmctld at all.
+# them, and are not sent to slurmctld at all. slurmctld comes back once
+# the rank has its 4 answers and the stepd has logged what became of the
+# 4 requests, while the rank lingers: a step that ends with slurmctld
+# down has its completion retried by the stepd only 60 s later.
 flag=$PMIXEV_CLUSTER_WORKDIR/28-ctld-down
 log=$PMIXEV_CLUSTER_WORKDIR/28-ctld-down.out
 rm -f "$flag"
 start_step "$log" n1 "serving" --mpi=pmixev -N1 -n1 -w n1 -t 2 \
 	bash -c 'while [ ! -e "$1" ]; do sleep 0.1; done; shift; exec "$@"' \
-	_ "$flag" "$jc" --timeout 1 --linger 10 --nspace "$victim" kill restart preemptible yes signal 10
+	_ "$flag" "$jc" --timeout 1 --linger 30 --nspace "$victim" kill restart preemptible yes signal 10
 bash "$CLUSTER" ctld stop >/dev/null
 touch "$flag"
-wait "$srun_pid"
+for _ in $(seq 300); do
+	[ "$(grep -Ec '^pmix_jobctl: rank 0: (kill|restart|preemptible|signal): ' "$log")" -ge 4 ] &&
+		[ "$(grep -Ec "step $job\.0 on n1: job control: rank 0: (kill|restart \(requeue\)|preemptible on|signal) job $victim: " "$(slurmd_log n1)")" -ge 4 ] &&
+		break
+	sleep 0.1
+done
 ctld_back "$job"
+wait "$srun_pid"
 out=$(cat "$log")
 late=$(grep -c "step $job\.0 on n1: job control: rank 0: .* job $victim: refused: not sent: its PMIX_TIMEOUT passed" "$(slurmd_log n1)")
 [ "$(lines "^pmix_jobctl: rank 0: (kill|restart|preemptible|signal): (TIMEOUT|PMIX_ERR_TIMEOUT|UNREACHABLE|PMIX_ERR_UNREACH|ERROR|PMIX_ERROR) \([01]\.[0-9] s\)$")" -eq 4 ] &&
