@@ -148,11 +148,12 @@ EOF
 				"$n" "$(node_addr "$n")" "$n" "${PMIXEV_NODE_CORES:-32}"
 		done
 		# Jobs in "high" preempt jobs in "debug" (cancelled) and "requeue"
-		# (requeued) after a grace time of 20 s (PMIXEV_GRACE_TIME).
+		# (requeued) after a grace time of 10 s (PMIXEV_GRACE_TIME). Slurm acts
+		# on it at its next 30 s periodic check, so a preemption takes 10-40 s.
 		printf 'PartitionName=debug Nodes=n[1-%d] Default=YES MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=%d\n' \
-			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-20}"
+			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-10}"
 		printf 'PartitionName=requeue Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=1 GraceTime=%d PreemptMode=REQUEUE\n' \
-			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-20}"
+			"${#NODES[@]}" "${PMIXEV_GRACE_TIME:-10}"
 		printf 'PartitionName=high Nodes=n[1-%d] MaxTime=INFINITE State=UP PriorityTier=2 PreemptMode=OFF\n' "${#NODES[@]}"
 		[[ -z ${PMIXEV_SLURM_CONF_EXTRA:-} ]] || printf '%s\n' "$PMIXEV_SLURM_CONF_EXTRA"
 	} >"$out/slurm.conf"
