@@ -211,6 +211,7 @@ run_step() {
 _srun_watched() {
 	local tmp=$PMIXEV_CLUSTER_WORKDIR/.srun-watched.$$ pid waited=0 id
 	_srun_stuck=0
+	: >"$tmp" # (before the loop reads it)
 	"$@" >"$tmp" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
