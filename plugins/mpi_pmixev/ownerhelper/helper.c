@@ -60,6 +60,7 @@ struct helper {
 	bool served;		     /* this helper answered at least once */
 	unsigned failures;	     /* starts that failed in a row */
 	bool said;		     /* a failed start was logged this step */
+	bool tasks_ended;	     /* every task here ended */
 	struct event *ev;	     /* readable fd */
 	struct event *late;	     /* the answer's deadline */
 	uint32_t next_id;	     /* of the next request */
@@ -164,7 +165,9 @@ static void start_failed(struct helper *o, const char *why)
 	char text[PMIXEV_MSG_TEXT_MAX];
 
 	o->failures++;
-	if (o->said) {
+	/* A helper that starts as the step ends is killed with it (a step
+	 * of `true`): nothing the user needs to hear. */
+	if (o->said || o->tasks_ended) {
 		PMIXEV_DEBUG(1, "owner helper %s: %s (%u failed starts)",
 			     owner_proc_path(o->proc), why, o->failures);
 		return;
@@ -493,6 +496,7 @@ pmix_status_t helper_pmix_status(int32_t slurm_rc)
 
 void helper_tasks_ended(struct helper *o)
 {
+	o->tasks_ended = true;
 	if (o->freezer < 0)
 		return;
 	close(o->freezer);

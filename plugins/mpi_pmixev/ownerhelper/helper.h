@@ -94,7 +94,9 @@ pmix_status_t helper_pmix_status(int32_t slurm_rc);
  * Agent thread: every task here ended. Slurm's process tracking now kills
  * what is left in the step's cgroup and waits until it is empty; a helper
  * started from now on (the watcher still serves the other nodes) stays
- * out of it, or the step could not end here.
+ * out of it, or the step could not end here; a start that fails from now
+ * on (killed as the step ends) is no news for the user: logged at debug
+ * level only.
  */
 void helper_tasks_ended(struct helper *o);
 
