@@ -63,6 +63,7 @@ static struct {
 	char root_in[64];	    /* the data it got */
 	enum pmixev_result verdict; /* what it returns */
 	int errors;		    /* PMIXEV_ERROR lines */
+	bool left[NNODES];	    /* leaves that left the tree */
 } w;
 
 /* The stub overlay: node 0 is the root of a chain (width 1). */
@@ -79,11 +80,12 @@ uint32_t overlay_parent(const struct overlay *ov)
 
 size_t overlay_children(const struct overlay *ov, uint32_t *out)
 {
-	uint32_t n = pmixev_tree_nchildren(&w.tree, ov->self);
+	uint32_t n = pmixev_tree_nchildren(&w.tree, ov->self), k = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = pmixev_tree_child(&w.tree, ov->self, i);
-	return n;
+		if (!w.left[pmixev_tree_child(&w.tree, ov->self, i)])
+			out[k++] = pmixev_tree_child(&w.tree, ov->self, i);
+	return k;
 }
 
 bool overlay_in_subtree(const struct overlay *ov, uint32_t id, uint32_t d)
@@ -372,6 +374,27 @@ static void test_not_ours(void **state)
 	assert_int_equal(a.result, PMIXEV_ERR_BAD_REQUEST);
 }
 
+/* Node 2 (a leaf hosting none of ranks 0-3) leaves the tree while a
+ * collective over 0-3 runs: it goes on. */
+static void test_leaf_leaves(void **state)
+{
+	struct answer a[2] = {0};
+
+	local(1, "0-3", "b", &a[1]);
+	pump();
+	w.left[2] = true;
+	step_node_gone(&w.step[1], 2, false);
+	step_node_gone(&w.step[0], 2, false);
+	pump();
+	assert_int_equal(a[1].n, 0);
+	local(0, "0-3", "a", &a[0]);
+	pump();
+	for (int n = 0; n < 2; n++) {
+		assert_int_equal(a[n].n, 1);
+		assert_int_equal(a[n].result, PMIXEV_OK);
+	}
+}
+
 /* The step's dead ranks, as step_rank_gone tells them. */
 static void test_dead_ranks(void **state)
 {
@@ -437,6 +460,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_over_fence_max, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leaf_leaves, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_dead_ranks, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ends_with_member, setup,

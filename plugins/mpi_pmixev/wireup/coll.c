@@ -220,7 +220,6 @@ void coll_pmix_gone(struct coll *c, bool tell)
 		overlay_broadcast(c->ov, PMIXEV_MSG_PMIX_GONE, NULL, 0);
 }
 
-/* A rank of the step ended: kept for the kinds that ask. */
 /* A tracker whose kind ends with its members, and `rank` is one. */
 static bool ends_with(void *req, const void *key)
 {

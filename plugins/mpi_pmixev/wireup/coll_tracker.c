@@ -347,10 +347,21 @@ static bool same_tree(struct tracker *t)
 	return true;
 }
 
-/* A collective waits on its participants' nodes and its tree's links. */
+/*
+ * A collective waits on its participants' nodes and its tree's links: a
+ * change around this node ends it, except a child whose subtree hosted
+ * no participant when it started (a node whose tasks all ended leaves the
+ * tree; its children, come to us, host none either).
+ */
 bool tracker_waits(void *req, uint32_t node)
 {
 	struct tracker *t = req;
+	uint32_t i = tracker_child(t, node);
 
-	return t->nodes[node] || !same_tree(t);
+	if (t->nodes[node])
+		return true;
+	if (i != UINT32_MAX && !t->exp[i] &&
+	    t->parent == overlay_parent(t->c->ov))
+		return false;
+	return !same_tree(t);
 }
