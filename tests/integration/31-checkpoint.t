@@ -64,7 +64,8 @@ out=$(as_user salloc -N1 -t 1 bash -c '
 		--nspace "slurm.pmixev.$SLURM_JOB_ID.0" c5 2>&1
 	kill %1' _ "$ck" 2>&1)
 [ "$(lines "^pmix_ckpt: rank 0: checkpoint: (PMIX_ERR_NOT_SUPPORTED|NOT-SUPPORTED)")" -eq 1 ] &&
-	grep -q "job control: a request from rank 0 refused (.*): checkpoint: the own step's processes only" "$(slurmd_log n1)"
+	cat "$(slurmd_log n1)" "$(slurmd_log n2)" "$(slurmd_log n3)" |
+	grep -q "job control: a request from rank 0 refused (.*): checkpoint: the own step's processes only"
 ok $? "a checkpoint of another step's processes is refused with PMIX_ERR_NOT_SUPPORTED and logged" || show
 
 jc=$(client pmix_jobctl)
@@ -74,6 +75,8 @@ for _ in $(seq 100); do
 	[ "$(squeue -h -j "$batch" -t R -o %i)" = "$batch" ] && break
 	sleep 0.2
 done
+# Its node: the first free one, n1 unless an earlier job still ends there.
+bnode=$(squeue -h -j "$batch" -o %N)
 # The job's comment (Slurm 24.11's slurmctld sometimes answers scontrol
 # late: asked again, up to 5 times).
 comment() {
@@ -95,8 +98,8 @@ yes_comment=$(comment)
 out+=$'\n'$(in_job "$qy" preemptible)
 [ "$(lines "^pmix_jobctl: rank 0: preemptible: (PMIX_)?SUCCESS ")" -eq 1 ] &&
 	[ "$yes_comment" = "my run pmixev:preemptible" ] &&
-	[ "$(lines "^pmix_query: rank 0 on n1: pmix.jctrl.preempt = true$")" -eq 1 ] &&
-	grep -q "job control: rank 0: preemptible on job $batch: done" "$(slurmd_log n1)" &&
+	[ "$(lines "^pmix_query: rank 0 on $bnode: pmix.jctrl.preempt = true$")" -eq 1 ] &&
+	grep -q "job control: rank 0: preemptible on job $batch: done" "$(slurmd_log "$bnode")" &&
 	grep -q "_slurm_rpc_update_job: complete JobId=$batch uid=$(id -u "$PMIXEV_TEST_USER") " "$(slurmctld_log)" &&
 	! grep -q "_slurm_rpc_update_job: complete JobId=$batch uid=0 " "$(slurmctld_log)"
 ok $? "PMIX_JOB_CTRL_PREEMPTIBLE: the job's comment becomes '$yes_comment' (set as the owner), and a query answers true" || show
@@ -106,7 +109,7 @@ no_comment=$(comment)
 out+=$'\n'$(in_job "$qy" preemptible)
 [ "$(lines "^pmix_jobctl: rank 0: preemptible: (PMIX_)?SUCCESS ")" -eq 1 ] &&
 	[ "$no_comment" = "my run" ] &&
-	[ "$(lines "^pmix_query: rank 0 on n1: pmix.jctrl.preempt = false$")" -eq 1 ]
+	[ "$(lines "^pmix_query: rank 0 on $bnode: pmix.jctrl.preempt = false$")" -eq 1 ]
 ok $? "preemptible false takes the mark off again: '$no_comment'" || show
 scancel "$batch"
 
