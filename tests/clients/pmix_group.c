@@ -50,6 +50,7 @@
 
 #define PROG "pmix_group"
 #include "client_util.h"
+#include "list_formats.h"
 
 #define KEY "grp.key"
 
@@ -95,31 +96,6 @@ static void say(const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	printf(PROG ": rank %u on %s: %s\n", me.rank, client_host(), line);
-}
-
-/* "0-2,5" into in[size]; -1 when malformed. */
-static int parse_list(const char *s, bool *in)
-{
-	memset(in, 0, size * sizeof(*in));
-	while (*s) {
-		char *end;
-		unsigned long lo = strtoul(s, &end, 10), hi = lo;
-
-		if (end == s)
-			return -1;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		if (hi < lo || hi >= size)
-			return -1;
-		for (unsigned long r = lo; r <= hi; r++)
-			in[r] = true;
-		if (!*end)
-			break;
-		if (*end != ',')
-			return -1;
-		s = end + 1;
-	}
-	return 0;
 }
 
 /* The directives of `o` for this rank into `info` (at least 8); count. */
@@ -519,7 +495,7 @@ int main(int argc, char **argv)
 	procs = calloc(size ? size : 1, sizeof(*procs));
 	if (!size || !in || !procs)
 		return 1;
-	if (o.members && parse_list(o.members, in) < 0)
+	if (o.members && parse_peers(o.members, in, size) < 0)
 		usage();
 	for (uint32_t r = 0; r < size; r++) {
 		if (o.members && !in[r])
