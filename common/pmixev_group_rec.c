@@ -328,6 +328,10 @@ int pmixev_group_merge(const uint8_t *recs, size_t len,
 		err = errno;
 		goto out;
 	}
+	/* A node without a record: its members all ended before calling. */
+	for (uint32_t i = 0; i < (set->all ? map->ntasks : set->nranks); i++)
+		if (!at[map->node_of[nth(set, i)]].here)
+			set_bit(gone, nth(set, i));
 	if (collect_failed(set, dead, gone, &t) < 0)
 		goto out;
 	for (uint32_t i = 0; i < map->nnodes; i++)

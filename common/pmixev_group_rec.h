@@ -88,7 +88,9 @@ void pmixev_group_result_release(struct pmixev_group_result *r);
  * - leader: the one rank a record names, else PMIXEV_PMIXD_NO_RANK (two
  *   leaders, or a LEADER_HERE that names none, make it ambiguous);
  * - failed: the members dead per `dead` (a bitmap of ntasks bits, bit r
- *   in dead[r / 8] & 1 << r % 8; NULL: none) or per a record;
+ *   in dead[r / 8] & 1 << r % 8; NULL: none) or per a record, and those
+ *   of the nodes without a record (the collective went on without them:
+ *   they all ended before calling);
  * - endpt: the records' endpoint data in node order, appended to the
  *   writer `endpt` (the caller's, released after out); out->endpt points
  *   into it.

@@ -407,6 +407,19 @@ static void test_dead_ranks(void **state)
 	assert_false(coll_rank_dead(w.coll[0], 3)); /* node 0 not told */
 }
 
+/* A kind whose calls end with a member, and one that goes on without. */
+static enum pmixev_result abort_on_death(void *ctx, const struct coll_id *id,
+					 void *call)
+{
+	return call ? PMIXEV_ERR_GROUP_ABORT : PMIXEV_OK;
+}
+
+static enum pmixev_result spare_on_death(void *ctx, const struct coll_id *id,
+					 void *call)
+{
+	return PMIXEV_OK;
+}
+
 /*
  * A kind that ends with its members: a collective over ranks 4-5 fails on
  * every node as soon as rank 5 ends, and a later one over them at once;
@@ -416,8 +429,7 @@ static void test_ends_with_member(void **state)
 {
 	static const struct coll_kind dies = {.at_root = at_root,
 					      .deliver = deliver,
-					      .on_death =
-						      PMIXEV_ERR_GROUP_ABORT};
+					      .on_death = abort_on_death};
 	struct answer a = {0}, b = {0}, f = {0};
 
 	for (int n = 0; n < NNODES; n++)
@@ -444,6 +456,35 @@ static void test_ends_with_member(void **state)
 	assert_int_equal(b.result, PMIXEV_ERR_GROUP_ABORT);
 }
 
+/*
+ * A kind that goes on without ended ranks: over ranks 3-5, node 1's only
+ * member (3) ends before calling; node 2's call completes without waiting
+ * for node 1, and the root runs the kind's at_root.
+ */
+static void test_goes_on_without(void **state)
+{
+	static const struct coll_kind spares = {.at_root = at_root,
+						.deliver = deliver,
+						.on_death = spare_on_death};
+	struct answer a = {0};
+
+	for (int n = 0; n < NNODES; n++)
+		assert_int_equal(coll_kind_set(w.coll[n], PMIXEV_COLL_CONNECT,
+					       &spares, NULL),
+				 0);
+	coll_local(w.coll[2], PMIXEV_COLL_CONNECT, "3-5", true, 0,
+		   (const uint8_t *)"x", 1, &a);
+	pump();
+	assert_int_equal(a.n, 0); /* node 1 still awaited */
+	for (int n = 0; n < NNODES; n++)
+		step_rank_gone(&w.step[n], 3);
+	pump();
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.result, PMIXEV_OK);
+	assert_int_equal(w.at_root, 1);
+	assert_string_equal(w.root_in, "x");
+}
+
 int main(void)
 {
 	static int quick = 1;
@@ -465,6 +506,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dead_ranks, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ends_with_member, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_goes_on_without, setup,
 						teardown),
 	};
 

@@ -279,10 +279,19 @@ static void test_merge(void **state)
 	assert_int_equal(out.failed[0], 3);
 	pmixev_group_result_release(&out);
 	pmixev_buf_release(&endpt);
-	/* No record at all (every member dead): the bitmap alone. */
+	/* Only node 3's record (the others' members ended before calling):
+	 * their members 0, 2 and 3 failed. */
+	assert_int_equal(merge(r, 1, &set, NULL, &endpt, &out), 0);
+	assert_int_equal(out.nfailed, 3);
+	assert_int_equal(out.failed[0], 0);
+	assert_int_equal(out.failed[2], 3);
+	assert_int_equal(out.nendpt, 1);
+	pmixev_group_result_release(&out);
+	pmixev_buf_release(&endpt);
+	/* No record at all (every member ended): every member failed. */
 	assert_int_equal(merge(r, 0, &set, dead, &endpt, &out), 0);
-	assert_int_equal(out.nfailed, 2);
-	assert_int_equal(out.failed[1], 6);
+	assert_int_equal(out.nfailed, 4);
+	assert_int_equal(out.failed[1], 2);
 	assert_int_equal(out.nendpt, 0);
 	assert_int_equal(out.leader, NO_RANK);
 	assert_int_equal(out.flags, 0);

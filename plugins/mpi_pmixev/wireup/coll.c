@@ -220,36 +220,38 @@ void coll_pmix_gone(struct coll *c, bool tell)
 		overlay_broadcast(c->ov, PMIXEV_MSG_PMIX_GONE, NULL, 0);
 }
 
-/* A tracker whose kind ends with its members, and `rank` is one. */
-static bool ends_with(void *req, const void *key)
+/* A tracker whose kind has a word on ended ranks, and one of its ranks
+ * ended: hear it (see tracker_check). */
+static void recheck(void *req, void *ctx)
 {
 	struct tracker *t = req;
 	const struct coll_kind *k = coll_kind_of(t->c, t->ss->kind);
-	uint32_t rank = *(const uint32_t *)key, dead;
+	uint32_t dead;
 
-	return k && k->on_death != PMIXEV_OK && tracker_dead_rank(t, &dead) &&
-	       dead == rank;
+	(void)ctx;
+	if (k && k->on_death && tracker_dead_rank(t, &dead))
+		tracker_check(t);
 }
 
 static void on_rank_gone(void *ctx, uint32_t rank)
 {
 	struct coll *c = ctx;
-	struct tracker *t;
-	char why[64];
 
 	if (rank >= c->lay->step.ntasks)
 		return;
 	c->dead[rank / 8] |= (uint8_t)(1u << (rank % 8));
-	snprintf(why, sizeof(why), "its member rank %u ended", rank);
-	while ((t = pending_find(c->trackers, ends_with, &rank)))
-		tracker_fail(t, coll_kind_of(c, t->ss->kind)->on_death,
-			     PMIXEV_TREE_NONE, why);
+	pending_each(c->trackers, recheck, NULL);
 }
 
 bool coll_rank_dead(const struct coll *c, uint32_t rank)
 {
 	return rank < c->lay->step.ntasks &&
 	       (c->dead[rank / 8] & (1u << (rank % 8)));
+}
+
+const uint8_t *coll_dead(const struct coll *c)
+{
+	return c->dead;
 }
 
 int coll_kind_set(struct coll *c, enum pmixev_coll_kind kind,

@@ -66,13 +66,17 @@ struct coll_kind {
 			enum pmixev_result result, const uint8_t *data,
 			size_t ndata, void *call);
 	/*
-	 * PMIXEV_OK: participants that end change nothing (a fence waits
-	 * for them). Else the collective fails with this result on every
-	 * node as soon as one of its ranks has ended (each node hears of
-	 * every rank's end): one that ended before it started, or while it
-	 * runs.
+	 * NULL: participants that end change nothing (a fence waits for
+	 * them). Else the kind's word on a collective one of whose ranks has
+	 * ended (before it started or while it runs; each node hears of every
+	 * rank's end), given this node's call (NULL while none came): an error
+	 * fails the collective with it on every node at once; PMIXEV_OK goes
+	 * on without the ranks that ended: a node whose ranks in the set have
+	 * all ended is no longer waited for, and the kind's at_root finds them
+	 * with coll_dead.
 	 */
-	enum pmixev_result on_death;
+	enum pmixev_result (*on_death)(void *ctx, const struct coll_id *id,
+				       void *call);
 };
 
 /*
@@ -114,5 +118,9 @@ void coll_pmix_gone(struct coll *c, bool tell);
 
 /* Has rank `rank` of the step ended (exited, or lost with its node)? */
 bool coll_rank_dead(const struct coll *c, uint32_t rank);
+
+/* The step's ranks that ended, a bitmap of ntasks bits (bit r in
+ * byte r / 8, 1 << r % 8), as pmixev_group_merge reads it. */
+const uint8_t *coll_dead(const struct coll *c);
 
 #endif /* PMIXEV_WIREUP_COLL_H_ */

@@ -34,6 +34,9 @@ struct tracker {
 	uint32_t *child; /* [nchild] */
 	uint32_t nchild;
 	bool *exp; /* [nchild] child subtree hosts participants */
+	/* [nnodes] or NULL: the node's ranks in the set have all ended and
+	 * its kind goes on without them (coll_kind.on_death) */
+	bool *spent;
 	bool *got; /* [nchild] child contribution arrived */
 	bool sent_up;
 	bool collect;
@@ -106,8 +109,8 @@ void tracker_fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 bool tracker_dead_rank(const struct tracker *t, uint32_t *rank);
 
 /* Pass `t` up (or end it at the tree root) once all it waits for is in;
- * or fail it: its kind ends with a rank that ended, or a node's PMIx
- * server is gone. */
+ * or fail it: its kind ends with a rank that ended (else stops waiting
+ * for the nodes whose ranks all did), or a node's PMIx server is gone. */
 void tracker_check(struct tracker *t);
 
 /* Hold `n` bytes more for `t` unless `*over` or the budget says no: then

@@ -50,6 +50,7 @@ void tracker_release(void *arg)
 	free(t->child);
 	free(t->exp);
 	free(t->got);
+	free(t->spent);
 	free(t);
 }
 
@@ -134,7 +135,11 @@ void tracker_finish(struct tracker *t, enum pmixev_result result,
 void tracker_fail(struct tracker *t, enum pmixev_result result, uint32_t from,
 		  const char *why)
 {
-	if (result == PMIXEV_ERR_OVER_BUDGET)
+	if (result == PMIXEV_ERR_PARTIAL)
+		PMIXEV_DEBUG(1, "%s %s #%llu partly successful: %s",
+			     fence_kind_name(t->ss->kind), t->ss->sig,
+			     (unsigned long long)t->seq, why);
+	else if (result == PMIXEV_ERR_OVER_BUDGET)
 		PMIXEV_DEBUG(1, "%s %s #%llu failed: %s (over a bound)",
 			     fence_kind_name(t->ss->kind), t->ss->sig,
 			     (unsigned long long)t->seq, why);
@@ -183,31 +188,98 @@ bool tracker_dead_rank(const struct tracker *t, uint32_t *rank)
 	return found;
 }
 
-void tracker_check(struct tracker *t)
+/* Mark the participant nodes whose ranks in the set have all ended. */
+static int spend(struct tracker *t)
+{
+	const struct coll *c = t->c;
+	uint32_t *ranks = NULL, n = 0, nnodes = c->lay->step.nnodes;
+	bool all;
+
+	if (!t->spent && !(t->spent = calloc(nnodes, sizeof(bool))))
+		return -1;
+	if (fence_sig_ranks(&c->lay->map, t->ss->sig, &all, &ranks, &n) < 0)
+		return -1;
+	memcpy(t->spent, t->nodes, nnodes * sizeof(bool));
+	for (uint32_t i = 0; i < (all ? c->lay->step.ntasks : n); i++) {
+		uint32_t r = all ? i : ranks[i];
+
+		if (!coll_rank_dead(c, r))
+			t->spent[c->lay->map.node_of[r]] = false;
+	}
+	free(ranks);
+	return 0;
+}
+
+/* Node `n` hosts participants that may still take part. */
+static bool live_node(const struct tracker *t, uint32_t n)
+{
+	return t->nodes[n] && !(t->spent && t->spent[n]);
+}
+
+/* Child i's subtree hosts participants that may still take part. */
+static bool subtree_live(const struct tracker *t, uint32_t i)
+{
+	const struct coll *c = t->c;
+
+	if (!t->exp[i])
+		return false;
+	if (!t->spent)
+		return true;
+	for (uint32_t n = t->child[i]; n < c->lay->step.nnodes; n++)
+		if (live_node(t, n) &&
+		    overlay_in_subtree(c->ov, t->child[i], n))
+			return true;
+	return false;
+}
+
+/* Its kind's word on its ranks that ended: 0 to go on, -1 when failed. */
+static int after_deaths(struct tracker *t)
 {
 	struct coll *c = t->c;
 	const struct coll_kind *k = coll_kind_of(c, t->ss->kind);
-	uint32_t parent = overlay_parent(c->ov), rank;
+	struct coll_id id = {
+		.kind = t->ss->kind, .sig = t->ss->sig, .seq = t->seq};
+	enum pmixev_result r;
+	uint32_t rank;
 	char why[64];
 
-	if (k && k->on_death != PMIXEV_OK && tracker_dead_rank(t, &rank)) {
+	if (!k || !k->on_death || !tracker_dead_rank(t, &rank))
+		return 0;
+	r = k->on_death(c->kinds[t->ss->kind].ctx, &id,
+			t->local_in ? t->call : NULL);
+	if (r == PMIXEV_OK && spend(t) == 0)
+		return 0;
+	if (r == PMIXEV_OK) {
+		r = PMIXEV_ERR_NOMEM;
+		snprintf(why, sizeof(why), "out of memory");
+	} else {
 		snprintf(why, sizeof(why), "its member rank %u ended", rank);
-		tracker_fail(t, k->on_death, PMIXEV_TREE_NONE, why);
-		return;
 	}
+	tracker_fail(t, r, PMIXEV_TREE_NONE, why);
+	return -1;
+}
+
+void tracker_check(struct tracker *t)
+{
+	struct coll *c = t->c;
+	uint32_t parent = overlay_parent(c->ov), self = c->self;
+	char why[64];
+
+	if (after_deaths(t) < 0)
+		return;
 	/* Its ranks there cannot take part: fail it on every node now. */
 	for (uint32_t n = 0; c->ngone && n < c->lay->step.nnodes; n++)
-		if (t->nodes[n] && c->pmix_gone[n]) {
+		if (live_node(t, n) && c->pmix_gone[n]) {
 			snprintf(why, sizeof(why),
 				 "node %u's PMIx server is gone", n);
 			tracker_fail(t, PMIXEV_ERR_UNREACH, PMIXEV_TREE_NONE,
 				     why);
 			return;
 		}
-	if (t->sent_up || (t->local && !t->local_in))
+	if (t->sent_up || (live_node(t, self) && !t->local_in))
 		return;
 	for (uint32_t i = 0; i < t->nchild; i++)
-		if (t->exp[i] && !t->got[i])
+		if (!t->got[i] && subtree_live(t, i))
 			return;
 	if (parent == PMIXEV_TREE_NONE) {
 		end_at_root(t);
@@ -349,18 +421,20 @@ static bool same_tree(struct tracker *t)
 
 /*
  * A collective waits on its participants' nodes and its tree's links: a
- * change around this node ends it, except a child whose subtree hosted
- * no participant when it started (a node whose tasks all ended leaves the
- * tree; its children, come to us, host none either).
+ * change around this node ends it, except a child whose subtree it no
+ * longer waits for: one that hosted no participant when it started, or
+ * whose participants have all ended where its kind goes on without them
+ * (a node whose tasks all ended leaves the tree; its children, come to
+ * us, host none either).
  */
 bool tracker_waits(void *req, uint32_t node)
 {
 	struct tracker *t = req;
 	uint32_t i = tracker_child(t, node);
 
-	if (t->nodes[node])
+	if (live_node(t, node))
 		return true;
-	if (i != UINT32_MAX && !t->exp[i] &&
+	if (i != UINT32_MAX && !subtree_live(t, i) &&
 	    t->parent == overlay_parent(t->c->ov))
 		return false;
 	return !same_tree(t);

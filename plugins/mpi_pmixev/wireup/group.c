@@ -30,6 +30,7 @@ struct group_call {
 	struct chan *chan;
 	uint64_t id;
 	enum pmixev_pmixd_group_op op;
+	uint8_t flags; /* its node's directives */
 	bool all;
 	uint32_t nranks;
 	uint32_t ranks[];
@@ -89,6 +90,38 @@ static enum pmixev_result issue(struct groups *g, const struct coll_id *id,
 	return PMIXEV_OK;
 }
 
+/*
+ * Members ended (`res->failed`): a construct completes with the others
+ * only when a member said PMIX_GROUP_OPTIONAL, a destruct is partly
+ * successful (the pmix side tells the groups that asked to hear of ends
+ * otherwise).
+ */
+static enum pmixev_result verdict(const struct coll_id *id,
+				  const struct pmixev_group_result *res)
+{
+	bool construct = id->kind == PMIXEV_COLL_GROUP_CONSTRUCT;
+
+	if (!res->nfailed ||
+	    (construct && (res->flags & PMIXEV_PMIXD_GROUP_OPTIONAL))) {
+		if (res->nfailed)
+			PMIXEV_INFO("group construct %s: completes without "
+				    "its %u member(s) that ended, first rank "
+				    "%u (optional)",
+				    id->sig, res->nfailed, res->failed[0]);
+		return PMIXEV_OK;
+	}
+	if (!construct) {
+		PMIXEV_INFO("group destruct %s: %u member(s) had ended, first "
+			    "rank %u: partly successful",
+			    id->sig, res->nfailed, res->failed[0]);
+		return PMIXEV_ERR_PARTIAL;
+	}
+	PMIXEV_ERROR("group construct %s: %u member(s) ended, first rank %u, "
+		     "and none asked for an optional group: aborted",
+		     id->sig, res->nfailed, res->failed[0]);
+	return PMIXEV_ERR_GROUP_ABORT;
+}
+
 /* Every member node's record is in `data`: merge them into the result,
  * with a context id when a member asked for one. */
 static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
@@ -108,8 +141,8 @@ static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
 	    0)
 		goto out;
 	set.ranks = ranks;
-	if (pmixev_group_merge(data->data, data->len, &set, NULL, &endpt,
-			       &res) < 0) {
+	if (pmixev_group_merge(data->data, data->len, &set,
+			       coll_dead(g->s->coll), &endpt, &res) < 0) {
 		rc = errno == ENOMEM ? PMIXEV_ERR_NOMEM : PMIXEV_ERR_BAD_DATA;
 		PMIXEV_ERROR("%s %s: the nodes' records do not merge (%s)",
 			     op_name(id->kind), id->sig,
@@ -117,6 +150,8 @@ static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
 						    : "malformed");
 		goto out;
 	}
+	if ((rc = verdict(id, &res)) != PMIXEV_OK)
+		goto out;
 	if (id->kind == PMIXEV_COLL_GROUP_CONSTRUCT &&
 	    (res.flags & PMIXEV_PMIXD_GROUP_ASSIGN) &&
 	    (rc = issue(g, id, &res.ctxid)) != PMIXEV_OK)
@@ -225,6 +260,7 @@ static int on_group(void *ctx, struct pmixev_buf *body)
 	*c = (struct group_call){.chan = s->chan,
 				 .id = m.id,
 				 .op = m.op,
+				 .flags = m.flags,
 				 .all = m.all,
 				 .nranks = m.nranks};
 	if (m.nranks)
@@ -237,18 +273,44 @@ out:
 	return 0;
 }
 
+/*
+ * A member ended: a construct goes on without it where its node's members
+ * asked for an optional group, else is aborted on every node at once; a
+ * node without a call yet has no word (its members' directives are not
+ * known).
+ */
+static enum pmixev_result
+construct_on_death(void *ctx, const struct coll_id *id, void *call)
+{
+	const struct group_call *c = call;
+
+	(void)ctx;
+	(void)id;
+	return !c || (c->flags & PMIXEV_PMIXD_GROUP_OPTIONAL)
+		       ? PMIXEV_OK
+		       : PMIXEV_ERR_GROUP_ABORT;
+}
+
+/* A destruct ends when its living members have called. */
+static enum pmixev_result destruct_on_death(void *ctx, const struct coll_id *id,
+					    void *call)
+{
+	(void)ctx;
+	(void)id;
+	(void)call;
+	return PMIXEV_OK;
+}
+
 struct groups *groups_create(struct step *s)
 {
-	/* A member that ended: a construct is aborted on every node, a
-	 * destruct ends partly successful; neither waits out its timeout. */
-	static const struct coll_kind construct = {
-		.at_root = at_root,
-		.deliver = deliver,
-		.on_death = PMIXEV_ERR_GROUP_ABORT};
+	static const struct coll_kind construct = {.at_root = at_root,
+						   .deliver = deliver,
+						   .on_death =
+							   construct_on_death};
 	static const struct coll_kind destruct = {.at_root = at_root,
 						  .deliver = deliver,
 						  .on_death =
-							  PMIXEV_ERR_PARTIAL};
+							  destruct_on_death};
 	struct groups *g = calloc(1, sizeof(*g));
 
 	if (!g)
