@@ -4,7 +4,7 @@
  * usage: pmix_group [--id ID] [--members LIST] [--wildcard] [--ctxid]
  *                   [--notify] [--optional] [--leader R] [--timeout S]
  *                   [--local-only] [--info] [--put] [--nb] [--sleep R:S]
- *                   [--die R] [--die-after R] [--no-destruct]
+ *                   [--die R] [--die-after R] [--watch] [--no-destruct]
  *                   [--groups N] [--bench N]
  *
  * The ranks of LIST (default: every rank; "0-2,5"; --wildcard: the
@@ -19,7 +19,10 @@
  * PMIX_GROUP_LOCAL_CID qualified by the group's context id. --sleep R:S:
  * rank R sleeps S seconds before constructing; --die R: rank R exits (3,
  * without finalizing) before; --die-after R: after (the others destruct
- * half a second later). Then the group is destructed (not with --no-destruct).
+ * half a second later, 2 s with --watch). --watch: each member prints the
+ * group events it gets (PMIX_GROUP_MEMBER_FAILED, _LEADER_FAILED) as
+ * "event CODE group ID rank P ctxid C". Then the group is destructed (not
+ * with --no-destruct).
  * Ranks not in LIST only initialise and finalise.
  *
  * --groups N: instead, every rank constructs (non-blocking, at once) each
@@ -61,7 +64,7 @@ static int failures;
 struct opts {
 	const char *id, *members;
 	bool wildcard, ctxid, notify, optional, local_only, info, put, nb;
-	bool destruct;
+	bool destruct, watch;
 	long leader, timeout, sleep_rank, sleep_sec, die, die_after, groups,
 		bench;
 };
@@ -96,6 +99,33 @@ static void say(const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	printf(PROG ": rank %u on %s: %s\n", me.rank, client_host(), line);
+}
+
+/* --watch: a group event, printed. */
+static void on_group_event(size_t id, pmix_status_t status,
+			   const pmix_proc_t *source, pmix_info_t info[],
+			   size_t ninfo, pmix_info_t *results, size_t nresults,
+			   pmix_event_notification_cbfunc_fn_t cbfunc,
+			   void *cbdata)
+{
+	const char *grp = "?";
+	long rank = -1, ctxid = -1;
+
+	for (size_t i = 0; i < ninfo; i++) {
+		if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) &&
+		    info[i].value.type == PMIX_STRING)
+			grp = info[i].value.data.string;
+		else if (PMIX_CHECK_KEY(&info[i], PMIX_EVENT_AFFECTED_PROC) &&
+			 info[i].value.type == PMIX_PROC)
+			rank = (long)info[i].value.data.proc->rank;
+		else if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_CONTEXT_ID) &&
+			 info[i].value.type == PMIX_SIZE)
+			ctxid = (long)info[i].value.data.size;
+	}
+	say("event %s group %s rank %ld ctxid %ld", PMIx_Error_string(status),
+	    grp, rank, ctxid);
+	if (cbfunc)
+		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
 /* The directives of `o` for this rank into `info` (at least 8); count. */
@@ -469,6 +499,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->nb = true;
 		else if (!strcmp(a, "--no-destruct"))
 			o->destruct = false;
+		else if (!strcmp(a, "--watch"))
+			o->watch = true;
 		else
 			usage();
 	}
@@ -520,6 +552,13 @@ int main(int argc, char **argv)
 		sleep((unsigned)o.sleep_sec);
 	if ((long)me.rank == o.die)
 		_exit(3); /* without PMIx_Finalize */
+	if (o.watch) {
+		pmix_status_t codes[] = {PMIX_GROUP_MEMBER_FAILED,
+					 PMIX_GROUP_LEADER_FAILED};
+
+		if (client_register(codes, 2, on_group_event) < 0)
+			failures++;
+	}
 	ninfo = directives(&o, info);
 	if (o.wildcard) {
 		PMIX_LOAD_PROCID(&procs[0], me.nspace, PMIX_RANK_WILDCARD);
@@ -532,7 +571,8 @@ int main(int argc, char **argv)
 	if (o.die_after >= 0) {
 		if ((long)me.rank == o.die_after)
 			_exit(3);
-		usleep(500000); /* its end reaches every node first */
+		/* its end (and its events) reach every node first */
+		usleep(o.watch ? 2000000 : 500000);
 	}
 	if (b.status == PMIX_SUCCESS && o.destruct)
 		destruct(o.id);

@@ -7,9 +7,11 @@
 # PMIX_GROUP_LOCAL_CID qualified by the context id (what Open MPI 5 reads);
 # sparse and one-node groups, non-blocking constructs, 50 at once; a
 # group id that is a namespace refused; PMIX_TIMEOUT enforced by the host;
-# a member that ends aborts a construct and cuts a destruct short.
+# a member that ends aborts a construct (unless the group is optional)
+# and makes a destruct partly successful; members told of a member's end
+# (NOTIFY_TERMINATION) and of the leader's.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 13
 
 grp=$(client pmix_group)
 g="^pmix_group: rank [0-5] on n[1-3]"
@@ -96,6 +98,47 @@ run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --die-after 5 --ctxid
 	[ "$(lines "^pmix_group: rank [0-4] on n[12]: destruct grp1: (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS) in [0-9.]+ ms$")" -eq 5 ]
 ok $? "a member that exits after the construct: the others' destruct ends at once, partly successful" || show
 
+# PMIX_GROUP_OPTIONAL: rank 2 (alone on n3) exits before the construct;
+# the others complete without it (OpenPMIx 5: membership 0 and 1) and
+# destruct successfully.
+run_step --mpi=pmixev -K0 -N3 -n3 -t 1 "$grp" --die 2 --ctxid --optional
+members='0 members \[\]'
+case $PMIXEV_PMIX_VERSION in 4.*) ;; *) members='2 members \[0 1\]' ;; esac
+[ "$(lines "^pmix_group: rank [01] on n[12]: construct grp1: (PMIX_)?SUCCESS in [0-9.]+ ms, $members, ctxid [0-9]+$")" -eq 2 ] &&
+	[ "$(lines "^pmix_group: rank [01] on n[12]: destruct grp1: (PMIX_)?SUCCESS in ")" -eq 2 ]
+ok $? "an optional group whose member exits before the construct: the others construct it without that member ($(echo "$members" | tr -d '\\')) and destruct it" ||
+	show
+
+# PMIX_GROUP_NOTIFY_TERMINATION: rank 5 (n3) exits after the construct;
+# every other member hears PMIX_GROUP_MEMBER_FAILED once, with the group's
+# id and context id, and the destruct succeeds. With rank 4 (alone on n2)
+# declared leader, only the leader hears it.
+run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --notify --die-after 5 --watch
+ctx=$(printf '%s\n' "$out" | sed -En 's/.*construct grp1: (PMIX_)?SUCCESS in .*, ctxid ([0-9]*)$/\2/p' | sort -u)
+ev="event (GROUP-MEMBER-FAILED|PMIX_GROUP_MEMBER_FAILED) group grp1 rank 5 ctxid $ctx$"
+n_all=$(lines "^pmix_group: rank [0-4] on n[12]: $ev")
+n_each=$(printf '%s\n' "$out" | grep -E "^pmix_group: rank [0-4] on n[12]: $ev" | sort -u | wc -l)
+[ "$n_all" -eq 5 ] && [ "$n_each" -eq 5 ] && [ "$(lines "event ")" -eq 5 ] &&
+	[ "$(lines "^pmix_group: rank [0-4] on n[12]: destruct grp1: (PMIX_)?SUCCESS in ")" -eq 5 ]
+one=$?
+run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --notify --leader 4 --die-after 5 --watch
+[ "$one" -eq 0 ] && [ "$(lines "event ")" -eq 1 ] &&
+	[ "$(lines "^pmix_group: rank 4 on n2: event (GROUP-MEMBER-FAILED|PMIX_GROUP_MEMBER_FAILED) group grp1 rank 5 ctxid [0-9]+$")" -eq 1 ]
+ok $? "a member of a group with NOTIFY_TERMINATION exits: each other member hears GROUP_MEMBER_FAILED once ($n_all events to 5 members), only the leader when one is declared; the destruct succeeds" ||
+	show
+
+# The declared leader (rank 4, alone on n2) exits after the construct:
+# every other member hears PMIX_GROUP_LEADER_FAILED once; the destruct is
+# partly successful (no NOTIFY_TERMINATION).
+run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --leader 4 --die-after 4 --watch
+ev="event (GROUP-LEADER-FAILED|PMIX_GROUP_LEADER_FAILED) group grp1 rank 4 ctxid [0-9]+$"
+[ "$(lines "^pmix_group: rank [0-35] on n[13]: $ev")" -eq 5 ] &&
+	[ "$(printf '%s\n' "$out" | grep -E "^pmix_group: rank [0-35] on n[13]: $ev" | sort -u | wc -l)" -eq 5 ] &&
+	[ "$(lines "event ")" -eq 5 ] &&
+	[ "$(lines "^pmix_group: rank [0-35] on n[13]: destruct grp1: (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS) in ")" -eq 5 ]
+ok $? "the declared leader exits: each other member hears GROUP_LEADER_FAILED once; the destruct is partly successful" ||
+	show
+
 # The host serves group construct and destruct.
 query=$(client pmix_query)
 step_env=(PMIXEV_CLIENT_TIMEOUT=10)
@@ -103,7 +146,9 @@ run_step --mpi=pmixev -N1 -n1 -t 1 "$query" --attrs PMIx_Group_construct
 step_env=()
 defect=$(pmix_defect attr-query)
 out_q=$out
-[ "$(lines '^pmix_query: rank 0 on n1: .*PMIX_GROUP_ASSIGN_CONTEXT_ID')" -eq 1 ]
+[ "$(lines '^pmix_query: rank 0 on n1: .*PMIX_GROUP_ASSIGN_CONTEXT_ID')" -eq 1 ] &&
+	[ "$(lines '^pmix_query: rank 0 on n1: .*PMIX_GROUP_NOTIFY_TERMINATION')" -eq 1 ] &&
+	[ "$(lines '^pmix_query: rank 0 on n1: .*PMIX_GROUP_OPTIONAL')" -eq 1 ]
 todo "$defect" $? "PMIX_QUERY_ATTRIBUTE_SUPPORT lists the group directives pmixev serves" || show
 
 # Stock mpi/pmix, for the record: no group support across nodes. (One

@@ -19,6 +19,7 @@
 #include "pmixev_log.h"
 #include "pmixev_pmixd_group.h"
 #include "pmixside/calls.h"
+#include "pmixside/group_watch.h"
 
 /*
  * A construct or destruct sent to root, until root answered or the
@@ -29,6 +30,7 @@ struct group_call {
 	enum pmixev_pmixd_group_op op;
 	pmix_info_cbfunc_t cbfunc;
 	void *cbdata;
+	char grpid[PMIXEV_PMIXD_GROUP_ID_MAX];
 	bool all;
 	uint32_t nranks;
 	uint32_t ranks[]; /* the members asked for, strictly increasing */
@@ -134,17 +136,37 @@ fail:
 	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
 }
 
-static void answer(struct group_call *c,
+/*
+ * Answer `c` with root's `d` (NULL when root did not answer); watch a
+ * constructed group (`p`, on a real answer), and forget a destructed one:
+ * a destruct with a member that ended is a success for a group that asked
+ * to hear of ends (PMIX_GROUP_NOTIFY_TERMINATION) or had optional members.
+ */
+static void answer(struct pmixside *p, struct group_call *c,
 		   const struct pmixev_pmixd_group_done *d,
 		   enum pmixev_result result)
 {
 	const struct layout *lay = &step_served()->lay;
+	uint8_t had = 0;
 
-	if (result == PMIXEV_OK && c->op == PMIXEV_PMIXD_GROUP_CONSTRUCT)
+	if (p && c->op == PMIXEV_PMIXD_GROUP_DESTRUCT)
+		had = group_watch_remove(pmixside_groups(p), c->grpid, c->all,
+					 c->ranks, c->nranks);
+	if (result == PMIXEV_ERR_PARTIAL &&
+	    (had &
+	     (PMIXEV_PMIXD_GROUP_NOTIFY_TERM | PMIXEV_PMIXD_GROUP_OPTIONAL)))
+		result = PMIXEV_OK;
+	if (result == PMIXEV_OK && c->op == PMIXEV_PMIXD_GROUP_CONSTRUCT) {
+		if (p && d)
+			group_watch_add(pmixside_groups(p), c->grpid, c->all,
+					c->ranks, c->nranks, d->failed,
+					d->nfailed, d->ctxid, d->flags,
+					d->leader);
 		answer_built(c, d, lay);
-	else
+	} else {
 		c->cbfunc(status_to_pmix(result), NULL, 0, c->cbdata, NULL,
 			  NULL);
+	}
 }
 
 /* The request `c` was, as the codec checks an answer against. */
@@ -175,11 +197,11 @@ static int on_done(void *ctx, struct pmixev_buf *body)
 		goto out;
 	request_of(c, &req);
 	if (!pmixev_pmixd_group_done_fits(&m, &req)) {
-		answer(c, NULL, PMIXEV_ERR_BAD_DATA);
+		answer(NULL, c, NULL, PMIXEV_ERR_BAD_DATA);
 		free(c);
 		goto out;
 	}
-	answer(c, &m, m.result);
+	answer(p, c, &m, m.result);
 	free(c);
 	rc = 0;
 out:
@@ -193,7 +215,7 @@ static void answer_call(struct call *call, enum pmixev_result result,
 {
 	struct group_call *c = (struct group_call *)call;
 
-	answer(c, NULL, result);
+	answer(NULL, c, NULL, result);
 	free(c);
 }
 
@@ -432,6 +454,7 @@ pmix_status_t group_upcall(pmix_group_operation_t op, char grp[],
 				 .cbdata = cbdata,
 				 .all = m.all,
 				 .nranks = m.nranks};
+	strcpy(c->grpid, grp);
 	if (m.nranks)
 		memcpy(c->ranks, m.ranks, (size_t)m.nranks * sizeof(uint32_t));
 	rc = send_call(s->pside, c, &m);

@@ -28,6 +28,8 @@ struct inject_pmix {
 	unsigned slots;	     /* PMIxevEventCache, or fewer for the bytes */
 	unsigned cache, mib; /* PMIxevEventCache, PMIxevEventCacheMax */
 	uint64_t evicted;    /* all sources */
+	void (*rank_end)(void *ctx, uint32_t rank);
+	void *rank_end_ctx;
 };
 
 /* 1, 2, 4, 8, ...: log a growing count without flooding the log. */
@@ -131,6 +133,21 @@ static void inject(struct inject_pmix *c, const char *counted_as,
 	injected_done(rc, d);
 }
 
+void inject_pmix_event(struct inject_pmix *c, const char *source_name,
+		       pmix_status_t code, const pmix_proc_t *source,
+		       pmix_data_range_t range, pmix_info_t *info,
+		       size_t nalloc, size_t ninfo)
+{
+	inject(c, source_name, code, source, range, info, nalloc, ninfo, false);
+}
+
+void inject_pmix_on_rank_end(struct inject_pmix *c,
+			     void (*fn)(void *ctx, uint32_t rank), void *ctx)
+{
+	c->rank_end = fn;
+	c->rank_end_ctx = ctx;
+}
+
 /* A client's event relayed from node `origin`: counted under "rank@R" for
  * the step's processes, "NSPACE:R" for tools. */
 static void inject_relayed(struct inject_pmix *c, uint32_t origin,
@@ -182,6 +199,9 @@ static int on_inject(void *ctx, struct pmixev_buf *body)
 	}
 	inject(c, ev.counted_as, ev.code, &ev.source, ev.range, ev.info,
 	       EVENT_INFOS_MAX, ev.ninfo, ev.uncached);
+	if (m.kind == PMIXEV_PMIXD_INJECT_EVENT &&
+	    m.ev.rank != PMIXEV_EVENT_NO_RANK && c->rank_end)
+		c->rank_end(c->rank_end_ctx, m.ev.rank);
 	return 0;
 }
 

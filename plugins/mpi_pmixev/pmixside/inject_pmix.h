@@ -51,6 +51,23 @@ void inject_pmix_cached(struct inject_pmix *in, const char *source);
 void inject_pmix_undelivered(struct inject_pmix *in, const char *source,
 			     const char *why);
 
+/*
+ * An event this node's pmix side makes itself (not from root): `code`
+ * from `source` over `range`, with the first `ninfo` of the `nalloc`
+ * infos allocated at `info` (taken: freed when PMIx is done with them),
+ * counted (cached, or undelivered) under `source_name`. Agent thread.
+ */
+void inject_pmix_event(struct inject_pmix *in, const char *source_name,
+		       pmix_status_t code, const pmix_proc_t *source,
+		       pmix_data_range_t range, pmix_info_t *info,
+		       size_t nalloc, size_t ninfo);
+
+/* Call `fn(ctx, rank)` for each rank of the step whose end root tells
+ * (a task exit, or lost with its node), after its event went in. Before
+ * the agent starts; one subscriber. */
+void inject_pmix_on_rank_end(struct inject_pmix *in,
+			     void (*fn)(void *ctx, uint32_t rank), void *ctx);
+
 /* The PMIXEV_QUERY_EVENTS answer, loaded into `info`. Any thread. */
 pmix_status_t inject_pmix_report(struct inject_pmix *in, pmix_info_t *info);
 

@@ -14,6 +14,7 @@
 
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
+#include "pmixside/group_watch.h"
 #include "pmixside/inject_pmix.h"
 
 struct pmixside {
@@ -24,6 +25,7 @@ struct pmixside {
 	struct chan *chan;
 	struct calls *calls;
 	struct inject_pmix *inject;
+	struct group_watch *groups;
 	const struct layout *lay;
 	size_t event_max;   /* PMIxevEventMax, bytes */
 	size_t publish_max; /* PMIxevPublishMax, bytes */
@@ -97,10 +99,12 @@ struct pmixside *pmixside_create(const struct layout *lay,
 	if (!(p->chan = chan_create(agent_base(p->agent), fd,
 				    PMIXEV_PMIXD_FROM_ROOT, chan_closed, p)) ||
 	    !(p->calls = calls_create(p->chan)) ||
-	    !(p->inject = inject_pmix_create(lay, conf, p->chan))) {
+	    !(p->inject = inject_pmix_create(lay, conf, p->chan)) ||
+	    !(p->groups = group_watch_create(lay, p->inject))) {
 		pmixside_destroy(p);
 		return NULL;
 	}
+	inject_pmix_on_rank_end(p->inject, group_watch_rank_end, p->groups);
 	chan_set_kick(p->chan, kick, p);
 	chan_on(p->chan, PMIXEV_PMIXD_FINI, on_fini, p);
 	return p;
@@ -133,6 +137,7 @@ void pmixside_destroy(struct pmixside *p)
 	/* Events of the channel are freed before their base. */
 	chan_destroy(p->chan);
 	calls_destroy(p->calls);
+	group_watch_destroy(p->groups);
 	inject_pmix_destroy(p->inject);
 	agent_destroy(p->agent);
 	pthread_cond_destroy(&p->cond);
@@ -168,6 +173,11 @@ size_t pmixside_publish_max(const struct pmixside *p)
 struct inject_pmix *pmixside_inject(struct pmixside *p)
 {
 	return p->inject;
+}
+
+struct group_watch *pmixside_groups(struct pmixside *p)
+{
+	return p->groups;
 }
 
 size_t pmixside_event_max(const struct pmixside *p)

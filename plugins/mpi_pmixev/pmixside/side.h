@@ -32,6 +32,8 @@
 #include "pmixside/calls.h"
 
 struct pmixside;
+struct group_watch;
+struct inject_pmix;
 
 /*
  * The pmix side of the step laid out in `lay`, configured by `conf` (both
@@ -70,6 +72,8 @@ struct calls *pmixside_calls(struct pmixside *p);
 size_t pmixside_publish_max(const struct pmixside *p);
 const struct layout *pmixside_layout(const struct pmixside *p);
 struct inject_pmix *pmixside_inject(struct pmixside *p);
+/* The groups constructed here, watched for their members' ends. */
+struct group_watch *pmixside_groups(struct pmixside *p);
 size_t pmixside_event_max(const struct pmixside *p);
 
 /*
