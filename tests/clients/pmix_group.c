@@ -4,7 +4,8 @@
  * usage: pmix_group [--id ID] [--members LIST] [--wildcard] [--ctxid]
  *                   [--notify] [--optional] [--leader R] [--timeout S]
  *                   [--local-only] [--info] [--put] [--nb] [--sleep R:S]
- *                   [--die R] [--die-after R] [--watch] [--no-destruct]
+ *                   [--die R] [--die-after R] [--watch] [--hold S]
+ *                   [--no-destruct]
  *                   [--groups N] [--bench N]
  *
  * The ranks of LIST (default: every rank; "0-2,5"; --wildcard: the
@@ -21,8 +22,9 @@
  * without finalizing) before; --die-after R: after (the others destruct
  * half a second later, 2 s with --watch). --watch: each member prints the
  * group events it gets (PMIX_GROUP_MEMBER_FAILED, _LEADER_FAILED) as
- * "event CODE group ID rank P ctxid C". Then the group is destructed (not
- * with --no-destruct).
+ * "event CODE group ID rank P ctxid C". --hold S: the members wait S
+ * seconds after the construct. Then the group is destructed (not with
+ * --no-destruct).
  * Ranks not in LIST only initialise and finalise.
  *
  * --groups N: instead, every rank constructs (non-blocking, at once) each
@@ -66,7 +68,7 @@ struct opts {
 	bool wildcard, ctxid, notify, optional, local_only, info, put, nb;
 	bool destruct, watch;
 	long leader, timeout, sleep_rank, sleep_sec, die, die_after, groups,
-		bench;
+		bench, hold;
 };
 
 /* A construct's results. */
@@ -471,6 +473,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->groups = atol(v);
 		else if (!strcmp(a, "--bench") && v)
 			o->bench = atol(v);
+		else if (!strcmp(a, "--hold") && v)
+			o->hold = atol(v);
 		else if (!strcmp(a, "--sleep") && v &&
 			 sscanf(v, "%ld:%ld", &o->sleep_rank, &o->sleep_sec) ==
 				 2)
@@ -517,7 +521,7 @@ int main(int argc, char **argv)
 	pmix_status_t rc;
 
 	parse(argc, argv, &o);
-	client_watchdog(PROG, (unsigned)(o.timeout + o.sleep_sec));
+	client_watchdog(PROG, (unsigned)(o.timeout + o.sleep_sec + o.hold));
 	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
 		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
 		return 1;
@@ -568,6 +572,8 @@ int main(int argc, char **argv)
 	report(o.id, &b);
 	if (b.status == PMIX_SUCCESS && o.put && !o.wildcard)
 		read_peer(&o, &b, procs, n);
+	if (o.hold > 0)
+		sleep((unsigned)o.hold);
 	if (o.die_after >= 0) {
 		if ((long)me.rank == o.die_after)
 			_exit(3);

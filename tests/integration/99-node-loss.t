@@ -5,10 +5,12 @@
 # among themselves. Then, on a fresh cluster, the same for n1, the root of
 # the stepds' tree: the tree heals (n3 joins n2, the lowest node left)
 # and the survivors on n2 and n3 fence through it; n2 takes over the
-# scheduler-event watcher. Runs last: it leaves
-# n1's slurmd dead.
+# scheduler-event watcher. Between the two, a group with
+# NOTIFY_TERMINATION when n3 dies: its other members hear
+# PMIX_GROUP_MEMBER_FAILED for rank 5, and destruct it. Runs last: it
+# leaves n1's slurmd dead.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 9
 
 events=$(client pmix_events)
 log=$PMIXEV_CLUSTER_WORKDIR/99-node-loss.out
@@ -28,6 +30,28 @@ ok $? "the last survivor heard of it ${delay:-?} ms after n3 died (limit 1000 ms
 grep -q "step $job\.0 on n1: overlay: lost child node 2" "$(slurmd_log n1)"
 ok $? "n1's stepd logs the lost node"
 
+bash "$CLUSTER" stop >/dev/null 2>&1
+bash "$CLUSTER" start >/dev/null 2>&1
+ok $? "the cluster restarts with all three nodes"
+
+# A constructed group with NOTIFY_TERMINATION over -N3 -n6 (rank 5 on n3);
+# n3 dies while the members hold it.
+log=$PMIXEV_CLUSTER_WORKDIR/99-group-loss.out
+start_step "$log" n3 "overlay: connected" --no-kill --mpi=pmixev -N3 -n6 -t 2 \
+	"$(client pmix_group)" --ctxid --notify --watch --hold 4
+for _ in $(seq 100); do
+	[ "$(grep -Ec 'construct grp1: (PMIX_)?SUCCESS' "$log")" -eq 6 ] && break
+	sleep 0.1
+done
+crash_node n3
+wait "$srun_pid"
+out=$(cat "$log")
+ev="event (GROUP-MEMBER-FAILED|PMIX_GROUP_MEMBER_FAILED) group grp1 rank 5 ctxid [0-9]+$"
+[ "$(lines "^pmix_group: rank [0-4] on n[12]: $ev")" -eq 5 ] &&
+	[ "$(printf '%s\n' "$out" | grep -E "^pmix_group: rank [0-4] on n[12]: $ev" | sort -u | wc -l)" -eq 5 ] &&
+	[ "$(lines "^pmix_group: rank [0-4] on n[12]: destruct grp1: (PMIX_)?SUCCESS in ")" -eq 5 ]
+ok $? "n3 dies under a group with NOTIFY_TERMINATION: each of the 5 other members hears GROUP_MEMBER_FAILED for rank 5 once, and destructs it" ||
+	show
 bash "$CLUSTER" stop >/dev/null 2>&1
 bash "$CLUSTER" start >/dev/null 2>&1
 ok $? "the cluster restarts with all three nodes"
