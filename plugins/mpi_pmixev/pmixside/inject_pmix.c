@@ -17,6 +17,7 @@
 #include "pmixev_evloss.h"
 #include "pmixev_log.h"
 #include "pmixside/event_infos.h"
+#include "pmixside/invite_watch.h"
 
 /* Most infos a relayed client event may carry (as notify_pmix.c sends). */
 #define RELAY_INFO_MAX 4096
@@ -30,6 +31,7 @@ struct inject_pmix {
 	uint64_t evicted;    /* all sources */
 	void (*rank_end)(void *ctx, uint32_t rank);
 	void *rank_end_ctx;
+	struct invite_watch *invites;
 };
 
 /* 1, 2, 4, 8, ...: log a growing count without flooding the log. */
@@ -176,6 +178,7 @@ static void inject_relayed(struct inject_pmix *c, uint32_t origin,
 			PMIX_INFO_FREE(info, ninfo);
 		return;
 	}
+	invite_watch_event(c->invites, m->code, &source, info, ninfo);
 	inject(c, name, m->code, &source, m->range, info, ninfo, ninfo, false);
 }
 
@@ -199,9 +202,13 @@ static int on_inject(void *ctx, struct pmixev_buf *body)
 	}
 	inject(c, ev.counted_as, ev.code, &ev.source, ev.range, ev.info,
 	       EVENT_INFOS_MAX, ev.ninfo, ev.uncached);
+	/* A task's end: only those carry a rank. */
 	if (m.kind == PMIXEV_PMIXD_INJECT_EVENT &&
-	    m.ev.rank != PMIXEV_EVENT_NO_RANK && c->rank_end)
-		c->rank_end(c->rank_end_ctx, m.ev.rank);
+	    m.ev.rank != PMIXEV_EVENT_NO_RANK) {
+		invite_watch_ended(c->invites, m.ev.rank);
+		if (c->rank_end)
+			c->rank_end(c->rank_end_ctx, m.ev.rank);
+	}
 	return 0;
 }
 
@@ -212,7 +219,10 @@ struct inject_pmix *inject_pmix_create(const struct layout *lay,
 	unsigned slots = pmixev_conf_event_slots(conf);
 	struct inject_pmix *c = calloc(1, sizeof(*c));
 
-	if (!c || !(c->loss = pmixev_evloss_create(slots))) {
+	if (!c || !(c->loss = pmixev_evloss_create(slots)) ||
+	    !(c->invites = invite_watch_create(lay))) {
+		if (c)
+			pmixev_evloss_destroy(c->loss);
 		free(c);
 		return NULL;
 	}
@@ -264,6 +274,11 @@ pmix_status_t inject_pmix_report(struct inject_pmix *c, pmix_info_t *info)
 	return PMIX_SUCCESS;
 }
 
+struct invite_watch *inject_pmix_invites(struct inject_pmix *c)
+{
+	return c->invites;
+}
+
 void inject_pmix_destroy(struct inject_pmix *c)
 {
 	if (!c)
@@ -280,6 +295,7 @@ void inject_pmix_destroy(struct inject_pmix *c)
 				    (unsigned long long)n.evicted,
 				    (unsigned long long)n.undelivered);
 	}
+	invite_watch_destroy(c->invites);
 	pmixev_evloss_destroy(c->loss);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -71,6 +71,11 @@ void inject_pmix_on_rank_end(struct inject_pmix *in,
 /* The PMIXEV_QUERY_EVENTS answer, loaded into `info`. Any thread. */
 pmix_status_t inject_pmix_report(struct inject_pmix *in, pmix_info_t *info);
 
+/* The group invitations open on this node (pmixside/invite_watch.h): fed
+ * the relayed client events and the task exits here, the clients' own
+ * events by the notify upcall. */
+struct invite_watch *inject_pmix_invites(struct inject_pmix *in);
+
 /* Log the losses of the step on this node, if any, and free. NULL-safe. */
 void inject_pmix_destroy(struct inject_pmix *in);
 

@@ -17,6 +17,7 @@
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
 #include "pmixside/inject_pmix.h"
+#include "pmixside/invite_watch.h"
 #include "pmixside/side.h"
 
 /* Most infos an event may carry across nodes. */
@@ -144,6 +145,8 @@ pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
 	/* The local server cached it before handing it to us. */
 	source_name(lay, source, name, sizeof(name));
 	inject_pmix_cached(pmixside_inject(p), name);
+	invite_watch_event(inject_pmix_invites(pmixside_inject(p)), code,
+			   source, info, ninfo);
 	/* A step on one node has no other node to tell. */
 	if (lay->step.nnodes == 1)
 		return PMIX_OPERATION_SUCCEEDED;
