@@ -171,6 +171,11 @@ static void opened(struct invite_watch *w, uint32_t inviter, const char *id,
 		unwatched(w, id, inviter, "out of memory");
 		return;
 	}
+	/* Only the inviter itself: nobody to wait for. */
+	if (!fresh.n) {
+		close_invitation(w, &fresh);
+		return;
+	}
 	if (fresh.n > INVITE_WATCH_RANKS - w->ranks) {
 		close_invitation(w, &fresh);
 		unwatched(w, id, inviter,
