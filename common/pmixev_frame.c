@@ -42,6 +42,8 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_CANCEL_REQ] = "CANCEL_REQ",
 	[PMIXEV_MSG_CANCEL_RESP] = "CANCEL_RESP",
 	[PMIXEV_MSG_PMIX_GONE] = "PMIX_GONE",
+	[PMIXEV_MSG_GROUPS_REQ] = "GROUPS_REQ",
+	[PMIXEV_MSG_GROUPS_RESP] = "GROUPS_RESP",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

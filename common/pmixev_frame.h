@@ -61,7 +61,9 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_CANCEL_REQ = 27,   /* end the requests with this id */
 	PMIXEV_MSG_CANCEL_RESP = 28,  /* ... how many there were */
 	PMIXEV_MSG_PMIX_GONE = 29,    /* to every node: my PMIx server ended */
-	PMIXEV_MSG_TYPE_MAX = 29
+	PMIXEV_MSG_GROUPS_REQ = 30,   /* the live groups wanted -> node 0 */
+	PMIXEV_MSG_GROUPS_RESP = 31,  /* node 0 -> requester */
+	PMIXEV_MSG_TYPE_MAX = 31
 };
 
 struct pmixev_frame_hdr {

@@ -5,13 +5,14 @@
  * Wire layouts (see pmixev_pmixd_msg.c):
  *
  *   query       u64 id, u8 refresh, u32 timeout_sec, u32 n (<= 32),
- *               n * { u8 key (1..3), u32 job (0 unless Q_JOB),
+ *               n * { u8 key (1..4), u32 job (0 unless Q_JOB),
  *               u8 local (0 unless Q_PTABLE) }, no item twice
  *   query_done  u64 id, u32 n (<= 32),
  *               n * { u8 key, u8 result, u32 age_ms, bytes answer }
  *               answer: Q_JOB, Q_PARTS: pmixev_owner_resp (helper_msg.h);
  *               Q_PTABLE: u8 complete, pmixev_ptable_msg (ptable.h, up
- *               to PMIXEV_PMIXD_TASKS_MAX entries); empty unless OK
+ *               to PMIXEV_PMIXD_TASKS_MAX entries); Q_GROUPS:
+ *               pmixev_group_list.h's list; empty unless OK
  *   jobctl      u64 id, u32 rank, u8 action (1..9), u32 signo,
  *               u8 preemptible, str ckpt.id, str ckpt.ctl_id,
  *               u32 ckpt.rank, u32 ckpt.signo, u32 ckpt.timeout_sec,
@@ -38,7 +39,7 @@ static bool timeout_ok(uint32_t t)
 
 static bool qkey_ok(unsigned k)
 {
-	return k >= PMIXEV_PMIXD_Q_JOB && k <= PMIXEV_PMIXD_Q_PTABLE;
+	return k >= PMIXEV_PMIXD_Q_JOB && k <= PMIXEV_PMIXD_Q_GROUPS;
 }
 
 /* Item `i` of `m` is well formed and not one of those before it. */
@@ -119,6 +120,10 @@ static int put_answer(struct pmixev_buf *b,
 		pmixd_put_flag(&body, a->complete);
 		rc = pmixev_ptable_pack_max(&body, &a->pt,
 					    PMIXEV_PMIXD_TASKS_MAX);
+	} else if (a->result == PMIXEV_OK && a->key == PMIXEV_PMIXD_Q_GROUPS) {
+		rc = a->groups ? pmixev_group_list_pack(&body, a->groups,
+							PMIXEV_PMIXD_TASKS_MAX)
+			       : pmixd_invalid();
 	} else if (a->result == PMIXEV_OK)
 		rc = a->resp ? pmixev_owner_resp_pack(&body, a->resp)
 			     : pmixd_invalid();
@@ -183,6 +188,16 @@ static int get_answer(struct pmixev_buf *b, struct pmixev_pmixd_qanswer *a)
 		return pmixev_ptable_unpack_max(&r, &a->pt,
 						PMIXEV_PMIXD_TASKS_MAX);
 	}
+	if (a->key == PMIXEV_PMIXD_Q_GROUPS) {
+		a->groups = calloc(1, sizeof(*a->groups));
+		if (a->groups &&
+		    pmixev_group_list_unpack(&r, PMIXEV_PMIXD_TASKS_MAX,
+					     a->groups) == 0)
+			return 0;
+		free(a->groups);
+		a->groups = NULL;
+		return -1;
+	}
 	a->resp = malloc(sizeof(*a->resp));
 	if (!a->resp || pmixev_owner_resp_unpack(&r, a->resp) < 0) {
 		free(a->resp);
@@ -239,6 +254,8 @@ void pmixev_pmixd_query_done_release(struct pmixev_pmixd_query_done *m)
 	for (uint32_t i = 0; i < m->n && i < PMIXEV_PMIXD_ITEMS_MAX; i++) {
 		free(m->a[i].resp);
 		free(m->a[i].pt.e);
+		pmixev_group_list_release(m->a[i].groups);
+		free(m->a[i].groups);
 	}
 	memset(m, 0, sizeof(*m));
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmixev_group_list.h"
 #include "pmixev_helper_msg.h"
 #include "pmixev_pmixd_msg.h"
 #include "pmixev_ptable.h"
@@ -29,6 +30,7 @@ enum pmixev_pmixd_qkey {
 	PMIXEV_PMIXD_Q_JOB = 1,	   /* Slurm's state of `job` (0: the step's) */
 	PMIXEV_PMIXD_Q_PARTS = 2,  /* the partitions' state */
 	PMIXEV_PMIXD_Q_PTABLE = 3, /* the tasks' table, `local` or all */
+	PMIXEV_PMIXD_Q_GROUPS = 4, /* the step's live groups (node 0's list) */
 };
 
 /* `job` only for Q_JOB, `local` only for Q_PTABLE; no item twice. */
@@ -53,14 +55,16 @@ int pmixev_pmixd_query_unpack(struct pmixev_buf *b,
 
 /* One answer: for Q_JOB and Q_PARTS the owner helper's response, for
  * Q_PTABLE the table (at most PMIXEV_PMIXD_TASKS_MAX entries) and whether
- * every node gave its part; nothing unless PMIXEV_OK. */
+ * every node gave its part, for Q_GROUPS the list (ranks below
+ * PMIXEV_PMIXD_TASKS_MAX); nothing unless PMIXEV_OK. */
 struct pmixev_pmixd_qanswer {
 	enum pmixev_pmixd_qkey key;
 	enum pmixev_result result;
 	uint32_t age_ms;
-	struct pmixev_owner_resp *resp; /* malloc'd by unpack */
-	struct pmixev_ptable_msg pt;	/* pt.e malloc'd by unpack */
-	bool complete;			/* Q_PTABLE */
+	struct pmixev_owner_resp *resp;	  /* malloc'd by unpack */
+	struct pmixev_ptable_msg pt;	  /* pt.e malloc'd by unpack */
+	bool complete;			  /* Q_PTABLE */
+	struct pmixev_group_list *groups; /* malloc'd by unpack */
 };
 
 /* QUERY_DONE (R->O): one answer per item, in order. */

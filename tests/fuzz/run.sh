@@ -36,8 +36,9 @@ fuzz_taskmap:pmixev_taskmap.c
 fuzz_peeruid:pmixev_peeruid.c,pmixev_sockdiag.c
 fuzz_sockdiag:pmixev_sockdiag.c
 fuzz_hello:pmixev_hello.c
-fuzz_pmixd_msg:pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
-fuzz_group_rec:pmixev_group_rec.c,pmixev_buf.c,pmixev_taskmap.c"
+fuzz_pmixd_msg:pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_group_list.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
+fuzz_group_rec:pmixev_group_rec.c,pmixev_buf.c,pmixev_taskmap.c
+fuzz_group_list:pmixev_group_list.c,pmixev_buf.c"
 
 failed=0
 for spec in $targets; do

@@ -78,7 +78,7 @@ static void test_query(void **state)
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_pmixd_query_pack(&w, &q), 0);
 	assert_strict(&w, un_query);
-	q.item[1].key = 4;
+	q.item[1].key = 5;
 	assert_int_equal(pmixev_pmixd_query_pack(&w, &q), -1);
 	q.item[1].key = PMIXEV_PMIXD_Q_PARTS;
 	q.timeout_sec = 86401;
@@ -161,6 +161,9 @@ static void test_query_done(void **state)
 	struct pmixev_ptable_entry pe[2] = {
 		{.rank = 0, .pid = 10, .name = "a"},
 		{.rank = 1, .pid = 11, .name = "b"}};
+	static uint32_t members[2] = {2, 5};
+	struct pmixev_group_entry grp = {.nranks = 2, .ranks = members};
+	struct pmixev_group_list groups = {.partial = true, .n = 1, .e = &grp};
 	struct pmixev_buf w, r;
 
 	(void)state;
@@ -177,6 +180,10 @@ static void test_query_done(void **state)
 	d.a[1].pt = (struct pmixev_ptable_msg){.count = 2, .e = pe};
 	d.a[2] = (struct pmixev_pmixd_qanswer){.key = PMIXEV_PMIXD_Q_PARTS,
 					       .result = PMIXEV_ERR_TIMEOUT};
+	d.n = 4;
+	d.a[3] = (struct pmixev_pmixd_qanswer){.key = PMIXEV_PMIXD_Q_GROUPS,
+					       .groups = &groups};
+	strcpy(grp.grpid, "g1");
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), 0);
 	fx_reader(&r, &w);
@@ -184,8 +191,15 @@ static void test_query_done(void **state)
 	assert_int_equal(got.a[0].resp->job.state, 1);
 	assert_int_equal(got.a[1].pt.e[1].pid, 11);
 	assert_null(got.a[2].resp);
+	assert_true(got.a[3].groups->partial);
+	assert_string_equal(got.a[3].groups->e[0].grpid, "g1");
+	assert_int_equal(got.a[3].groups->e[0].ranks[1], 5);
 	pmixev_pmixd_query_done_release(&got);
 	assert_strict(&w, un_qdone);
+	/* An OK group answer without its list. */
+	d.a[3].groups = NULL;
+	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), -1);
+	d.n = 3;
 	/* An OK job answer without one, and an error with one. */
 	d.a[0].resp = NULL;
 	assert_int_equal(pmixev_pmixd_query_done_pack(&w, &d), -1);
