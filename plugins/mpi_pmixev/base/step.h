@@ -58,6 +58,8 @@ struct step {
 	struct overlay *ov;
 	struct coll *coll;     /* collectives over the tree (wireup/coll.h) */
 	struct groups *groups; /* PMIx groups on it (wireup/group.h) */
+	struct group_root *group_root; /* the live ones (wireup/group_root.h) */
+	struct group_ask *group_ask;   /* ... asked of node 0 (group_ask.h) */
 	struct dmodex *dmodex;
 	struct pubsub *pubsub;
 	struct inject *inject;

@@ -17,6 +17,7 @@
 #include "pmixd/chan.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_ctl.h"
+#include "wireup/group_ask.h"
 
 struct query_frame;
 
@@ -42,6 +43,8 @@ static void fail_all(struct pmixev_pmixd_query_done *d,
 	for (uint32_t i = 0; i < d->n; i++) {
 		free(d->a[i].resp);
 		free(d->a[i].pt.e);
+		pmixev_group_list_release(d->a[i].groups);
+		free(d->a[i].groups);
 		d->a[i] = (struct pmixev_pmixd_qanswer){.key = d->a[i].key,
 							.result = result};
 	}
@@ -150,6 +153,23 @@ static void on_tasks(void *arg, const struct pmixev_ptable_entry *e, size_t n,
 	settle(sl->q);
 }
 
+/* Node 0's list of the live groups for the slot `arg`. */
+static void on_groups(enum pmixev_result result, struct pmixev_group_list *l,
+		      void *arg)
+{
+	struct slot *sl = arg;
+	struct pmixev_pmixd_qanswer *qa = &sl->q->done.a[sl->i];
+
+	qa->result = result;
+	if (result == PMIXEV_OK && !(qa->groups = malloc(sizeof(*l))))
+		qa->result = PMIXEV_ERR_NOMEM;
+	else if (result == PMIXEV_OK) {
+		*qa->groups = *l;
+		*l = (struct pmixev_group_list){0};
+	}
+	settle(sl->q);
+}
+
 static enum pmixev_owner_op owner_op(const struct pmixev_pmixd_qitem *it)
 {
 	if (it->key == PMIXEV_PMIXD_Q_PARTS)
@@ -200,6 +220,9 @@ static int on_query(void *ctx, struct pmixev_buf *body)
 		if (it->key == PMIXEV_PMIXD_Q_PTABLE)
 			ptable_get(s->ptable, it->local, m.timeout_sec,
 				   on_tasks, &q->slot[i]);
+		else if (it->key == PMIXEV_PMIXD_Q_GROUPS)
+			group_ask(s->group_ask, m.timeout_sec, on_groups,
+				  &q->slot[i]);
 		else
 			jobinfo_get(s->jobinfo, owner_op(it), it->job,
 				    m.refresh, on_slurm, &q->slot[i]);

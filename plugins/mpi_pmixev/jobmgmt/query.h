@@ -5,9 +5,10 @@
  * answered item by item - Slurm's state of a job (0: the step's) or of
  * the partitions through ownerhelper/jobinfo.h, with the job owner's
  * rights; the tasks' table of this node or of the whole step through
- * jobmgmt/ptable.h, within the query's PMIX_TIMEOUT - and goes back, once
- * every item is, as one QUERY_DONE with the pmix side's id: typed data
- * (pmixev_pmixd_ctl.h), no PMIx. Agent thread.
+ * jobmgmt/ptable.h, within the query's PMIX_TIMEOUT; the step's live
+ * groups from node 0's registry through wireup/group_ask.h - and goes
+ * back, once every item is, as one QUERY_DONE with the pmix side's id:
+ * typed data (pmixev_pmixd_ctl.h), no PMIx. Agent thread.
  */
 #ifndef PMIXEV_JOBMGMT_QUERY_H_
 #define PMIXEV_JOBMGMT_QUERY_H_

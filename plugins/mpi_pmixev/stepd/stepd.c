@@ -31,6 +31,8 @@
 #include "events/clients.h"
 #include "events/inject.h"
 #include "events/notify.h"
+#include "wireup/group_ask.h"
+#include "wireup/group_root.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
 #include "jobmgmt/applog.h"
@@ -285,7 +287,10 @@ static int build(struct step *s, const struct stepd_binding *bind)
 			     "or munge unavailable)");
 		return -1;
 	}
-	if (fence_listen(s) < 0 || !(s->groups = groups_create(s)))
+	if (fence_listen(s) < 0 ||
+	    !(s->group_root = group_root_create(&s->lay)) ||
+	    !(s->groups = groups_create(s)) ||
+	    !(s->group_ask = group_ask_create(s)))
 		return -1;
 	pubsub_frames_listen(s);
 	query_frames_listen(s);
@@ -548,6 +553,8 @@ void stepd_fini(void)
 	dmodex_destroy(s->dmodex);
 	coll_destroy(s->coll);
 	groups_destroy(s->groups);
+	group_ask_destroy(s->group_ask);
+	group_root_destroy(s->group_root);
 	carry_report(&s->pmixd_budget);
 	chan_destroy(s->chan);
 	pmixd_proc_destroy(s->pmixd);

@@ -16,6 +16,7 @@
 #include "pmixev_pmixd_group.h"
 #include "wireup/coll.h"
 #include "wireup/fence_sig.h"
+#include "wireup/group_root.h"
 
 struct groups {
 	struct step *s;
@@ -162,6 +163,7 @@ static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
 	pmixev_buf_release(data);
 	*data = out;
 	pmixev_buf_init(&out);
+	group_root_note(g->s->group_root, id->kind, id->sig, res.ctxid);
 	rc = PMIXEV_OK;
 out:
 	pmixev_group_result_release(&res);
