@@ -21,6 +21,7 @@
 #include "pmixev_log.h"
 #include "pmixside/calls.h"
 #include "pmixside/inject_pmix.h"
+#include "pmixside/query_groups.h"
 #include "pmixside/query_procs.h"
 #include "pmixside/query_read.h"
 #include "pmixside/query_slurm.h"
@@ -197,6 +198,26 @@ static pmix_status_t answer_slurm(const struct layout *lay,
 	}
 }
 
+/* Answer a group query from node 0's list `l`; a list the bounds cut
+ * short sets *partial. */
+static pmix_status_t answer_groups(const struct layout *lay,
+				   const struct query_item *it,
+				   const struct pmixev_group_list *l,
+				   pmix_info_t *out, bool *partial)
+{
+	pmix_status_t st;
+
+	if (it->key == Q_NUM_GROUPS)
+		st = qgroups_count(lay, l, it->local, out);
+	else if (it->key == Q_GROUP_NAMES)
+		st = qgroups_names(lay, l, it->local, out);
+	else
+		st = qgroups_members(lay, l, it->local, it->grpid, out);
+	if (l->partial && st != PMIX_ERR_NOMEM)
+		*partial = true; /* over 1024 groups or 1 MiB */
+	return st;
+}
+
 /*
  * Answer item `it` into `out`: from the step, or from root's answer in
  * `d` (NULL: root gave none, `failed` says why). A table without some
@@ -219,6 +240,8 @@ static pmix_status_t answer_item(const struct query_call *c,
 	a = &d->a[it->ask];
 	if (a->result != PMIXEV_OK)
 		return status_to_pmix(a->result);
+	if (a->key == PMIXEV_PMIXD_Q_GROUPS)
+		return answer_groups(lay, it, a->groups, out, partial);
 	if (a->key != PMIXEV_PMIXD_Q_PTABLE)
 		return answer_slurm(lay, it, a->resp, out);
 	if (it->key == Q_MEMORY_USAGE)

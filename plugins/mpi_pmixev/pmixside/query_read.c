@@ -29,6 +29,9 @@ static const char *const qkey_names[] = {
 	[Q_PROC_TABLE] = PMIX_QUERY_PROC_TABLE,
 	[Q_LOCAL_PROC_TABLE] = PMIX_QUERY_LOCAL_PROC_TABLE,
 	[Q_MEMORY_USAGE] = PMIX_QUERY_MEMORY_USAGE,
+	[Q_NUM_GROUPS] = PMIX_QUERY_NUM_GROUPS,
+	[Q_GROUP_NAMES] = PMIX_QUERY_GROUP_NAMES,
+	[Q_GROUP_MEMBERSHIP] = PMIX_QUERY_GROUP_MEMBERSHIP,
 	[Q_JOB_STATUS] = PMIX_QUERY_JOB_STATUS,
 	[Q_JOB_STATE] = PMIXEV_QUERY_JOB_STATE,
 	[Q_TIME_REMAINING] = PMIX_TIME_REMAINING,
@@ -60,7 +63,9 @@ struct quals {
 	pmix_rank_t rank; /* of PMIX_PROCID or PMIX_RANK, or wildcard */
 	bool avg, minmax;
 	const char *queue;
-	const char *pset; /* PMIX_PSET_NAME */
+	const char *pset;  /* PMIX_PSET_NAME */
+	const char *grpid; /* PMIX_GROUP_ID */
+	bool local;	   /* PMIX_RANGE LOCAL or PROC_LOCAL */
 	bool refresh;
 	unsigned timeout_sec;
 };
@@ -113,6 +118,12 @@ static void read_quals(const pmix_query_t *query, struct quals *q)
 			q->queue = v->data.string;
 		} else if (PMIX_CHECK_KEY(in, PMIX_PSET_NAME) && str) {
 			q->pset = v->data.string;
+		} else if (PMIX_CHECK_KEY(in, PMIX_GROUP_ID) && str) {
+			q->grpid = v->data.string;
+		} else if (PMIX_CHECK_KEY(in, PMIX_RANGE) &&
+			   v->type == PMIX_DATA_RANGE) {
+			q->local = v->data.range == PMIX_RANGE_LOCAL ||
+				   v->data.range == PMIX_RANGE_PROC_LOCAL;
 		} else if (PMIX_CHECK_KEY(in, PMIX_QUERY_REFRESH_CACHE)) {
 			q->refresh = PMIX_INFO_TRUE(in);
 		} else if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT) &&
@@ -130,6 +141,8 @@ static uint32_t ask_root(struct pmixev_pmixd_query *ask, enum qkey key,
 
 	if (key == Q_LOCAL_PROC_TABLE)
 		it.local = true;
+	else if (key >= Q_NUM_GROUPS && key <= Q_GROUP_MEMBERSHIP)
+		it.key = PMIXEV_PMIXD_Q_GROUPS;
 	else if (key >= Q_FIRST_QUEUE)
 		it.key = PMIXEV_PMIXD_Q_PARTS;
 	else if (key >= Q_FIRST_JOB)
@@ -158,7 +171,9 @@ static void add_item(struct query_req *r, const struct layout *lay,
 	    (key == Q_QUEUE_STATUS && q->queue &&
 	     strlen(q->queue) >= sizeof(it.queue)) ||
 	    (key == Q_PSET_MEMBERSHIP &&
-	     psets_app_of(lay, q->pset, &it.app) < 0)) {
+	     psets_app_of(lay, q->pset, &it.app) < 0) ||
+	    (key == Q_GROUP_MEMBERSHIP &&
+	     (!q->grpid || strlen(q->grpid) >= sizeof(it.grpid)))) {
 		r->unanswerable = true;
 		return;
 	}
@@ -166,6 +181,9 @@ static void add_item(struct query_req *r, const struct layout *lay,
 		it.job = q->job;
 	if (key == Q_QUEUE_STATUS && q->queue)
 		strcpy(it.queue, q->queue);
+	if (key == Q_GROUP_MEMBERSHIP)
+		strcpy(it.grpid, q->grpid);
+	it.local = key >= Q_NUM_GROUPS && key <= Q_GROUP_MEMBERSHIP && q->local;
 	it.rank = key == Q_MEMORY_USAGE ? q->rank : PMIX_RANK_WILDCARD;
 	it.avg = key == Q_MEMORY_USAGE && q->avg;
 	it.minmax = key == Q_MEMORY_USAGE && q->minmax;
@@ -174,7 +192,9 @@ static void add_item(struct query_req *r, const struct layout *lay,
 		    !strcmp(r->items[i].queue, it.queue) &&
 		    r->items[i].rank == it.rank && r->items[i].avg == it.avg &&
 		    r->items[i].minmax == it.minmax &&
-		    r->items[i].app == it.app)
+		    r->items[i].app == it.app &&
+		    !strcmp(r->items[i].grpid, it.grpid) &&
+		    r->items[i].local == it.local)
 			return;
 	if (r->nitems == QUERY_ITEMS_MAX) {
 		r->unanswerable = true;

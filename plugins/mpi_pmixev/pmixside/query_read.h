@@ -3,7 +3,8 @@
  * thread): each query's qualifiers checked, the distinct keys it asks
  * about which job, and what root must answer for them (the QUERY frame's
  * items, pmixev_pmixd_ctl.h): Slurm's state of a job, the partitions, the
- * tasks' table of this node or of the step. The keys the step answers
+ * tasks' table of this node or of the step, the step's live groups (node
+ * 0's list, which the pmix side filters). The keys the step answers
  * alone ask root nothing. pmixside/query_pmix.c carries the request out.
  */
 #ifndef PMIXEV_PMIXSIDE_QUERY_READ_H_
@@ -34,6 +35,10 @@ enum qkey {
 	Q_PROC_TABLE,
 	Q_LOCAL_PROC_TABLE,
 	Q_MEMORY_USAGE,
+	/* About the step's groups: from node 0's list of the live ones. */
+	Q_NUM_GROUPS,
+	Q_GROUP_NAMES,
+	Q_GROUP_MEMBERSHIP,
 	/* About a job (this one by default): answered from Slurm. */
 	Q_JOB_STATUS,
 	Q_JOB_STATE,
@@ -61,6 +66,9 @@ struct query_item {
 	char queue[PMIXEV_OWNER_NAME]; /* Q_QUEUE_STATUS: "" = all */
 	pmix_rank_t rank; /* Q_MEMORY_USAGE: one, or wildcard: all */
 	uint32_t app;	  /* Q_PSET_MEMBERSHIP: the set's (base/psets.h) */
+	char grpid[PMIX_MAX_NSLEN + 1]; /* Q_GROUP_MEMBERSHIP: PMIX_GROUP_ID */
+	bool local; /* Q_*GROUP*: PMIX_RANGE LOCAL or PROC_LOCAL: the groups
+		       with a member on this node only */
 	bool avg, minmax; /* Q_MEMORY_USAGE: the report directives */
 	uint32_t ask;	  /* root's answer to it: ask.item[ask], or NO_ASK */
 };
@@ -81,8 +89,8 @@ const char *query_key_name(enum qkey key);
  * Read `nqueries` queries into `r`, for the step laid out in `lay`.
  * PMIX_SUCCESS, or PMIX_ERR_BAD_PARAM: PMIX_PROCID together with
  * PMIX_NSPACE or PMIX_RANK, or no key at all. The membership of a process
- * set the step does not define, or without PMIX_PSET_NAME, is
- * unanswerable.
+ * set the step does not define, or without PMIX_PSET_NAME, and a group's
+ * without PMIX_GROUP_ID (or a longer one), are unanswerable.
  */
 pmix_status_t query_read(struct query_req *r, const struct layout *lay,
 			 const pmix_query_t *queries, size_t nqueries);
