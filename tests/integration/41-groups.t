@@ -9,9 +9,11 @@
 # group id that is a namespace refused; PMIX_TIMEOUT enforced by the host;
 # a member that ends aborts a construct (unless the group is optional)
 # and makes a destruct partly successful; members told of a member's end
-# (NOTIFY_TERMINATION) and of the leader's.
+# (NOTIFY_TERMINATION) and of the leader's; the group queries (number,
+# names, membership, local range) answered from node 0's registry of live
+# groups.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 15
 
 grp=$(client pmix_group)
 g="^pmix_group: rank [0-5] on n[1-3]"
@@ -158,5 +160,31 @@ out=$(as_user srun --mpi=pmix -N3 -n3 -t 1 "$grp" --ctxid 2>&1)
 n=$(printf '%s\n' "$out" | grep -Ec ': construct grp1: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)')
 [ "$n" -eq 3 ]
 ok $? "stock --mpi=pmix refuses the same construct on every node (not supported: $n of 3)" || diag "$out_q" "$out"
+
+# The group queries (node 0 keeps the live groups): each rank, on each
+# node, asks the number and names (an id shared by two disjoint groups
+# listed once), the members of an id (the union for the shared one), of
+# an unknown id (not found); a destructed group is gone; PMIX_RANGE_LOCAL
+# keeps the groups with a member on the asker's node (n2 hosts rank 4,
+# which is in "qa" only).
+gq=$(client pmix_group_query)
+gs='(PMIX_)?SUCCESS'
+run_step --mpi=pmixev -N3 -n6 -t 1 "$gq"
+good=0
+for r in 0 1 2 3 4 5; do
+	p="^pmix_group_query: rank $r on n[1-3]:"
+	[ "$(lines "$p groups: $gs 3: qa qb qd$")" -eq 1 ] &&
+		[ "$(lines "$p members qb: $gs 0 5$")" -eq 1 ] &&
+		[ "$(lines "$p members qd: $gs 1 5$")" -eq 1 ] &&
+		[ "$(lines "$p members nosuch: (NOT-FOUND|PMIX_ERR_NOT_FOUND)$")" -eq 1 ] &&
+		[ "$(lines "$p after destruct groups: $gs 2: qa qd$")" -eq 1 ] &&
+		good=$((good + 1))
+done
+[ "$rc" -eq 0 ] && [ "$good" -eq 6 ]
+ok $? "group queries on every node: 3 groups by name (an id shared by two disjoint groups once), the members of an id (their union), an unknown id not found, a destructed group gone ($good of 6 ranks)" ||
+	show
+[ "$(lines "^pmix_group_query: rank [0-35] on n[13]: local groups: $gs 3: qa qb qd$")" -eq 5 ] &&
+	[ "$(lines "^pmix_group_query: rank 4 on n2: local groups: $gs 1: qa$")" -eq 1 ]
+ok $? "group queries with PMIX_RANGE_LOCAL: only the groups with a member on the asker's node (n2: qa alone)" || show
 
 done_testing
