@@ -151,8 +151,13 @@ static enum pmixev_result at_root(void *ctx, const struct coll_id *id,
 						    : "malformed");
 		goto out;
 	}
-	if ((rc = verdict(id, &res)) != PMIXEV_OK)
+	if ((rc = verdict(id, &res)) != PMIXEV_OK) {
+		/* A destruct that a member's end made partial still ends
+		 * the group. */
+		if (id->kind == PMIXEV_COLL_GROUP_DESTRUCT)
+			group_root_note(g->s->group_root, id->kind, id->sig, 0);
 		goto out;
+	}
 	if (id->kind == PMIXEV_COLL_GROUP_CONSTRUCT &&
 	    (res.flags & PMIXEV_PMIXD_GROUP_ASSIGN) &&
 	    (rc = issue(g, id, &res.ctxid)) != PMIXEV_OK)

@@ -25,9 +25,9 @@ struct group_root;
 struct group_root *group_root_create(const struct layout *lay);
 
 /*
- * A collective of `kind` over `sig` succeeded at the tree root: a
- * construct registers the group with context id `ctxid` (0: none), a
- * destruct forgets it. Other kinds are ignored.
+ * A collective of `kind` over `sig` ended at the tree root: a construct
+ * that succeeded registers the group with context id `ctxid` (0: none), a
+ * destruct (successful or partly) forgets it. Other kinds are ignored.
  */
 void group_root_note(struct group_root *r, enum pmixev_coll_kind kind,
 		     const char *sig, uint64_t ctxid);
