@@ -57,3 +57,20 @@ uint32_t procs_sort_unique(uint32_t *ranks, size_t n)
 			ranks[k++] = ranks[i];
 	return k;
 }
+
+bool procs_in_set(const uint32_t *set, uint32_t n, uint32_t rank)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (set[mid] == rank)
+			return true;
+		if (set[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}

@@ -34,4 +34,7 @@ enum pmixev_result procs_to_ranks(const struct layout *lay,
  */
 uint32_t procs_sort_unique(uint32_t *ranks, size_t n);
 
+/* Is `rank` in the strictly increasing `set` of `n`? */
+bool procs_in_set(const uint32_t *set, uint32_t n, uint32_t rank);
+
 #endif /* PMIXEV_PMIX_PROCS_H_ */

@@ -14,6 +14,7 @@
 
 #include "base/step.h"
 #include "pmixbase/group_dirs.h"
+#include "pmixbase/infos.h"
 #include "pmixbase/procs.h"
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
@@ -38,38 +39,6 @@ struct group_call {
 
 /* --- pmix side's agent ---------------------------------------------------- */
 
-/* The infos handed to the library, freed when it is done with them. */
-struct answer {
-	pmix_info_t *info;
-	size_t n;
-};
-
-static void release_answer(void *cbdata)
-{
-	struct answer *a = cbdata;
-
-	PMIX_INFO_FREE(a->info, a->n);
-	free(a);
-}
-
-/* Is `rank` in the strictly increasing `set` of `n`? */
-static bool in_set(const uint32_t *set, uint32_t n, uint32_t rank)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (set[mid] == rank)
-			return true;
-		if (set[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 /*
  * The members that remain (asked for, not failed) as PMIX_GROUP_MEMBERSHIP:
  * always explicit ranks, as OpenPMIx 5.0's client allocates nothing for an
@@ -89,7 +58,7 @@ static pmix_status_t membership(const struct group_call *c,
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = c->all ? i : c->ranks[i];
 
-		if (in_set(d->failed, d->nfailed, r))
+		if (procs_in_set(d->failed, d->nfailed, r))
 			continue;
 		PMIX_LOAD_PROCID(&procs[k], lay->nspace, r);
 		k++;
@@ -107,17 +76,12 @@ static void answer_built(const struct group_call *c,
 			 const struct pmixev_pmixd_group_done *d,
 			 const struct layout *lay)
 {
-	struct answer *a = calloc(1, sizeof(*a));
+	struct infos *a = infos_create(3);
 	pmix_byte_object_t bo = {.bytes = (char *)d->endpt, .size = d->nendpt};
 	size_t ctxid = (size_t)d->ctxid;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
-	if (!a)
-		goto fail;
-	PMIX_INFO_CREATE(a->info, 3);
-	if (!a->info)
-		goto fail;
-	if ((rc = membership(c, d, lay, &a->info[a->n])) != PMIX_SUCCESS)
+	if (!a || (rc = membership(c, d, lay, &a->info[a->n])) != PMIX_SUCCESS)
 		goto fail;
 	a->n++;
 	if (d->ctxid)
@@ -127,12 +91,10 @@ static void answer_built(const struct group_call *c,
 	if (d->nendpt)
 		PMIX_INFO_LOAD(&a->info[a->n++], PMIX_GROUP_ENDPT_DATA, &bo,
 			       PMIX_BYTE_OBJECT);
-	c->cbfunc(PMIX_SUCCESS, a->info, a->n, c->cbdata, release_answer, a);
+	c->cbfunc(PMIX_SUCCESS, a->info, a->n, c->cbdata, infos_release, a);
 	return;
 fail:
-	if (a)
-		PMIX_INFO_FREE(a->info, 3);
-	free(a);
+	infos_release(a);
 	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
 }
 

@@ -12,6 +12,7 @@
 
 #include <pmix.h>
 
+#include "pmixbase/procs.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_group.h"
 #include "pmixev_step.h"
@@ -39,28 +40,10 @@ struct group_watch {
 	char counted_as[PMIXEV_NODENAME_MAX + 8];
 };
 
-/* Is `rank` in the strictly increasing `set` of `n`? */
-static bool in_set(const uint32_t *set, uint32_t n, uint32_t rank)
-{
-	uint32_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (set[mid] == rank)
-			return true;
-		if (set[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
 static bool is_member(const struct entry *e, uint32_t rank)
 {
-	return (e->all || in_set(e->ranks, e->nranks, rank)) &&
-	       !in_set(e->failed, e->nfailed, rank);
+	return (e->all || procs_in_set(e->ranks, e->nranks, rank)) &&
+	       !procs_in_set(e->failed, e->nfailed, rank);
 }
 
 /*

@@ -13,6 +13,7 @@
 
 #include <pmix.h>
 
+#include "pmixbase/infos.h"
 #include "pmixbase/wire.h"
 #include "pmixev_evloss.h"
 #include "pmixev_log.h"
@@ -86,20 +87,6 @@ void inject_pmix_undelivered(struct inject_pmix *c, const char *source,
 			     source, why, (unsigned long long)n, source);
 }
 
-/* Infos handed to PMIx, freed when it is done with them. */
-struct injected {
-	pmix_info_t *info;
-	size_t nalloc;
-};
-
-static void injected_done(pmix_status_t status, void *cbdata)
-{
-	struct injected *d = cbdata;
-
-	PMIX_INFO_FREE(d->info, d->nalloc);
-	free(d);
-}
-
 /*
  * Notify this node's clients of `code` from `source` over `range`, with the
  * first `ninfo` of the `nalloc` infos allocated at `info` (taken over:
@@ -111,28 +98,23 @@ static void inject(struct inject_pmix *c, const char *counted_as,
 		   pmix_data_range_t range, pmix_info_t *info, size_t nalloc,
 		   size_t ninfo, bool uncached)
 {
-	struct injected *d = calloc(1, sizeof(*d));
+	struct infos *d = info ? infos_take(info, nalloc, ninfo) : NULL;
 	pmix_status_t rc;
 
-	if (!d) {
-		if (info)
-			PMIX_INFO_FREE(info, nalloc);
+	if (info && !d) {
 		inject_pmix_undelivered(c, counted_as, "out of memory");
 		return;
 	}
-	d->info = info;
-	d->nalloc = nalloc;
-	rc = PMIx_Notify_event(code, source, range, info, ninfo, injected_done,
-			       d);
+	rc = PMIx_Notify_event(code, source, range, info, ninfo, infos_done, d);
 	if (rc == PMIX_SUCCESS || rc == PMIX_OPERATION_SUCCEEDED) {
 		if (rc == PMIX_OPERATION_SUCCEEDED)
-			injected_done(rc, d);
+			infos_release(d);
 		if (!uncached)
 			inject_pmix_cached(c, counted_as);
 		return;
 	}
 	inject_pmix_undelivered(c, counted_as, PMIx_Error_string(rc));
-	injected_done(rc, d);
+	infos_release(d);
 }
 
 void inject_pmix_event(struct inject_pmix *c, const char *source_name,

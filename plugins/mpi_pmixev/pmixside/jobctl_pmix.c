@@ -12,6 +12,7 @@
 #include <pmix.h>
 
 #include "base/step.h"
+#include "pmixbase/infos.h"
 #include "pmixbase/status.h"
 #include "pmixev_events.h"
 #include "pmixev_log.h"
@@ -27,26 +28,16 @@ struct jc_call {
 
 /* --- pmix side's agent ---------------------------------------------------- */
 
-static void release_answer(void *cbdata)
-{
-	pmix_info_t *info = cbdata;
-
-	PMIX_INFO_FREE(info, 1);
-}
-
 /* Answer PMIx with `status` and, when it failed, `why`; frees `c`. */
 static void answer(struct jc_call *c, pmix_status_t status, const char *why)
 {
-	pmix_info_t *info = NULL;
+	struct infos *a = NULL;
 
-	if (status != PMIX_SUCCESS && why[0]) {
-		PMIX_INFO_CREATE(info, 1);
-		if (info)
-			PMIX_INFO_LOAD(info, PMIXEV_JCTRL_REASON, why,
-				       PMIX_STRING);
-	}
-	c->cbfunc(status, info, info ? 1 : 0, c->cbdata,
-		  info ? release_answer : NULL, info);
+	if (status != PMIX_SUCCESS && why[0] && (a = infos_create(1)))
+		PMIX_INFO_LOAD(&a->info[a->n++], PMIXEV_JCTRL_REASON, why,
+			       PMIX_STRING);
+	c->cbfunc(status, a ? a->info : NULL, a ? a->n : 0, c->cbdata,
+		  a ? infos_release : NULL, a);
 	free(c);
 }
 

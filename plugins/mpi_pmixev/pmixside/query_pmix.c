@@ -17,6 +17,7 @@
 
 #include "base/psets.h"
 #include "base/step.h"
+#include "pmixbase/infos.h"
 #include "pmixbase/status.h"
 #include "pmixev_log.h"
 #include "pmixside/calls.h"
@@ -55,20 +56,6 @@ static void drop(struct query_call *c)
 }
 
 /* --- pmix side's agent ---------------------------------------------------- */
-
-/* The answers handed to PMIx: `n` loaded infos in one array. */
-struct answer_set {
-	pmix_info_t *info;
-	size_t n;
-};
-
-static void release_answer(void *cbdata)
-{
-	struct answer_set *a = cbdata;
-
-	PMIX_INFO_FREE(a->info, a->n);
-	free(a);
-}
 
 /* The step's namespace as PMIX_QUERY_NAMESPACE_INFO wants it: an array
  * with one info array per namespace. */
@@ -259,7 +246,7 @@ static pmix_status_t answer_item(const struct query_call *c,
 static void deliver(struct query_call *c, pmix_info_t *out,
 		    const pmix_status_t *st, bool missed)
 {
-	struct answer_set *a = NULL;
+	struct infos *a = NULL;
 	pmix_status_t rc = PMIX_ERR_NOT_FOUND;
 	size_t n = 0;
 
@@ -277,20 +264,13 @@ static void deliver(struct query_call *c, pmix_info_t *out,
 	if (!n)
 		goto out;
 	rc = PMIX_ERR_NOMEM;
-	if (!(a = calloc(1, sizeof(*a))))
+	if (!(a = infos_create(n)))
 		goto out;
-	PMIX_INFO_CREATE(a->info, n);
-	if (!a->info) {
-		free(a);
-		goto out;
-	}
-	a->n = n;
-	n = 0;
 	for (size_t i = 0; i < c->req.nitems; i++)
 		if (st[i] == PMIX_SUCCESS)
-			PMIX_INFO_XFER(&a->info[n++], &out[i]);
+			PMIX_INFO_XFER(&a->info[a->n++], &out[i]);
 	c->cbfunc(missed ? PMIX_ERR_PARTIAL_SUCCESS : PMIX_SUCCESS, a->info,
-		  a->n, c->cbdata, release_answer, a);
+		  a->n, c->cbdata, infos_release, a);
 	return;
 out:
 	c->cbfunc(rc, NULL, 0, c->cbdata, NULL, NULL);
