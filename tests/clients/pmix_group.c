@@ -5,7 +5,7 @@
  *                   [--notify] [--optional] [--leader R] [--timeout S]
  *                   [--local-only] [--info] [--put] [--nb] [--sleep R:S]
  *                   [--die R] [--die-after R] [--watch] [--hold S]
- *                   [--fence-first] [--no-destruct]
+ *                   [--no-destruct]
  *                   [--groups N] [--bench N]
  *
  * The ranks of LIST (default: every rank; "0-2,5"; --wildcard: the
@@ -23,9 +23,8 @@
  * half a second later, 2 s with --watch). --watch: each member prints the
  * group events it gets (PMIX_GROUP_MEMBER_FAILED, _LEADER_FAILED) as
  * "event CODE group ID rank P ctxid C". --hold S: the members wait S
- * seconds after the construct. --fence-first: every rank fences (no data)
- * after PMIx_Init, so every node of the step is up before a rank dies.
- * Then the group is destructed (not with --no-destruct).
+ * seconds after the construct. Then the group is destructed (not with
+ * --no-destruct).
  * Ranks not in LIST only initialise and finalise.
  *
  * --groups N: instead, every rank constructs (non-blocking, at once) each
@@ -67,7 +66,7 @@ static int failures;
 struct opts {
 	const char *id, *members;
 	bool wildcard, ctxid, notify, optional, local_only, info, put, nb;
-	bool destruct, watch, fence_first;
+	bool destruct, watch;
 	long leader, timeout, sleep_rank, sleep_sec, die, die_after, groups,
 		bench, hold;
 };
@@ -506,8 +505,6 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->destruct = false;
 		else if (!strcmp(a, "--watch"))
 			o->watch = true;
-		else if (!strcmp(a, "--fence-first"))
-			o->fence_first = true;
 		else
 			usage();
 	}
@@ -544,8 +541,6 @@ int main(int argc, char **argv)
 		n++;
 	}
 	if ((o.put || o.bench) && put_key(o.bench > 0) < 0)
-		failures++;
-	if (o.fence_first && PMIx_Fence(NULL, 0, NULL, 0) != PMIX_SUCCESS)
 		failures++;
 	if (o.groups) {
 		many(o.groups);

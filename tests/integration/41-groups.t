@@ -87,10 +87,10 @@ ok $? "PMIX_TIMEOUT 1 s with a member 3 s late: every member fails with a timeou
 	show
 
 # A member that ends: rank 2 (alone on n3) exits before the construct,
-# rank 5 after it; the others neither hang nor wait out a timeout. (All
-# fence first: a node whose tasks all end before its stepd joined the
-# others is not heard of, see README Limitations.)
-run_step --mpi=pmixev -K0 -N3 -n3 -t 1 "$grp" --fence-first --die 2 --ctxid
+# rank 5 after it; the others neither hang nor wait out a timeout. (Under
+# load rank 2 may end before n3's stepd joined the others: it joins all
+# the same with the hello it signed at its start.)
+run_step --mpi=pmixev -K0 -N3 -n3 -t 1 "$grp" --die 2 --ctxid
 slow=$(printf '%s\n' "$out" | sed -En 's/.*construct grp1: (GROUP-CONSTRUCT-ABORT|PMIX_GROUP_CONSTRUCT_ABORT) in ([0-9]+)\..*/\2/p' | sort -n | tail -n1)
 [ "$(lines "^pmix_group: rank [01] on n[12]: construct grp1: (GROUP-CONSTRUCT-ABORT|PMIX_GROUP_CONSTRUCT_ABORT) in ")" -eq 2 ] &&
 	[ "${slow:-9999}" -lt 2000 ] &&

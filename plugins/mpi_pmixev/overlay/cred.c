@@ -52,6 +52,35 @@ int cred_send_ident(struct auth *auth, struct conn *c, uint8_t type,
 	return rc;
 }
 
+int cred_make_ident(struct auth *auth, const struct pmixev_ident *id,
+		    char **cred, size_t *len, char *err, size_t errlen)
+{
+	struct pmixev_buf body;
+	int rc = -1;
+
+	pmixev_buf_init(&body);
+	if (pmixev_ident_pack(&body, id) < 0)
+		snprintf(err, errlen, "out of memory");
+	else
+		rc = auth_encode(auth, body.data, body.len, cred, len, err,
+				 errlen);
+	pmixev_buf_release(&body);
+	return rc;
+}
+
+int cred_send_made(struct conn *c, uint8_t type, uint32_t src, uint32_t dst,
+		   const char *cred, size_t len)
+{
+	struct pmixev_buf msg;
+	int rc = -1;
+
+	pmixev_buf_init(&msg);
+	if (pmixev_cred_pack(&msg, cred, len) == 0)
+		rc = conn_send(c, type, src, dst, msg.data, msg.len);
+	pmixev_buf_release(&msg);
+	return rc;
+}
+
 int cred_open(struct auth *auth, const uint8_t *data, size_t len, uid_t uid,
 	      void **payload, size_t *plen, char *why, size_t whylen)
 {

@@ -37,6 +37,18 @@ int cred_send(struct auth *auth, struct conn *c, uint8_t type, uint32_t src,
 	      uint32_t dst, const void *payload, size_t len, char *err,
 	      size_t errlen);
 
+/*
+ * The credential over the identity `id` (malloc'd, *len bytes), to send
+ * later with cred_send_made: a hello signed while the signer still runs.
+ * 0, or -1 with the reason in `err`.
+ */
+int cred_make_ident(struct auth *auth, const struct pmixev_ident *id,
+		    char **cred, size_t *len, char *err, size_t errlen);
+
+/* Send a frame of `type` carrying the credential `cred` made before. */
+int cred_send_made(struct conn *c, uint8_t type, uint32_t src, uint32_t dst,
+		   const char *cred, size_t len);
+
 /* The same over the identity `id`, from id->from to id->to. */
 int cred_send_ident(struct auth *auth, struct conn *c, uint8_t type,
 		    const struct pmixev_ident *id, char *err, size_t errlen);

@@ -32,7 +32,21 @@ struct handshake {
 	struct pmixev_table table; /* srun's, once it came */
 	handshake_child_fn child_fn;
 	void *child_ctx;
+	/* The hello to the first parent, signed at the start: a node whose
+	 * tasks all end at once loses its signer (the owner helper ends with
+	 * them) before srun's table tells it where its parent is. */
+	struct {
+		char *cred; /* NULL: none (used, or not made) */
+		size_t len;
+		uint32_t to;
+		uint64_t nonce;
+		uint64_t made_ms;
+	} spare;
 };
+
+/* Older than this, a made hello may outlive munge's credential TTL
+ * (300 s by default). */
+#define SPARE_MAX_AGE_MS 240000
 
 struct handshake *handshake_create(const struct handshake_cfg *cfg,
 				   struct auth *auth, struct links *ls)
@@ -116,7 +130,39 @@ int handshake_connect_parent(struct handshake *hs)
 	id.nonce = p->nonce;
 	if (link_dial(p, e->host, e->port, WELCOME_MAX) < 0)
 		return -1;
+	if (hs->spare.cred && hs->spare.to == p->peer &&
+	    link_now_ms() - hs->spare.made_ms < SPARE_MAX_AGE_MS) {
+		int rc;
+
+		p->nonce = hs->spare.nonce;
+		rc = cred_send_made(p->conn, PMIXEV_MSG_PEER_HELLO, id.from,
+				    id.to, hs->spare.cred, hs->spare.len);
+		free(hs->spare.cred); /* munge takes a credential once */
+		hs->spare.cred = NULL;
+		return rc;
+	}
 	return send_ident(hs, p->conn, PMIXEV_MSG_PEER_HELLO, &id);
+}
+
+/* Sign the hello to the first parent now, while the signer runs. */
+static void make_spare(struct handshake *hs)
+{
+	uint32_t to = hs->ls->parent.peer;
+	struct pmixev_ident id = ident_to(hs, to);
+	char err[256];
+
+	if (to == PMIXEV_TREE_NONE ||
+	    getrandom(&id.nonce, sizeof(id.nonce), 0) < 0)
+		return;
+	if (cred_make_ident(hs->auth, &id, &hs->spare.cred, &hs->spare.len, err,
+			    sizeof(err)) < 0) {
+		PMIXEV_DEBUG(1, "overlay: no hello made ahead for node %u: %s",
+			     to, err);
+		return;
+	}
+	hs->spare.to = to;
+	hs->spare.nonce = id.nonce;
+	hs->spare.made_ms = link_now_ms();
 }
 
 /*
@@ -301,7 +347,10 @@ int handshake_start(struct handshake *hs)
 	id.port = admit_port(hs->door);
 	PMIXEV_DEBUG(1, "overlay: listening on %s:%u, node %u of %u", id.host,
 		     id.port, hs->ls->self, hs->cfg.nnodes);
-	return send_ident(hs, srun->conn, PMIXEV_MSG_RDV_HELLO, &id);
+	if (send_ident(hs, srun->conn, PMIXEV_MSG_RDV_HELLO, &id) < 0)
+		return -1;
+	make_spare(hs);
+	return 0;
 }
 
 static void bye(struct conn *c, void *arg)
@@ -323,6 +372,7 @@ void handshake_destroy(struct handshake *hs)
 	if (!hs)
 		return;
 	admit_destroy(hs->door);
+	free(hs->spare.cred);
 	free(hs->table.nodes);
 	free(hs);
 }

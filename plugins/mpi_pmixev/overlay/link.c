@@ -57,6 +57,7 @@ struct links *links_create(struct event_base *base,
 	ls->max_queued = max_queued;
 	link_init(&ls->srun, ls, LINK_SRUN, 0);
 	link_init(&ls->parent, ls, LINK_PARENT, pmixev_tree_parent(tree, self));
+	atomic_init(&ls->joined, ls->parent.peer == PMIXEV_TREE_NONE);
 	ls->nchildren = pmixev_tree_nchildren(tree, self);
 	/* Room for adopted children: any node with a higher id. */
 	ls->cap_children = tree->n - 1 - self;
@@ -149,6 +150,8 @@ void link_up(struct link *l)
 	struct queued *q;
 
 	l->up = true;
+	if (l->role == LINK_PARENT)
+		atomic_store(&l->set->joined, true);
 	if (l->role != LINK_SRUN)
 		conn_set_max_len(l->conn, l->set->max_frame);
 	l->last_rx_ms = link_now_ms();

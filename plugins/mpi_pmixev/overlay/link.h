@@ -10,6 +10,7 @@
 #ifndef PMIXEV_OVERLAY_LINK_H_
 #define PMIXEV_OVERLAY_LINK_H_
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,8 @@ struct links {
 	struct link *children; /* [nchildren]: static ones, then adopted */
 	uint32_t nchildren, cap_children;
 	bool leaving; /* said BYE (links_leave): the step ends here */
+	/* A parent link came up once, or there was none: any thread */
+	atomic_bool joined;
 	link_frame_fn on_frame;
 	void *frame_ctx;
 	link_down_fn on_down;

@@ -130,6 +130,11 @@ uint32_t overlay_self(const struct overlay *ov)
 	return ov->nodeid;
 }
 
+bool overlay_joined(const struct overlay *ov)
+{
+	return atomic_load(&ov->ls->joined);
+}
+
 uint32_t overlay_parent(const struct overlay *ov)
 {
 	return ov->ls->parent.peer;

@@ -120,6 +120,13 @@ uint32_t overlay_self(const struct overlay *ov);
  * `node` is one of our children.
  */
 uint32_t overlay_parent(const struct overlay *ov);
+
+/*
+ * Has this node joined the tree (its parent link came up once; the root
+ * has none)? Any thread: the step's end waits a little for it, so that
+ * a node whose tasks all ended at once still tells the others.
+ */
+bool overlay_joined(const struct overlay *ov);
 size_t overlay_children(const struct overlay *ov, uint32_t *out);
 bool overlay_in_subtree(const struct overlay *ov, uint32_t id, uint32_t d);
 bool overlay_is_child(const struct overlay *ov, uint32_t node);

@@ -54,7 +54,8 @@
 #include "stepd/gone.h"
 #include "stepd/site.h"
 
-#define MAX_FRAME (64u << 20) /* largest overlay payload: 64 MiB */
+#define MAX_FRAME    (64u << 20) /* largest overlay payload: 64 MiB */
+#define JOIN_WAIT_MS 2000	 /* at the end, for a parent link not yet up */
 
 /*
  * Slurm's hooks carry no context and slurmstepd serves exactly one step,
@@ -527,6 +528,13 @@ void stepd_fini(void)
 		return;
 	PMIXEV_DEBUG(1, "step ended here: shutting down");
 	atomic_store(&st.leaving, true);
+	/* Tasks that all ended at once may end before this node joined the
+	 * tree: give its parent link a moment, so that their ends (queued
+	 * for it) and this node's goodbye reach the others. */
+	for (int i = 0;
+	     st.built && s->ov && !overlay_joined(s->ov) && i < JOIN_WAIT_MS;
+	     i++)
+		usleep(1000);
 	/* Say goodbye and drain the agent, then the pmix side, while PMIx
 	 * still accepts callbacks, then stop them. */
 	if (s->agent) {
