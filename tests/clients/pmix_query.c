@@ -180,7 +180,7 @@ static void value_text(const pmix_value_t *v, char *buf, size_t len)
 		     da && da->type == PMIX_INFO && i < da->size && off < len;
 		     i++) {
 			const pmix_info_t *in = &((pmix_info_t *)da->array)[i];
-			char sub[512];
+			char sub[4096];
 
 			value_text(&in->value, sub, sizeof(sub));
 			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 	printf(PROG ": rank %u on %s: took %.1f s\n", me.rank, client_host(),
 	       took[repeat - 1] / 1e6);
 	for (size_t r = 0; r < nres; r++) {
-		char text[2048];
+		char text[8192];
 
 		value_text(&res[r].value, text, sizeof(text));
 		printf(PROG ": rank %u on %s: %s = %s\n", me.rank,
