@@ -64,6 +64,13 @@ static const char *const type_names[PMIXEV_PMIXD_TYPE_MAX + 1] = {
 	[PMIXEV_PMIXD_GROUP] = "GROUP",
 	[PMIXEV_PMIXD_GROUP_DONE] = "GROUP_DONE",
 	[PMIXEV_PMIXD_GROUP_ABORT] = "GROUP_ABORT",
+	[PMIXEV_PMIXD_SPAWN] = "SPAWN",
+	[PMIXEV_PMIXD_SPAWN_DONE] = "SPAWN_DONE",
+	[PMIXEV_PMIXD_NSPACE_ADD] = "NSPACE_ADD",
+	[PMIXEV_PMIXD_NSPACE_DEL] = "NSPACE_DEL",
+	[PMIXEV_PMIXD_NSPACE_ADDED] = "NSPACE_ADDED",
+	[PMIXEV_PMIXD_ALLOC] = "ALLOC",
+	[PMIXEV_PMIXD_ALLOC_DONE] = "ALLOC_DONE",
 };
 
 /* Types O sends; the others are root's. */
@@ -87,6 +94,9 @@ static bool from_owner(unsigned type)
 	case PMIXEV_PMIXD_SYNC_ECHO:
 	case PMIXEV_PMIXD_GROUP:
 	case PMIXEV_PMIXD_GROUP_ABORT:
+	case PMIXEV_PMIXD_SPAWN:
+	case PMIXEV_PMIXD_NSPACE_ADDED:
+	case PMIXEV_PMIXD_ALLOC:
 		return true;
 	default:
 		return false;

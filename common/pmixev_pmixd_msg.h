@@ -5,7 +5,8 @@
  * what O sends, and the small messages. The bigger ones are in
  * pmixev_pmixd_start.h (START, READY), pmixev_pmixd_coll.h (fence, direct
  * modex, publish), pmixev_pmixd_ctl.h (query, job control, log) and
- * pmixev_pmixd_group.h (PMIx Groups).
+ * pmixev_pmixd_group.h (PMIx Groups), pmixev_pmixd_spawn.h (spawn,
+ * foreign namespaces, allocation).
  * See doc/pmix-server-as-owner.md §3b and §3c.
  *
  * O runs libpmix for the user, so everything it sends is hostile: root
@@ -76,7 +77,14 @@ enum pmixev_pmixd_type {
 	PMIXEV_PMIXD_GROUP,	    /* O->R */
 	PMIXEV_PMIXD_GROUP_DONE,    /* R->O */
 	PMIXEV_PMIXD_GROUP_ABORT,   /* O->R */
-	PMIXEV_PMIXD_TYPE_MAX = PMIXEV_PMIXD_GROUP_ABORT
+	PMIXEV_PMIXD_SPAWN,	    /* O->R, pmixev_pmixd_spawn.h */
+	PMIXEV_PMIXD_SPAWN_DONE,    /* R->O */
+	PMIXEV_PMIXD_NSPACE_ADD,    /* R->O */
+	PMIXEV_PMIXD_NSPACE_DEL,    /* R->O */
+	PMIXEV_PMIXD_NSPACE_ADDED,  /* O->R */
+	PMIXEV_PMIXD_ALLOC,	    /* O->R */
+	PMIXEV_PMIXD_ALLOC_DONE,    /* R->O */
+	PMIXEV_PMIXD_TYPE_MAX = PMIXEV_PMIXD_ALLOC_DONE
 };
 
 /* Who may send a type: the receiver refuses a frame from the wrong side. */
