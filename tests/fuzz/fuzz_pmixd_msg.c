@@ -6,8 +6,10 @@
  * whole and from byte 12 on (a frame's body), by every unpack function,
  * with the bounds of a 2-node, 8-task step seen from node 0. Invariants:
  * a header that decodes re-encodes to the same 12 bytes, a body that
- * unpacks packs back to the same bytes (the encoding is canonical), and a
- * GROUP_DONE fits a request exactly when its ranks are the request's.
+ * unpacks packs back to the same bytes (the encoding is canonical), a
+ * GROUP_DONE fits a request exactly when its ranks are the request's,
+ * and a SPAWN that unpacks packs to the size pmixev_pmixd_spawn_size
+ * says.
  */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 #include "pmixev_pmixd_ctl.h"
 #include "pmixev_pmixd_group.h"
 #include "pmixev_pmixd_msg.h"
+#include "pmixev_pmixd_spawn.h"
 #include "pmixev_pmixd_start.h"
 
 #define FUZZ_MAX_LEN 4096
@@ -93,6 +96,12 @@ static void fuzz_small(const uint8_t *data, size_t len)
 	struct pmixev_pmixd_query q;
 	struct pmixev_pmixd_jobctl jc;
 	struct pmixev_pmixd_group_abort ga;
+	static struct pmixev_pmixd_spawn_done sd;
+	static struct pmixev_pmixd_nspace_add na;
+	struct pmixev_pmixd_nspace_added nd;
+	static struct pmixev_pmixd_alloc ac;
+	static struct pmixev_pmixd_alloc_done ad;
+	char ns[PMIXEV_NSPACE_MAX];
 	struct pmixev_buf r, w;
 	uint64_t seq;
 
@@ -122,6 +131,31 @@ static void fuzz_small(const uint8_t *data, size_t len)
 	      pmixev_pmixd_jobctl_pack(&w, &jc), (void)0);
 	ROUND(pmixev_pmixd_group_abort_unpack(&r, &lim, &ga),
 	      pmixev_pmixd_group_abort_pack(&w, &ga), (void)0);
+	ROUND(pmixev_pmixd_spawn_done_unpack(&r, &sd),
+	      pmixev_pmixd_spawn_done_pack(&w, &sd), (void)0);
+	ROUND(pmixev_pmixd_nspace_add_unpack(&r, &na),
+	      pmixev_pmixd_nspace_add_pack(&w, &na), (void)0);
+	ROUND(pmixev_pmixd_nspace_del_unpack(&r, ns),
+	      pmixev_pmixd_nspace_del_pack(&w, ns), (void)0);
+	ROUND(pmixev_pmixd_nspace_added_unpack(&r, &nd),
+	      pmixev_pmixd_nspace_added_pack(&w, &nd), (void)0);
+	ROUND(pmixev_pmixd_alloc_unpack(&r, &lim, &ac),
+	      pmixev_pmixd_alloc_pack(&w, &ac), (void)0);
+	ROUND(pmixev_pmixd_alloc_done_unpack(&r, &ad),
+	      pmixev_pmixd_alloc_done_pack(&w, &ad), (void)0);
+}
+
+/* A SPAWN that decoded: its size is what it packs to, its procs add up. */
+static void fuzz_spawn_sizes(const struct pmixev_pmixd_spawn *m, size_t len)
+{
+	uint64_t procs = 0;
+
+	for (uint32_t i = 0; i < m->napps; i++)
+		procs += m->apps[i].maxprocs;
+	if (pmixev_pmixd_spawn_size(m) != len || !procs ||
+	    procs > PMIXEV_PMIXD_SPAWN_PROCS ||
+	    procs != pmixev_pmixd_spawn_nprocs(m))
+		abort();
 }
 
 static bool in_135(uint32_t rank)
@@ -164,6 +198,9 @@ static void fuzz_owning(const uint8_t *data, size_t len)
 	struct pmixev_pmixd_pubsub_done pd;
 	static struct pmixev_pmixd_group gr;
 	struct pmixev_pmixd_group_done gd;
+	struct pmixev_pmixd_spawn sp;
+	struct pmixev_pmixd_spawn_app *apps;
+	uint32_t napps;
 	struct pmixev_buf r, w;
 
 	ROUND(pmixev_pmixd_start_unpack(&r, &sta),
@@ -198,6 +235,13 @@ static void fuzz_owning(const uint8_t *data, size_t len)
 	ROUND(pmixev_pmixd_group_done_unpack(&r, map.ntasks, &gd),
 	      pmixev_pmixd_group_done_pack(&w, &gd),
 	      (fuzz_fits(&gd), pmixev_pmixd_group_done_release(&gd)));
+	ROUND(pmixev_pmixd_spawn_unpack(&r, &lim, PMIXEV_PMIXD_SPAWN_BYTES,
+					&sp),
+	      pmixev_pmixd_spawn_pack(&w, &sp),
+	      (fuzz_spawn_sizes(&sp, len), pmixev_pmixd_spawn_release(&sp)));
+	ROUND(pmixev_pmixd_spawn_apps_unpack(&r, &apps, &napps),
+	      pmixev_pmixd_spawn_apps_pack(&w, apps, napps),
+	      pmixev_pmixd_spawn_apps_free(apps, napps));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
