@@ -395,6 +395,7 @@ static int push_spawn_vars(struct strv *s, const struct pmixev_pmixd_spawn *m,
 			   const struct pmixev_spawn_ctx *c)
 {
 	char parent[PMIXEV_NSPACE_MAX + 16], id[PMIXEV_SPAWN_ID_LEN];
+	struct pmixev_pmixd_spawn_app *each;
 	char *apps;
 	int rc;
 
@@ -408,7 +409,15 @@ static int push_spawn_vars(struct strv *s, const struct pmixev_pmixd_spawn *m,
 		return -1;
 	if (!pmixev_spawn_multi(m))
 		return 0;
-	apps = pmixev_spawn_apps_encode(m->apps, m->napps);
+	/* pmixev-exec goes where the apps say: wdir, when given, for all. */
+	each = malloc(m->napps * sizeof(*each));
+	if (!each)
+		return -1;
+	memcpy(each, m->apps, m->napps * sizeof(*each));
+	for (uint32_t i = 0; m->wdir[0] && i < m->napps; i++)
+		each[i].cwd = m->wdir;
+	apps = pmixev_spawn_apps_encode(each, m->napps);
+	free(each);
 	if (!apps)
 		return errno == ENOMEM ? -1 : -3;
 	rc = env_put(s, env_make("%s=%s", PMIXEV_SPAWN_APPS_ENV, apps));

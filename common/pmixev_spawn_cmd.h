@@ -54,7 +54,9 @@ char **pmixev_spawn_argv(const struct pmixev_pmixd_spawn *m,
 /*
  * The child srun's environment: `base` (srun A's own) without what
  * pmixev_spawn_env_dropped names, then the one app's env, then the env
- * ops in order, then the spawn variables. Same conventions as argv.
+ * ops in order, then the spawn variables (with several apps, the apps
+ * for pmixev-exec, each with the SPAWN's wdir as its cwd when it has
+ * one). Same conventions as argv.
  */
 char **pmixev_spawn_env(const struct pmixev_pmixd_spawn *m,
 			const struct pmixev_spawn_ctx *c, char *const *base,

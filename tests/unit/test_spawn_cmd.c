@@ -343,9 +343,23 @@ static void test_env_build(void **state)
 			 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(got[0].env[0], "PATH=/app/bin");
+	assert_string_equal(got[0].cwd, "/home/u");
 	assert_string_equal(got[1].cmd, "other");
+	assert_string_equal(got[1].cwd, "/tmp");
 	pmixev_pmixd_spawn_apps_free(got, n);
 	pmixev_spawn_strv_free(env);
+	/* A wdir sends every app there. */
+	m.wdir = "/scratch";
+	env = pmixev_spawn_env(&m, &ctx, base, err, sizeof(err));
+	assert_non_null(env);
+	assert_int_equal(pmixev_spawn_apps_decode(
+				 get(env, PMIXEV_SPAWN_APPS_ENV), &got, &n),
+			 0);
+	assert_string_equal(got[0].cwd, "/scratch");
+	assert_string_equal(got[1].cwd, "/scratch");
+	pmixev_pmixd_spawn_apps_free(got, n);
+	pmixev_spawn_strv_free(env);
+	m.wdir = "";
 	/* No base; a bad spawner. */
 	m.nops = 0;
 	env = pmixev_spawn_env(&m, &ctx, NULL, err, sizeof(err));
