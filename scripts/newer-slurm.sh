@@ -20,7 +20,9 @@
 # command 2 leaves them unset here: proctrack/linuxproc, task/none).
 #
 # --bench: likewise, then run bench/SCRIPT ARGS there (e.g. run.sh --quick,
-# ulfm.sh): the benchmarks of this generation, stock mpi/pmix included.
+# ulfm.sh): the benchmarks of this generation, stock mpi/pmix included. Its
+# cluster ID: PMIXEV_BENCH_CLUSTER_ID, else PMIXEV_<DEBIAN>_CLUSTER_ID when
+# set, else the script's own default (each bench/*.sh names it).
 #
 # The root is kept in PMIXEV_<DEBIAN>_ROOT (default /var/tmp/pmixev-DEBIAN)
 # and reused; /proc, /sys, /dev and a fresh /run are mounted in a private
@@ -38,10 +40,12 @@ case $debian in
 trixie)
 	root=${PMIXEV_TRIXIE_ROOT:-/var/tmp/pmixev-trixie}
 	cluster_id=${PMIXEV_TRIXIE_CLUSTER_ID:-5}
+	bench_id=${PMIXEV_BENCH_CLUSTER_ID:-${PMIXEV_TRIXIE_CLUSTER_ID:-}}
 	;;
 testing)
 	root=${PMIXEV_TESTING_ROOT:-/var/tmp/pmixev-testing}
 	cluster_id=${PMIXEV_TESTING_CLUSTER_ID:-7}
+	bench_id=${PMIXEV_BENCH_CLUSTER_ID:-${PMIXEV_TESTING_CLUSTER_ID:-}}
 	;;
 *)
 	echo "newer-slurm: --debian: trixie or testing, not '$debian'" >&2
@@ -176,8 +180,9 @@ echo "newer-slurm: built and unit-tested against $(in_root dpkg-query -W -f='Slu
 
 ((suite)) || exit 0
 if [ -n "$bench" ]; then
-	echo "newer-slurm: bench/$bench on $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) in the $debian root"
+	echo "newer-slurm: bench/$bench on $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) in the $debian root${bench_id:+, cluster $bench_id}"
 	PMIXEV_ROOT_FULL=1 in_root env PMIXEV_BUILDDIR=/src/b \
+		${bench_id:+PMIXEV_BENCH_CLUSTER_ID="$bench_id"} \
 		bash "/src/bench/$bench" "$@"
 	exit
 fi
