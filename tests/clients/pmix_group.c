@@ -4,9 +4,8 @@
  * usage: pmix_group [--id ID] [--members LIST] [--wildcard] [--ctxid]
  *                   [--notify] [--optional] [--leader R] [--timeout S]
  *                   [--local-only] [--info] [--put] [--nb] [--sleep R:S]
- *                   [--die R] [--die-after R] [--watch] [--hold S]
- *                   [--no-destruct]
- *                   [--groups N] [--bench N]
+ *                   [--die R] [--die-after R] [--kill] [--watch] [--hold S]
+ *                   [--no-destruct] [--groups N] [--bench N]
  *
  * The ranks of LIST (default: every rank; "0-2,5"; --wildcard: the
  * namespace's wildcard) construct group ID (default "grp1") with the
@@ -20,19 +19,18 @@
  * PMIX_GROUP_LOCAL_CID qualified by the group's context id. --sleep R:S:
  * rank R sleeps S seconds before constructing; --die R: rank R exits (3,
  * without finalizing) before; --die-after R: after (the others destruct
- * half a second later, 2 s with --watch). --watch: each member prints the
- * group events it gets (PMIX_GROUP_MEMBER_FAILED, _LEADER_FAILED) as
- * "event CODE group ID rank P ctxid C". --hold S: the members wait S
- * seconds after the construct. Then the group is destructed (not with
- * --no-destruct).
- * Ranks not in LIST only initialise and finalise.
+ * half a second later, 2 s with --watch); --kill: it kills itself
+ * (SIGKILL) instead. --watch: each member prints the group events it gets
+ * (PMIX_GROUP_MEMBER_FAILED, _LEADER_FAILED) as "event CODE group ID rank
+ * P ctxid C". --hold S: the members wait S seconds after the construct.
+ * Then the group is destructed (not with --no-destruct). Ranks not in
+ * LIST only initialise and finalise.
  *
  * --groups N: instead, every rank constructs (non-blocking, at once) each
  * of N groups "g0".."gN-1" it is in (group i: every rank but i modulo the
  * size, with a context id), then destructs them. --bench N: N rounds of a
  * data-less fence over LIST, a fence collecting the data (64 bytes put per
- * rank before), a construct (with the directives asked) and a destruct,
- * timed.
+ * rank before), a construct (with the directives asked) and a destruct.
  *
  * Prints, per member, "pmix_group: rank R on HOST: construct ID: STATUS in
  * T ms, N members [R ...], ctxid C" (or "ctxid none"), "... get grp.key of
@@ -43,6 +41,7 @@
  * destruct median ...".
  * Exit status 0 when every call this rank made succeeded.
  */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,7 +65,7 @@ static int failures;
 struct opts {
 	const char *id, *members;
 	bool wildcard, ctxid, notify, optional, local_only, info, put, nb;
-	bool destruct, watch;
+	bool destruct, watch, kill;
 	long leader, timeout, sleep_rank, sleep_sec, die, die_after, groups,
 		bench, hold;
 };
@@ -445,6 +444,14 @@ static void bench(const struct opts *o, const pmix_proc_t *procs, size_t n)
 	    failures ? " (with failures)" : "");
 }
 
+/* --die, --die-after: end without PMIx_Finalize. */
+static void end_now(const struct opts *o)
+{
+	if (o->kill)
+		raise(SIGKILL);
+	_exit(3);
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){.id = "grp1",
@@ -505,6 +512,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->destruct = false;
 		else if (!strcmp(a, "--watch"))
 			o->watch = true;
+		else if (!strcmp(a, "--kill"))
+			o->kill = true;
 		else
 			usage();
 	}
@@ -555,7 +564,7 @@ int main(int argc, char **argv)
 	if ((long)me.rank == o.sleep_rank)
 		sleep((unsigned)o.sleep_sec);
 	if ((long)me.rank == o.die)
-		_exit(3); /* without PMIx_Finalize */
+		end_now(&o);
 	if (o.watch) {
 		pmix_status_t codes[] = {PMIX_GROUP_MEMBER_FAILED,
 					 PMIX_GROUP_LEADER_FAILED};
@@ -576,7 +585,7 @@ int main(int argc, char **argv)
 		sleep((unsigned)o.hold);
 	if (o.die_after >= 0) {
 		if ((long)me.rank == o.die_after)
-			_exit(3);
+			end_now(&o);
 		/* its end (and its events) reach every node first */
 		usleep(o.watch ? 2000000 : 500000);
 	}

@@ -131,16 +131,16 @@ run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --notify --leader 4 --die-
 ok $? "a member of a group with NOTIFY_TERMINATION exits: each other member hears GROUP_MEMBER_FAILED once ($n_all events to 5 members), only the leader when one is declared; the destruct succeeds" ||
 	show
 
-# The declared leader (rank 4, alone on n2) exits after the construct:
-# every other member hears PMIX_GROUP_LEADER_FAILED once; the destruct is
-# partly successful (no NOTIFY_TERMINATION).
-run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --leader 4 --die-after 4 --watch
+# The declared leader (rank 4, alone on n2) is killed after the
+# construct: every other member hears PMIX_GROUP_LEADER_FAILED once; the
+# destruct is partly successful (no NOTIFY_TERMINATION).
+run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --ctxid --leader 4 --die-after 4 --kill --watch
 ev="event (GROUP-LEADER-FAILED|PMIX_GROUP_LEADER_FAILED) group grp1 rank 4 ctxid [0-9]+$"
 [ "$(lines "^pmix_group: rank [0-35] on n[13]: $ev")" -eq 5 ] &&
 	[ "$(printf '%s\n' "$out" | grep -E "^pmix_group: rank [0-35] on n[13]: $ev" | sort -u | wc -l)" -eq 5 ] &&
 	[ "$(lines "event ")" -eq 5 ] &&
 	[ "$(lines "^pmix_group: rank [0-35] on n[13]: destruct grp1: (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS) in ")" -eq 5 ]
-ok $? "the declared leader exits: each other member hears GROUP_LEADER_FAILED once; the destruct is partly successful" ||
+ok $? "the declared leader is killed: each other member hears GROUP_LEADER_FAILED once; the destruct is partly successful" ||
 	show
 
 # The host serves group construct and destruct.
