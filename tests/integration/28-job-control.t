@@ -59,6 +59,7 @@ two_steps() {
 	out=$(as_user salloc -N3 -t 2 bash -c '
 	linger=$1 node=$2 jc=$3
 	shift 3
+	: >step0.out # not the last call'"'"'s "up" lines
 	srun --overlap --mpi=pmixev -N3 -n3 "$jc" --linger "$linger" none >step0.out 2>&1 &
 	s0=$!
 	for t in $(seq 60); do
