@@ -25,7 +25,8 @@ static int known_op(uint8_t op)
 {
 	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE ||
 	       op == PMIXEV_OWNER_OTHER_JOB || op == PMIXEV_OWNER_PARTITIONS ||
-	       op == PMIXEV_OWNER_CONTROL || op == PMIXEV_OWNER_MAIL;
+	       op == PMIXEV_OWNER_CONTROL || op == PMIXEV_OWNER_MAIL ||
+	       op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK;
 }
 
 static int printable(const char *s, size_t size)
@@ -63,6 +64,63 @@ int pmixev_owner_mail_ok(const struct pmixev_owner_mail *m)
 	return n <= PMIXEV_OWNER_MAIL_TO;
 }
 
+/* Text of `size` bytes holding a NUL, of `ok`'s characters only. */
+static int text_of(const char *s, size_t size, const char *ok)
+{
+	return memchr(s, '\0', size) && strspn(s, ok) == strlen(s);
+}
+
+static const char name_chars[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._-";
+static const char hostlist_chars[] = "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789._-,[]";
+
+/* An allocation request Slurm could be asked (see the header). */
+static int alloc_ok(uint8_t op, const struct pmixev_owner_alloc *a)
+{
+	if (!text_of(a->name, sizeof(a->name), name_chars) ||
+	    !text_of(a->partition, sizeof(a->partition), name_chars) ||
+	    !text_of(a->nodes, sizeof(a->nodes), hostlist_chars) ||
+	    !text_of(a->exclude, sizeof(a->exclude), hostlist_chars) ||
+	    a->nnodes > PMIXEV_OWNER_ALLOC_NODES_MAX)
+		return 0;
+	if (op == PMIXEV_OWNER_SHRINK)
+		return a->nodes[0] != '\0' || a->nnodes;
+	return a->name[0] && (a->nnodes || a->ncpus);
+}
+
+static void put_alloc(struct pmixev_buf *b, const struct pmixev_owner_alloc *a)
+{
+	pmixev_buf_put_u32(b, a->nnodes);
+	pmixev_buf_put_u32(b, a->ncpus);
+	pmixev_buf_put_u64(b, a->mem_mb);
+	pmixev_buf_put_u32(b, a->minutes);
+	pmixev_buf_put_str(b, a->name);
+	pmixev_buf_put_str(b, a->partition);
+	pmixev_buf_put_str(b, a->nodes);
+	pmixev_buf_put_str(b, a->exclude);
+}
+
+static void get_alloc(struct pmixev_buf *b, struct pmixev_owner_alloc *a)
+{
+	pmixev_buf_get_u32(b, &a->nnodes);
+	pmixev_buf_get_u32(b, &a->ncpus);
+	pmixev_buf_get_u64(b, &a->mem_mb);
+	pmixev_buf_get_u32(b, &a->minutes);
+	pmixev_buf_get_str(b, a->name, sizeof(a->name));
+	pmixev_buf_get_str(b, a->partition, sizeof(a->partition));
+	pmixev_buf_get_str(b, a->nodes, sizeof(a->nodes));
+	pmixev_buf_get_str(b, a->exclude, sizeof(a->exclude));
+}
+
+/* Whether `op` carries an allocation. */
+static int alloc_op(uint8_t op)
+{
+	return op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK;
+}
+
 /* A control request Slurm could be asked. */
 static int control_ok(const struct pmixev_owner_req *m)
 {
@@ -86,7 +144,8 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		return -1;
 	}
 	if ((m->op == PMIXEV_OWNER_CONTROL && !control_ok(m)) ||
-	    (m->op == PMIXEV_OWNER_MAIL && !pmixev_owner_mail_ok(&m->mail))) {
+	    (m->op == PMIXEV_OWNER_MAIL && !pmixev_owner_mail_ok(&m->mail)) ||
+	    (alloc_op(m->op) && !alloc_ok(m->op, &m->alloc))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -105,6 +164,8 @@ int pmixev_owner_req_pack(struct pmixev_buf *b,
 		pmixev_buf_put_str(b, m->mail.subject);
 		pmixev_buf_put_str(b, m->mail.text);
 	}
+	if (alloc_op(m->op))
+		put_alloc(b, &m->alloc);
 	return done_packing(b);
 }
 
@@ -129,6 +190,11 @@ int pmixev_owner_req_unpack(struct pmixev_buf *b, struct pmixev_owner_req *m)
 		pmixev_buf_get_str(b, t.mail.subject, sizeof(t.mail.subject));
 		pmixev_buf_get_str(b, t.mail.text, sizeof(t.mail.text));
 		if (!pmixev_buf_ok(b) || !pmixev_owner_mail_ok(&t.mail))
+			return -1;
+	}
+	if (pmixev_buf_ok(b) && alloc_op(t.op)) {
+		get_alloc(b, &t.alloc);
+		if (!pmixev_buf_ok(b) || !alloc_ok(t.op, &t.alloc))
 			return -1;
 	}
 	if (done_unpacking(b) < 0 || !known_op(t.op))
@@ -251,13 +317,17 @@ int pmixev_owner_resp_pack(struct pmixev_buf *b,
 		}
 		return done_packing(b);
 	}
-	if (m->op == PMIXEV_OWNER_CONTROL || m->op == PMIXEV_OWNER_MAIL) {
-		if (!memchr(m->ctl.reason, '\0', sizeof(m->ctl.reason))) {
+	if (m->op == PMIXEV_OWNER_CONTROL || m->op == PMIXEV_OWNER_MAIL ||
+	    alloc_op(m->op)) {
+		if (!memchr(m->ctl.reason, '\0', sizeof(m->ctl.reason)) ||
+		    (m->op != PMIXEV_OWNER_ALLOC_NEW && m->new_job)) {
 			errno = EINVAL;
 			return -1;
 		}
 		pmixev_buf_put_i32(b, m->ctl.rc);
 		pmixev_buf_put_str(b, m->ctl.reason);
+		if (m->op == PMIXEV_OWNER_ALLOC_NEW)
+			pmixev_buf_put_u32(b, m->new_job);
 		return done_packing(b);
 	}
 	if (!memchr(j->reason, '\0', sizeof(j->reason)) ||
@@ -286,6 +356,7 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 	struct pmixev_job_state *j = &t.job;
 	uint64_t end = 0, preempt = 0, suspend = 0, now = 0;
 
+	t.new_job = 0;
 	pmixev_buf_get_u8(b, &t.op);
 	pmixev_buf_get_u32(b, &t.id);
 	pmixev_buf_get_u8(b, &t.asked_again);
@@ -308,10 +379,12 @@ int pmixev_owner_resp_unpack(struct pmixev_buf *b, struct pmixev_owner_resp *m)
 		*m = t;
 		return 0;
 	}
-	if (pmixev_buf_ok(b) &&
-	    (t.op == PMIXEV_OWNER_CONTROL || t.op == PMIXEV_OWNER_MAIL)) {
+	if (pmixev_buf_ok(b) && (t.op == PMIXEV_OWNER_CONTROL ||
+				 t.op == PMIXEV_OWNER_MAIL || alloc_op(t.op))) {
 		pmixev_buf_get_i32(b, &t.ctl.rc);
 		pmixev_buf_get_str(b, t.ctl.reason, sizeof(t.ctl.reason));
+		if (t.op == PMIXEV_OWNER_ALLOC_NEW)
+			pmixev_buf_get_u32(b, &t.new_job);
 		if (done_unpacking(b) < 0)
 			return -1;
 		*m = t;

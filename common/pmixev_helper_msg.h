@@ -22,7 +22,14 @@
  *   PMIXEV_OWNER_MAIL        PMIx_Log's email: the site's mail command run
  *                            as the owner ("CMD -s SUBJECT ADDRESS...",
  *                            the text on its stdin), as Slurm's MailProg
- * Job control and allocation requests will follow the same pattern.
+ *   PMIXEV_OWNER_ALLOC_NEW   PMIx_Allocation_request's NEW: a new job for
+ *                            the owner (slurm_allocate_resources, no
+ *                            response port); answered with its id at once,
+ *                            pending or running
+ *   PMIXEV_OWNER_SHRINK      PMIx_Allocation_request's RELEASE: the owner's
+ *                            job gives nodes back (slurm_load_job, then
+ *                            slurm_update_job with the nodes it keeps);
+ *                            slurmctld decides
  * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when it gets a
  * signal (it runs in the step, so it gets what Slurm sends the tasks; the
  * owner can signal it too): the stepd then looks at the job at once, and
@@ -51,6 +58,31 @@ enum pmixev_owner_op {
 	PMIXEV_OWNER_PARTITIONS = 5,
 	PMIXEV_OWNER_CONTROL = 6,
 	PMIXEV_OWNER_MAIL = 7,
+	PMIXEV_OWNER_ALLOC_NEW = 8,
+	PMIXEV_OWNER_SHRINK = 9,
+};
+
+#define PMIXEV_OWNER_ALLOC_NODES_MAX 65536 /* nodes of one request */
+
+/*
+ * What PMIXEV_OWNER_ALLOC_NEW asks Slurm for, and what PMIXEV_OWNER_SHRINK
+ * gives back of job job_id: the nodes in `nodes`, or else `nnodes` nodes
+ * the helper picks (never the job's batch host; those in `exclude` last,
+ * then from the end of the job's list). `name`, `partition`: letters,
+ * digits and "._-" ("" for Slurm's default partition; NEW's name is never
+ * empty). `nodes`, `exclude`: "" or Slurm hostlist text (letters, digits
+ * and "._,[]-"). NEW: nnodes or ncpus > 0; SHRINK: nodes or nnodes. A
+ * SHRINK's answer names the nodes released in ctl.reason when it worked.
+ */
+struct pmixev_owner_alloc {
+	uint32_t nnodes;  /* min = max nodes, 0: Slurm's choice */
+	uint32_t ncpus;	  /* CPUs over all nodes, 0: one a node */
+	uint64_t mem_mb;  /* per node, 0: Slurm's default */
+	uint32_t minutes; /* time limit, 0: the partition's default */
+	char name[PMIXEV_OWNER_NAME];
+	char partition[PMIXEV_OWNER_NAME];
+	char nodes[PMIXEV_OWNER_TEXT];
+	char exclude[PMIXEV_OWNER_TEXT];
 };
 
 #define PMIXEV_OWNER_MAIL_TEXT 1024 /* a mail's text incl. NUL */
@@ -97,6 +129,8 @@ struct pmixev_owner_req {
 				  0: no limit */
 	/* PMIXEV_OWNER_MAIL only: */
 	struct pmixev_owner_mail mail;
+	/* PMIXEV_OWNER_ALLOC_NEW, _SHRINK (job_id: the job shrunk) only: */
+	struct pmixev_owner_alloc alloc;
 };
 
 /* Slurm's answer to a PMIXEV_OWNER_CONTROL request. */
@@ -179,7 +213,9 @@ struct pmixev_owner_resp {
 	struct pmixev_job_state job;	  /* _JOB_STATE, _OTHER_JOB */
 	struct pmixev_nodes_state nodes;  /* PMIXEV_OWNER_NODE_STATE */
 	struct pmixev_parts_state parts;  /* PMIXEV_OWNER_PARTITIONS */
-	struct pmixev_control_result ctl; /* PMIXEV_OWNER_CONTROL, _MAIL */
+	struct pmixev_control_result ctl; /* _CONTROL, _MAIL, _ALLOC_NEW,
+					     _SHRINK */
+	uint32_t new_job; /* PMIXEV_OWNER_ALLOC_NEW: the job, 0 if none */
 };
 
 /*

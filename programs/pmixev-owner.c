@@ -41,6 +41,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "owner_alloc.h"
 #include "owner_mail.h"
 #include "owner_write.h"
 #include "pmixev_helper_msg.h"
@@ -414,6 +415,12 @@ static int answer(int fd, const uint8_t *in, size_t len)
 		break;
 	case PMIXEV_OWNER_MAIL:
 		owner_mail(&req.mail, &resp.ctl);
+		break;
+	case PMIXEV_OWNER_ALLOC_NEW:
+		owner_alloc_new(&req.alloc, &resp.new_job, &resp.ctl);
+		break;
+	case PMIXEV_OWNER_SHRINK:
+		owner_alloc_shrink(req.job_id, &req.alloc, &resp.ctl);
 		break;
 	default:
 		job_state(req.job_id, req.op == PMIXEV_OWNER_JOB_STATE,

@@ -331,6 +331,22 @@ static inline int pmixev_slurm_set_comment(uint32_t job_id, const char *comment)
 	return slurm_update_job(&desc);
 }
 
+/* Shrink a job to the nodes `nodes` (a comma list), as its owner may
+ * (slurm.h; the job named by a slurm_step_id_t in 26.05). */
+static inline int pmixev_slurm_set_nodes(uint32_t job_id, const char *nodes)
+{
+	job_desc_msg_t desc;
+
+	slurm_init_job_desc_msg(&desc);
+#if PMIXEV_SLURM_KILL_STEP_ID
+	desc.step_id.job_id = job_id;
+#else
+	desc.job_id = job_id;
+#endif
+	desc.req_nodes = (char *)nodes;
+	return slurm_update_job(&desc);
+}
+
 /* One job's record from slurmctld (slurm.h; by slurm_step_id_t in 26.05). */
 static inline int pmixev_slurm_load_job(job_info_msg_t **resp, uint32_t job_id,
 					uint16_t show_flags)

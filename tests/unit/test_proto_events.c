@@ -362,6 +362,92 @@ static void test_owner_control(void **state)
 	assert_strict(&w, unpack_owner_resp);
 }
 
+/* An allocation for the owner, a shrink: Slurm names only, both ways. */
+static void test_owner_alloc(void **state)
+{
+	static const char *bad_nodes[] = {"n1 n2", "n1;id", "$(id)", "n\n1"};
+	static struct pmixev_owner_req req = {.op = PMIXEV_OWNER_ALLOC_NEW,
+					      .id = 5,
+					      .alloc = {.nnodes = 2,
+							.ncpus = 4,
+							.mem_mb = 1024,
+							.minutes = 10}},
+				       rq;
+	static struct pmixev_owner_resp in, out;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	snprintf(req.alloc.name, sizeof(req.alloc.name), "12.pmixev-alloc");
+	snprintf(req.alloc.partition, sizeof(req.alloc.partition), "debug");
+	snprintf(req.alloc.exclude, sizeof(req.alloc.exclude), "n[1-2],n4");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_req_unpack(&r, &rq), 0);
+	assert_int_equal(rq.alloc.nnodes, 2);
+	assert_int_equal(rq.alloc.ncpus, 4);
+	assert_true(rq.alloc.mem_mb == 1024);
+	assert_int_equal(rq.alloc.minutes, 10);
+	assert_string_equal(rq.alloc.name, "12.pmixev-alloc");
+	assert_string_equal(rq.alloc.partition, "debug");
+	assert_string_equal(rq.alloc.exclude, "n[1-2],n4");
+	assert_strict(&w, unpack_owner_req);
+
+	/* Neither nodes nor CPUs; no name; node text beyond hostlists. */
+	req.alloc.nnodes = req.alloc.ncpus = 0;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	req.alloc.ncpus = 1;
+	req.alloc.name[0] = '\0';
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	snprintf(req.alloc.name, sizeof(req.alloc.name), "x");
+	for (size_t i = 0; i < sizeof(bad_nodes) / sizeof(*bad_nodes); i++) {
+		snprintf(req.alloc.nodes, sizeof(req.alloc.nodes), "%s",
+			 bad_nodes[i]);
+		pmixev_buf_init(&w);
+		assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+		pmixev_buf_release(&w);
+	}
+	/* A shrink needs nodes, or how many. */
+	req.op = PMIXEV_OWNER_SHRINK;
+	req.alloc.nodes[0] = '\0';
+	req.alloc.nnodes = 0;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	snprintf(req.alloc.nodes, sizeof(req.alloc.nodes), "n1");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	assert_strict(&w, unpack_owner_req);
+
+	/* The new job comes back with NEW's answer only. */
+	in.op = PMIXEV_OWNER_ALLOC_NEW;
+	in.id = 5;
+	in.new_job = 77;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.new_job, 77);
+	assert_strict(&w, unpack_owner_resp);
+	in.op = PMIXEV_OWNER_SHRINK;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), -1);
+	pmixev_buf_release(&w);
+	in.new_job = 0;
+	in.ctl.rc = 2002;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_resp_pack(&w, &in), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_resp_unpack(&r, &out), 0);
+	assert_int_equal(out.ctl.rc, 2002);
+	assert_int_equal(out.new_job, 0);
+	assert_strict(&w, unpack_owner_resp);
+}
+
 /* A mail for the owner helper: addresses that can never be options of
  * the command, a printable subject, an absolute command. */
 static void test_owner_mail(void **state)
@@ -489,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_jobinfo),
 		cmocka_unit_test(test_owner_control),
 		cmocka_unit_test(test_owner_mail),
+		cmocka_unit_test(test_owner_alloc),
 	};
 
 	return cmocka_run_group_tests_name("proto_events", tests, NULL, NULL);

@@ -262,6 +262,10 @@ static const char *op_name(uint8_t op)
 		return "another job's state";
 	case PMIXEV_OWNER_PARTITIONS:
 		return "the partitions";
+	case PMIXEV_OWNER_ALLOC_NEW:
+		return "a new allocation";
+	case PMIXEV_OWNER_SHRINK:
+		return "a job shrink";
 	default:
 		return "a job-control request";
 	}
@@ -443,6 +447,19 @@ int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 			       .fn = fn,
 			       .arg = arg};
 
+	return submit(o, &r);
+}
+
+int helper_alloc(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
+		 const struct pmixev_owner_alloc *a, helper_fn fn, void *arg)
+{
+	struct helper_req r = {
+		.m = {.op = (uint8_t)op, .job_id = job_id, .alloc = *a},
+		.fn = fn,
+		.arg = arg};
+
+	if (op != PMIXEV_OWNER_ALLOC_NEW && op != PMIXEV_OWNER_SHRINK)
+		return -1;
 	return submit(o, &r);
 }
 

@@ -66,6 +66,16 @@ int helper_mail(struct helper *o, const struct pmixev_owner_mail *mail,
 		helper_fn fn, void *arg);
 
 /*
+ * PMIx_Allocation_request's Slurm part, as the owner: `op`
+ * PMIXEV_OWNER_ALLOC_NEW (a new job for `a`; the answer's new_job, or ctl
+ * with Slurm's error) or PMIXEV_OWNER_SHRINK (job `job_id` gives back
+ * what `a` names; ctl, whose reason names the nodes released when it
+ * worked). 0, or -1 as for helper_request.
+ */
+int helper_alloc(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
+		 const struct pmixev_owner_alloc *a, helper_fn fn, void *arg);
+
+/*
  * `n` bytes of `p` into descriptor `fd` (a task's output, ours: the helper
  * gets a duplicate), written by the helper as the job owner within
  * `timeout_ms` (ownerhelper/helper_write.h), the helper started if need be: 0,
