@@ -17,6 +17,8 @@ uint32_t pmixev_pmixd_budget_max(uint8_t type)
 		return PMIXEV_PMIXD_BUDGET_QUERY;
 	case PMIXEV_PMIXD_JOBCTL:
 		return PMIXEV_PMIXD_BUDGET_JOBCTL;
+	case PMIXEV_PMIXD_ALLOC:
+		return PMIXEV_PMIXD_BUDGET_ALLOC;
 	default:
 		return 0;
 	}

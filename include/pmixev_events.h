@@ -72,4 +72,9 @@
  * denied". */
 #define PMIXEV_JCTRL_REASON "slurm.pmixev.jctrl.reason"
 
+/* PMIx_Allocation_request's answer when it failed: (char*) why, Slurm's
+ * words where Slurm refused ("Requested node configuration is not
+ * available"). */
+#define PMIXEV_ALLOC_REASON "slurm.pmixev.alloc.reason"
+
 #endif /* PMIXEV_EVENTS_H_PUBLIC_ */

@@ -68,6 +68,7 @@ static void test_unbudgeted(void **state)
 
 	(void)state;
 	assert_int_equal(pmixev_pmixd_budget_max(PMIXEV_PMIXD_FENCE), 0);
+	assert_int_equal(pmixev_pmixd_budget_max(PMIXEV_PMIXD_ALLOC), 8);
 	assert_false(pmixev_pmixd_budget_take(&b, PMIXEV_PMIXD_FENCE, NULL));
 	assert_false(pmixev_pmixd_budget_take(&b, 250, NULL));
 	pmixev_pmixd_budget_give(&b, 250);

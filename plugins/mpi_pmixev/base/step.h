@@ -71,6 +71,7 @@ struct step {
 	struct watcher *watcher; /* the tree's root only */
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */
+	struct allocs *allocs;	 /* PMIx_Allocation_request */
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
 	struct applog *applog;	 /* PMIx_Log's channels */
 	struct tasksig *tasksig; /* signals to the tasks on every node */

@@ -5,6 +5,7 @@
 
 #include "pmixside/listen.h"
 
+#include "pmixside/alloc_pmix.h"
 #include "pmixside/applog_pmix.h"
 #include "pmixside/clients_pmix.h"
 #include "pmixside/dmodex_pmix.h"
@@ -20,6 +21,7 @@ void pmixside_listen_all(struct pmixside *p)
 	clients_pmix_listen(p);
 	applog_pmix_listen(p);
 	jobctl_pmix_listen(p);
+	alloc_pmix_listen(p);
 	query_pmix_listen(p);
 	group_pmix_listen(p);
 }

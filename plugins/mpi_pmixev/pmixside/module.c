@@ -9,6 +9,7 @@
 
 #include <pmix.h>
 
+#include "pmixside/alloc_pmix.h"
 #include "pmixside/clients_pmix.h"
 #include "pmixside/applog_pmix.h"
 #include "pmixside/dmodex_pmix.h"
@@ -42,6 +43,7 @@ pmix_server_module_t module_upcalls = {
 	.monitor = monitor_upcall,
 	.tool_connected = tools_upcall_connected,
 	.group = group_upcall,
+	.allocate = alloc_upcall,
 };
 
 /* Per function, the PMIx attributes pmixev acts on (names from the
@@ -122,6 +124,12 @@ static const struct {
 		 "PMIX_LOG_TIMESTAMP", "PMIX_LOG_GENERATE_TIMESTAMP",
 		 "PMIX_LOG_EMAIL", "PMIX_LOG_EMAIL_ADDR",
 		 "PMIX_LOG_EMAIL_SUBJECT", "PMIX_LOG_EMAIL_MSG", NULL}},
+	{"PMIx_Allocation_request",
+	 (const char *const[]){"PMIX_ALLOC_NUM_NODES", "PMIX_ALLOC_NUM_CPUS",
+			       "PMIX_ALLOC_MEM_SIZE", "PMIX_ALLOC_TIME",
+			       "PMIX_ALLOC_QUEUE", "PMIX_ALLOC_NODE_LIST",
+			       "PMIX_ALLOC_ID", "PMIX_ALLOC_REQ_ID",
+			       "PMIX_TIMEOUT", NULL}},
 	{"PMIx_Process_monitor",
 	 (const char *const[]){
 		 "PMIX_MONITOR_HEARTBEAT", "PMIX_MONITOR_HEARTBEAT_TIME",

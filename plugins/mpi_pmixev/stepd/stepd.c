@@ -38,6 +38,7 @@
 #include "jobmgmt/applog.h"
 #include "jobmgmt/ckpt.h"
 #include "jobmgmt/ckpt_cancel.h"
+#include "jobmgmt/alloc.h"
 #include "jobmgmt/jobctl.h"
 #include "jobmgmt/monitor.h"
 #include "jobmgmt/tasksig.h"
@@ -274,6 +275,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->helper = helper_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
 	    !(s->jobctl = jobctl_create(s)) ||
+	    !(s->allocs = allocs_create(s)) ||
 	    !(s->ptable = ptable_create(s)) ||
 	    pmixd_proc_watch(s->pmixd, ptable_stop_ends, s->ptable) < 0 ||
 	    !(s->applog = applog_create(s)) ||
@@ -471,8 +473,10 @@ static void task_exit_work(void *arg)
 
 	ptable_exited(st.step.ptable, t->rank, t->value);
 	st.step.tasks_ended = ++st.exited >= layout_nlocal(&st.step.lay);
-	if (st.step.tasks_ended)
+	if (st.step.tasks_ended) {
+		allocs_step_ended(st.step.allocs);
 		helper_tasks_ended(st.step.helper);
+	}
 	clients_task_exit(st.step.clients, t->rank, t->value);
 	free(t);
 }
@@ -548,6 +552,7 @@ void stepd_fini(void)
 	helper_destroy(s->helper);
 	jobinfo_destroy(s->jobinfo);
 	jobctl_destroy(s->jobctl);
+	allocs_destroy(s->allocs);
 	applog_destroy(s->applog);
 	tasksig_destroy(s->tasksig);
 	ckpt_cancel_destroy(s->ckpt_cancel);
