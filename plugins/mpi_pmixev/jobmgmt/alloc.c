@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "jobmgmt/alloc.h"
+#include "jobmgmt/alloc_int.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,28 +26,6 @@
 #include "pmixev_log.h"
 #include "pmixev_pmixd_spawn.h"
 #include "slurm_compat.h"
-
-#define JOBS_MAX 16 /* jobs granted and alive, per step and node */
-
-struct allocs {
-	struct step *s;
-	struct alloc_call *live; /* requests being carried out */
-	uint32_t jobs[JOBS_MAX]; /* granted, cancelled at the step's end */
-	unsigned njobs;
-	uint64_t requests, refused;
-};
-
-/* A request of the pmix side, until it is answered. */
-struct alloc_call {
-	struct allocs *al;
-	struct alloc_call *next;
-	struct pmixev_pmixd_alloc m; /* as the pmix side read it */
-	uint32_t job;		     /* NEW: the job Slurm made, once known */
-	time_t deadline;	     /* NEW: CLOCK_MONOTONIC seconds */
-	bool cancelled;		     /* CANCEL named it */
-	bool asking;		     /* a helper answer is due */
-	struct event *tick;
-};
 
 static const char *dir_name(enum pmixev_pmixd_alloc_dir d)
 {
@@ -130,33 +109,69 @@ static void call_free(struct alloc_call *c)
 	free(c);
 }
 
-static void finish(struct alloc_call *c, struct pmixev_pmixd_alloc_done *d)
+void alloc_finish(struct alloc_call *c, struct pmixev_pmixd_alloc_done *d)
 {
 	send_done(c->al, &c->m, d);
 	call_free(c);
 }
 
-static void finish_st(struct alloc_call *c, pmix_status_t st, const char *why)
+void alloc_finish_st(struct alloc_call *c, pmix_status_t st, const char *why)
 {
 	refuse(c->al, &c->m, st, why);
 	call_free(c);
 }
 
+/* A cancel in flight: a helper killed with the step's tasks (its
+ * process tracking) is replaced once, outside them. */
+struct cancel {
+	struct allocs *al;
+	uint32_t job;
+	unsigned tries;
+};
+
+static void ask_cancel(struct cancel *k);
+
 static void on_cancelled(void *arg, const struct pmixev_owner_resp *r)
 {
-	uint32_t job = (uint32_t)(uintptr_t)arg;
+	struct cancel *k = arg;
 
+	if (!r && k->tries < 2) {
+		ask_cancel(k);
+		return;
+	}
 	if (!r || r->ctl.rc)
-		PMIXEV_INFO("allocation: cancelling job %u: %s", job,
+		PMIXEV_INFO("allocation: step %u.%u: cancelling job %u: %s",
+			    k->al->s->lay.step.job_id,
+			    k->al->s->lay.step.step_id, k->job,
 			    r ? r->ctl.reason : "the owner helper failed");
+	free(k);
+}
+
+static void ask_cancel(struct cancel *k)
+{
+	k->tries++;
+	if (helper_control(k->al->s->helper, PMIXEV_CTL_CANCEL_JOB, k->job, 0,
+			   0, 0, on_cancelled, k) < 0) {
+		k->tries = 2;
+		on_cancelled(k, NULL);
+	}
 }
 
 /* Cancel job `job` as the owner (timeout, CANCEL, the step's end). */
 static void cancel_job(struct allocs *al, uint32_t job)
 {
-	if (helper_control(al->s->helper, PMIXEV_CTL_CANCEL_JOB, job, 0, 0, 0,
-			   on_cancelled, (void *)(uintptr_t)job) < 0)
-		on_cancelled((void *)(uintptr_t)job, NULL);
+	struct cancel *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		PMIXEV_ERROR("allocation: step %u.%u: cannot cancel job %u "
+			     "(out of memory)",
+			     al->s->lay.step.job_id, al->s->lay.step.step_id,
+			     job);
+		return;
+	}
+	k->al = al;
+	k->job = job;
+	ask_cancel(k);
 }
 
 static void remember(struct allocs *al, uint32_t job)
@@ -170,7 +185,7 @@ static void remember(struct allocs *al, uint32_t job)
 			    job, JOBS_MAX);
 }
 
-static void forget(struct allocs *al, uint32_t job)
+void alloc_forget(struct allocs *al, uint32_t job)
 {
 	for (unsigned i = 0; i < al->njobs; i++)
 		if (al->jobs[i] == job) {
@@ -187,7 +202,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 }
 
 /* How many nodes hostlist text `nodes` names (0 if it cannot tell). */
-static uint32_t count_nodes(const char *nodes)
+uint32_t alloc_count_nodes(const char *nodes)
 {
 	char **names = NULL;
 	uint32_t n = 0;
@@ -212,34 +227,34 @@ static void on_state(void *arg, const struct pmixev_owner_resp *r)
 	c->asking = false;
 	if (c->cancelled) {
 		cancel_job(c->al, c->job);
-		forget(c->al, c->job);
-		finish_st(c, PMIX_ERR_JOB_CANCELED,
-			  "cancelled by PMIX_ALLOC_REQ_CANCEL");
+		alloc_forget(c->al, c->job);
+		alloc_finish_st(c, PMIX_ERR_JOB_CANCELED,
+				"cancelled by PMIX_ALLOC_REQ_CANCEL");
 		return;
 	}
 	if (r && !r->job.rc && base == JOB_RUNNING) {
 		snprintf(d.nodes, sizeof(d.nodes), "%s", r->job.nodes);
-		d.nnodes = count_nodes(r->job.nodes);
+		d.nnodes = alloc_count_nodes(r->job.nodes);
 		d.ncpus = c->m.ncpus;
 		d.seconds = r->job.time_limit < UINT32_MAX / 60
 				    ? r->job.time_limit * 60
 				    : 0;
 		snprintf(d.queue, sizeof(d.queue), "%s", c->m.queue);
-		finish(c, &d);
+		alloc_finish(c, &d);
 		return;
 	}
 	if (r && !r->job.rc && base > JOB_SUSPENDED) {
-		forget(c->al, c->job);
+		alloc_forget(c->al, c->job);
 		snprintf(d.reason, sizeof(d.reason),
 			 "job %u ended before it ran%s%s", c->job,
 			 r->job.reason[0] ? ": " : "", r->job.reason);
 		d.status = PMIX_ERR_JOB_ALLOC_FAILED;
-		finish(c, &d);
+		alloc_finish(c, &d);
 		return;
 	}
 	if (now_sec() >= c->deadline) {
 		cancel_job(c->al, c->job);
-		forget(c->al, c->job);
+		alloc_forget(c->al, c->job);
 		snprintf(d.reason, sizeof(d.reason),
 			 "job %u did not start within the request's timeout "
 			 "(cancelled)%s%s",
@@ -247,14 +262,14 @@ static void on_state(void *arg, const struct pmixev_owner_resp *r)
 			 r ? r->job.reason : "");
 		d.status = PMIX_ERR_TIMEOUT;
 		d.job = 0;
-		finish(c, &d);
+		alloc_finish(c, &d);
 		return;
 	}
 	if (!c->tick &&
 	    !(c->tick = evtimer_new(agent_base(c->al->s->agent), on_tick, c))) {
 		cancel_job(c->al, c->job);
-		forget(c->al, c->job);
-		finish_st(c, PMIX_ERR_NOMEM, "out of memory");
+		alloc_forget(c->al, c->job);
+		alloc_finish_st(c, PMIX_ERR_NOMEM, "out of memory");
 		return;
 	}
 	evtimer_add(c->tick, &sec);
@@ -273,17 +288,23 @@ static void on_new(void *arg, const struct pmixev_owner_resp *r)
 {
 	struct alloc_call *c = arg;
 	char why[PMIXEV_MSG_TEXT_MAX];
+	pmix_status_t st = r ? helper_pmix_status(r->ctl.rc) : PMIX_ERR_UNREACH;
 
 	c->asking = false;
 	if (!r || r->ctl.rc || !r->new_job) {
 		snprintf(why, sizeof(why), "Slurm refused the allocation: %s",
 			 r ? r->ctl.reason : "the owner helper failed");
-		finish_st(c, r ? PMIX_ERR_JOB_ALLOC_FAILED : PMIX_ERR_UNREACH,
-			  why);
+		/* Whatever Slurm's reason, unless it could not be asked. */
+		alloc_finish_st(
+			c,
+			st == PMIX_ERR_UNREACH ? st : PMIX_ERR_JOB_ALLOC_FAILED,
+			why);
 		return;
 	}
 	c->job = r->new_job;
-	remember(c->al, c->job);
+	/* 5.x's PMIX_ALLOC_CHILD_SEP: the job outlives the step. */
+	if (!(c->m.flags & PMIXEV_PMIXD_ALLOC_CHILD_SEP))
+		remember(c->al, c->job);
 	look(c);
 }
 
@@ -306,6 +327,16 @@ static int new_req(const struct step *s, const struct pmixev_pmixd_alloc *m,
 		snprintf(why, len, "a queue name or node list too long");
 		return -1;
 	}
+	/* The helper's codec takes Slurm names only (a refused request
+	 * would cost the helper its channel). */
+	if (strspn(a->partition, "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+	    strlen(a->partition)) {
+		snprintf(why, len,
+			 "PMIX_ALLOC_QUEUE names no Slurm partition (letters, "
+			 "digits and \"._-\")");
+		return -1;
+	}
 	if (!m->nnodes && !m->ncpus)
 		a->nnodes = 1;
 	return 0;
@@ -320,7 +351,7 @@ static void start_new(struct alloc_call *c)
 	char why[PMIXEV_MSG_TEXT_MAX];
 
 	if (new_req(s, &c->m, &a, why, sizeof(why)) < 0) {
-		finish_st(c, PMIX_ERR_BAD_PARAM, why);
+		alloc_finish_st(c, PMIX_ERR_BAD_PARAM, why);
 		return;
 	}
 	c->deadline = now_sec() + (time_t)(sec ? sec : 1);
@@ -328,73 +359,6 @@ static void start_new(struct alloc_call *c)
 	if (helper_alloc(s->helper, PMIXEV_OWNER_ALLOC_NEW, 0, &a, on_new, c) <
 	    0)
 		on_new(c, NULL);
-}
-
-static void on_shrunk(void *arg, const struct pmixev_owner_resp *r)
-{
-	struct alloc_call *c = arg;
-	struct pmixev_pmixd_alloc_done d = {.job = c->job};
-
-	if (r && !r->ctl.rc) {
-		if (c->m.nodes[0] || c->m.nnodes) {
-			snprintf(d.nodes, sizeof(d.nodes), "%s", r->ctl.reason);
-			d.nnodes = count_nodes(d.nodes);
-		}
-		finish(c, &d);
-		return;
-	}
-	d.status = r ? helper_pmix_status(r->ctl.rc) : PMIX_ERR_UNREACH;
-	snprintf(d.reason, sizeof(d.reason),
-		 "Slurm refused to release %s "
-		 "of job %u: %s",
-		 c->m.nodes[0] || c->m.nnodes ? "nodes" : "the whole job",
-		 c->job, r ? r->ctl.reason : "the owner helper failed");
-	finish(c, &d);
-}
-
-/* PMIX_ALLOC_RELEASE: nodes of a job given back, or a whole other job. */
-static void start_release(struct alloc_call *c)
-{
-	struct step *s = c->al->s;
-	struct pmixev_owner_alloc a = {.nnodes = c->m.nnodes};
-	uint32_t own = s->lay.step.job_id;
-	size_t used = 0;
-
-	c->job = c->m.job ? c->m.job : own;
-	if (!c->m.nodes[0] && !c->m.nnodes) {
-		if (c->job == own) {
-			finish_st(
-				c, PMIX_ERR_BAD_PARAM,
-				"releasing the whole job of this step would "
-				"end it: name nodes (PMIX_ALLOC_NODE_LIST) or "
-				"a count (PMIX_ALLOC_NUM_NODES)");
-			return;
-		}
-		forget(c->al, c->job);
-		if (helper_control(s->helper, PMIXEV_CTL_CANCEL_JOB, c->job, 0,
-				   0, 0, on_shrunk, c) < 0)
-			on_shrunk(c, NULL);
-		return;
-	}
-	if (snprintf(a.nodes, sizeof(a.nodes), "%s", c->m.nodes) >=
-	    (int)sizeof(a.nodes)) {
-		finish_st(c, PMIX_ERR_BAD_PARAM, "the node list is too long");
-		return;
-	}
-	/* This step's own nodes go last. */
-	for (uint32_t i = 0; c->job == own && i < s->lay.nnames; i++) {
-		int n = snprintf(a.exclude + used, sizeof(a.exclude) - used,
-				 "%s%s", used ? "," : "", s->lay.nodes[i]);
-
-		if (n < 0 || (size_t)n >= sizeof(a.exclude) - used) {
-			a.exclude[used] = '\0';
-			break;
-		}
-		used += (size_t)n;
-	}
-	if (helper_alloc(s->helper, PMIXEV_OWNER_SHRINK, c->job, &a, on_shrunk,
-			 c) < 0)
-		on_shrunk(c, NULL);
 }
 
 /* PMIX_ALLOC_REQ_CANCEL: this node's NEW requests with that id. */
@@ -458,7 +422,7 @@ static void carry_out(struct allocs *al, const struct pmixev_pmixd_alloc *m)
 	if (m->directive == PMIXEV_PMIXD_ALLOC_NEW)
 		start_new(c);
 	else
-		start_release(c);
+		alloc_release_start(c);
 }
 
 /* An ALLOC frame of the pmix side. */

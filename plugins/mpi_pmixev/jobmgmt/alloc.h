@@ -25,7 +25,10 @@
  *            jobs cancelled.
  * At most PMIXEV_PMIXD_BUDGET_ALLOC requests in flight per node. The jobs
  * granted are cancelled when the step's tasks on this node have ended
- * (their lifetime is the requesting step's). Agent thread; no PMIx here.
+ * (their lifetime is the requesting step's) unless 5.x's
+ * PMIX_ALLOC_CHILD_SEP was given. Named nodes of the own job released:
+ * PMIX_EVENT_NODE_OFFLINE to the step first, 2 s before the shrink. Agent
+ * thread; no PMIx here.
  */
 #ifndef PMIXEV_JOBMGMT_ALLOC_H_
 #define PMIXEV_JOBMGMT_ALLOC_H_

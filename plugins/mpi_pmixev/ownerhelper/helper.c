@@ -506,6 +506,9 @@ pmix_status_t helper_pmix_status(int32_t slurm_rc)
 		return PMIX_ERR_UNREACH;
 	case ETIMEDOUT:
 		return PMIX_ERR_TIMEOUT;
+	case ESLURM_INVALID_NODE_NAME:
+	case ESLURM_INVALID_NODE_COUNT:
+		return PMIX_ERR_BAD_PARAM;
 	default:
 		return PMIX_ERROR;
 	}

@@ -96,7 +96,8 @@ void helper_on_signal(struct helper *o, helper_signal_fn fn, void *arg);
  * with - the one place they are converted: no such job (or already done)
  * PMIX_ERR_NOT_FOUND, refused to the owner PMIX_ERR_NO_PERMISSIONS, an
  * operation Slurm does not offer here PMIX_ERR_NOT_SUPPORTED, slurmctld
- * unreachable PMIX_ERR_UNREACH, anything else PMIX_ERROR.
+ * unreachable PMIX_ERR_UNREACH, nodes that are not the job's (or too many
+ * of them) PMIX_ERR_BAD_PARAM, anything else PMIX_ERROR.
  */
 pmix_status_t helper_pmix_status(int32_t slurm_rc);
 
