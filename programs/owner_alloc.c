@@ -62,7 +62,7 @@ void owner_alloc_new(const struct pmixev_owner_alloc *a, uint32_t *job,
 		failed(r, errno, NULL);
 		return;
 	}
-	*job = resp->job_id;
+	*job = pmixev_slurm_alloc_job(resp);
 	r->rc = 0;
 	r->reason[0] = '\0';
 	slurm_free_resource_allocation_response_msg(resp);

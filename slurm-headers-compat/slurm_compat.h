@@ -42,7 +42,9 @@
  * PMIXEV_SLURM_KILL_STEP_ID     ... and a slurm_step_id_t * (26.05+);
  *                               in 26.05 also slurm_load_job() takes a
  *                               slurm_step_id_t, job_desc_msg_t names the
- *                               job by one, slurm_free_ctl_conf() is
+ *                               job by one, and so does
+ *                               resource_allocation_response_msg_t;
+ *                               slurm_free_ctl_conf() is
  *                               slurm_free_conf()
  * PMIXEV_SLURM_LIST_T           lists are list_t * (24.11+; `List` before)
  */
@@ -285,6 +287,18 @@ static inline int pmixev_slurm_signal_tasks(uint32_t job_id, uint32_t step_id,
 	return slurm_signal_job_step(&id, signal);
 #else
 	return slurm_signal_job_step(job_id, step_id, signal);
+#endif
+}
+
+/* The job slurm_allocate_resources made (slurm.h; named by a
+ * slurm_step_id_t in 26.05). */
+static inline uint32_t
+pmixev_slurm_alloc_job(const resource_allocation_response_msg_t *r)
+{
+#if PMIXEV_SLURM_KILL_STEP_ID
+	return r->step_id.job_id;
+#else
+	return r->job_id;
 #endif
 }
 
