@@ -329,34 +329,35 @@ static inline int pmixev_slurm_requeue(uint32_t job_id)
 #endif
 }
 
-/* Set a job's comment, as its owner may (slurm.h; the job named by a
- * slurm_step_id_t in 26.05). */
+/* An update of job `job_id` that changes nothing yet (slurm.h; the job
+ * named by a slurm_step_id_t in 26.05). */
+static inline void pmixev_slurm_job_update(job_desc_msg_t *desc,
+					   uint32_t job_id)
+{
+	slurm_init_job_desc_msg(desc);
+#if PMIXEV_SLURM_KILL_STEP_ID
+	desc->step_id.job_id = job_id;
+#else
+	desc->job_id = job_id;
+#endif
+}
+
+/* Set a job's comment, as its owner may. */
 static inline int pmixev_slurm_set_comment(uint32_t job_id, const char *comment)
 {
 	job_desc_msg_t desc;
 
-	slurm_init_job_desc_msg(&desc);
-#if PMIXEV_SLURM_KILL_STEP_ID
-	desc.step_id.job_id = job_id;
-#else
-	desc.job_id = job_id;
-#endif
+	pmixev_slurm_job_update(&desc, job_id);
 	desc.comment = (char *)comment;
 	return slurm_update_job(&desc);
 }
 
-/* Shrink a job to the nodes `nodes` (a comma list), as its owner may
- * (slurm.h; the job named by a slurm_step_id_t in 26.05). */
+/* Shrink a job to the nodes `nodes` (a comma list), as its owner may. */
 static inline int pmixev_slurm_set_nodes(uint32_t job_id, const char *nodes)
 {
 	job_desc_msg_t desc;
 
-	slurm_init_job_desc_msg(&desc);
-#if PMIXEV_SLURM_KILL_STEP_ID
-	desc.step_id.job_id = job_id;
-#else
-	desc.job_id = job_id;
-#endif
+	pmixev_slurm_job_update(&desc, job_id);
 	desc.req_nodes = (char *)nodes;
 	return slurm_update_job(&desc);
 }
