@@ -81,8 +81,10 @@ rpcs1=$(user_rpcs)
 ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_TEST_USER (its RPCs grew by $((${rpcs1:-0} - ${rpcs0:-0})))"
 
 # The cost does not grow with the nodes: a 1-node and a 3-node step, each
-# 8 s long, make the same number of watcher requests and of slurmctld RPCs
-# (srun's own included), within the one or two a look more or less makes.
+# 8 s long, make the same number of watcher requests (within the one a look
+# more or less makes), and the 3-node step no more slurmctld RPCs (srun's
+# own included) than the 1-node one but two. The 1-node step may make more:
+# srun's own polls of a step that ends vary (17 vs 14 seen in CI).
 declare -A made rpcs
 for n in 1 3; do
 	# (nodes still completing an earlier job would cost srun extra polls)
@@ -98,8 +100,8 @@ for n in 1 3; do
 	made[$n]=$(sed -n "s/.*step $job\.0 on n1: watcher: \([0-9]*\) request(s).*/\1/p" "$(slurmd_log n1)" | tail -n1)
 	rpcs[$n]=$(($(user_rpcs) - r0))
 done
-d_req=$((${made[1]:-0} - ${made[3]:-99})) d_rpc=$((${rpcs[1]} - ${rpcs[3]}))
-[ -n "${made[1]}" ] && [ "${made[1]}" -ge 6 ] && [ "${d_req#-}" -le 1 ] && [ "${d_rpc#-}" -le 2 ]
+d_req=$((${made[1]:-0} - ${made[3]:-99})) d_rpc=$((${rpcs[3]} - ${rpcs[1]}))
+[ -n "${made[1]}" ] && [ "${made[1]}" -ge 6 ] && [ "${d_req#-}" -le 1 ] && [ "$d_rpc" -le 2 ]
 ok $? "watching costs the same for 1 and 3 nodes: ${made[1]:-?} vs ${made[3]:-?} requests, ${rpcs[1]} vs ${rpcs[3]} RPCs in slurmctld"
 
 # The user's controls: SPANK options, checked at submission.
