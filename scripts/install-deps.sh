@@ -9,6 +9,8 @@ packages=(
 	clang libclang-rt-14-dev
 	libslurm-dev libpmix-dev libhwloc-dev libevent-dev libmunge-dev
 	libcmocka-dev
+	# the man pages' check (tests/check-man.sh)
+	groff-base
 	# the Debian 13 root for the Slurm 24.11 / OpenPMIx 5 build check
 	debootstrap
 	# local test cluster and clients

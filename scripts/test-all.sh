@@ -3,7 +3,7 @@
 #
 #   1. install missing Debian packages      6. libFuzzer, 15 s per decoder
 #   2. build (./build)                      7. make distcheck
-#   3. clang-format and layout checks       8. Slurm 24.11 / OpenPMIx 5 /
+#   3. format, layout, man-page checks      8. Slurm 24.11 / OpenPMIx 5 /
 #   4. unit tests (cmocka, TAP)                Open MPI 5 in a Debian 13
 #   5. ASan/UBSan build + unit tests           root: build, unit tests,
 #                                              integration tests
@@ -32,10 +32,11 @@ bash "$src/scripts/install-deps.sh"
 stage "build"
 bash "$src/scripts/build.sh" "$build"
 
-stage "format check and layout check"
+stage "format check, layout check, man pages"
 make -C "$build" -s format-check
 echo "all C files follow .clang-format"
 bash "$src/tests/check-layout.sh"
+bash "$src/tests/check-man.sh"
 
 stage "unit tests"
 make -C "$build" -s check
