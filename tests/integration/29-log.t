@@ -11,28 +11,7 @@
 plan 10
 
 lg=$(client pmix_log)
-sock=$PMIXEV_CLUSTER_DIR/run/syslog.sock
-syslog=$PMIXEV_CLUSTER_DIR/log/syslog.txt
-rm -f "$sock"
-: >"$syslog"
-perl -MIO::Socket::UNIX -e '
-	my $s = IO::Socket::UNIX->new(Type => SOCK_DGRAM, Local => $ARGV[0])
-		or die "syslog listener: $!";
-	chmod 0600, $ARGV[0];
-	$| = 1;
-	while (defined $s->recv(my $m, 65536)) { print "$m\n"; }' "$sock" >>"$syslog" &
-listener=$!
-trap 'kill $listener 2>/dev/null' EXIT
-for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-
-# syslog_has REGEX: a line of the syslog matches, within 5 s.
-syslog_has() {
-	for _ in $(seq 50); do
-		grep -Eq -- "$1" "$syslog" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+syslog_listen
 
 run_step --mpi=pmixev -N3 -n3 -l "$lg" --by 1 "stdout=hello from rank 1"
 order=$(printf '%s\n' "$out" | grep -E '^1: (pmix_log: rank 1: (before|log: .*|after)|hello from rank 1)$' |

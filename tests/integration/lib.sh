@@ -143,6 +143,35 @@ client() {
 slurmd_log() { echo "$PMIXEV_CLUSTER_DIR/log/slurmd-$1.log"; }
 slurmctld_log() { echo "$PMIXEV_CLUSTER_DIR/log/slurmctld.log"; }
 
+# syslog_listen: from now on, collect what pmixev writes to the test
+# cluster's syslog (a datagram socket of its own, tests/cluster/setup.sh:
+# PMIxevLogSyslog) into $syslog, one message a line; the listener ends
+# with the test (an EXIT trap).
+syslog_listen() {
+	local sock=$PMIXEV_CLUSTER_DIR/run/syslog.sock
+	syslog=$PMIXEV_CLUSTER_DIR/log/syslog.txt
+	rm -f "$sock"
+	: >"$syslog"
+	perl -MIO::Socket::UNIX -e '
+		my $s = IO::Socket::UNIX->new(Type => SOCK_DGRAM, Local => $ARGV[0])
+			or die "syslog listener: $!";
+		chmod 0600, $ARGV[0];
+		$| = 1;
+		while (defined $s->recv(my $m, 65536)) { print "$m\n"; }' "$sock" >>"$syslog" &
+	_syslog_listener=$!
+	trap 'kill $_syslog_listener 2>/dev/null' EXIT
+	for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+}
+
+# syslog_has REGEX: a line of $syslog (syslog_listen) matches, within 5 s.
+syslog_has() {
+	for _ in $(seq 50); do
+		grep -Eq -- "$1" "$syslog" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_log FILE REGEX [SECONDS]: wait until FILE has a line matching REGEX.
 wait_log() {
 	local file=$1 re=$2 t=${3:-10} i
