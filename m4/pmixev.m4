@@ -143,6 +143,24 @@ AC_DEFUN([PMIXEV_CHECK_LIBS], [
   AS_IF([test "x$MPICC" = xno],
     [AC_MSG_WARN([mpicc not found: the Open MPI test programs will not be built (Debian: apt-get install libopenmpi-dev)])])
   AM_CONDITIONAL([HAVE_MPICC], [test "x$MPICC" != xno])
+  dnl Fault-tolerant MPI (ULFM, Open MPI 5): examples/ulfm_survivor.
+  pmixev_ulfm=no
+  AS_IF([test "x$MPICC" != xno], [
+    AC_MSG_CHECKING([whether $MPICC has ULFM (MPIX_Comm_shrink)])
+    cat >conftest_ulfm.c <<_PMIXEV_EOF
+#include <mpi.h>
+#include <mpi-ext.h>
+int main(void)
+{
+	MPI_Comm c;
+	return MPIX_Comm_shrink(MPI_COMM_WORLD, &c);
+}
+_PMIXEV_EOF
+    AS_IF([$MPICC -Werror=implicit-function-declaration conftest_ulfm.c \
+        -o conftest_ulfm >&AS_MESSAGE_LOG_FD 2>&1], [pmixev_ulfm=yes])
+    rm -f conftest_ulfm conftest_ulfm.c
+    AC_MSG_RESULT([$pmixev_ulfm])])
+  AM_CONDITIONAL([HAVE_ULFM], [test "x$pmixev_ulfm" = xyes])
   PKG_CHECK_MODULES([CMOCKA], [cmocka >= 1.1], [have_cmocka=yes],
     [have_cmocka=no
      AC_MSG_WARN([cmocka not found: 'make check' will fail (Debian: apt-get install libcmocka-dev)])])
