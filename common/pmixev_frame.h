@@ -63,7 +63,19 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_PMIX_GONE = 29,    /* to every node: my PMIx server ended */
 	PMIXEV_MSG_GROUPS_REQ = 30,   /* the live groups wanted -> node 0 */
 	PMIXEV_MSG_GROUPS_RESP = 31,  /* node 0 -> requester */
-	PMIXEV_MSG_TYPE_MAX = 31
+	/* The spawn family's frames (doc/spawn.md §3, §6.2): they travel on
+	 * a stepd's srun link and between sruns only, never on the tree. */
+	PMIXEV_MSG_XSTEP = 32,	      /* stepd <-> srun <-> srun: XSTEP */
+	PMIXEV_MSG_HUB_HELLO = 33,    /* child srun -> parent srun */
+	PMIXEV_MSG_HUB_JOIN = 34,     /* srun <-> srun: steps joined */
+	PMIXEV_MSG_HUB_LEAVE = 35,    /* srun <-> srun: steps left */
+	PMIXEV_MSG_SPAWN_REQ = 36,    /* requesting stepd -> own srun */
+	PMIXEV_MSG_SPAWN_CANCEL = 37, /* requesting stepd -> own srun */
+	PMIXEV_MSG_SPAWN_STATUS = 38, /* srun -> the requesting stepd */
+	PMIXEV_MSG_FAMILY = 39,	      /* srun -> own stepds */
+	PMIXEV_MSG_ROOT_IS = 40,      /* the step's tree root -> own srun */
+	PMIXEV_MSG_NODE_READY = 41,   /* a spawned step's stepd -> own srun */
+	PMIXEV_MSG_TYPE_MAX = 41
 };
 
 struct pmixev_frame_hdr {

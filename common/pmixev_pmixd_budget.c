@@ -19,6 +19,8 @@ uint32_t pmixev_pmixd_budget_max(uint8_t type)
 		return PMIXEV_PMIXD_BUDGET_JOBCTL;
 	case PMIXEV_PMIXD_ALLOC:
 		return PMIXEV_PMIXD_BUDGET_ALLOC;
+	case PMIXEV_PMIXD_SPAWN:
+		return PMIXEV_PMIXD_BUDGET_SPAWN;
 	default:
 		return 0;
 	}

@@ -10,7 +10,7 @@
  * counted. Fences keep their own budget (PMIxevFenceMax and their bytes,
  * plugins/mpi_pmixev/wireup/fence.c) and PMIx_Log its own
  * (jobmgmt/applog.c); the types budgeted here are DMODEX, PUBSUB, QUERY,
- * JOBCTL and ALLOC. Pure code, no locking (root's agent thread owns it);
+ * JOBCTL, ALLOC and SPAWN. Pure code, no locking (root's agent thread owns it);
  * unit-tested.
  */
 #ifndef PMIXEV_PMIXD_BUDGET_H_
@@ -26,6 +26,7 @@
 #define PMIXEV_PMIXD_BUDGET_QUERY  256
 #define PMIXEV_PMIXD_BUDGET_JOBCTL 64 /* the owner helper queues 64 */
 #define PMIXEV_PMIXD_BUDGET_ALLOC  8  /* allocation requests per node */
+#define PMIXEV_PMIXD_BUDGET_SPAWN  8  /* spawns in flight per node */
 
 struct pmixev_pmixd_budget {
 	uint32_t live[PMIXEV_PMIXD_TYPE_MAX + 1];    /* being carried out */

@@ -11,6 +11,7 @@
  *          u32 event_cache_mib, u32 publish_mib, u32 log_rate,
  *          u32 gds (0..2),
  *          u32 bind_type, str bind_list, str step_cores ([0-9,-]*),
+ *          str parent (a step's nspace or ""), u32 parent_rank,
  *          nnodes * str node name,
  *          ntasks * u32 node (< nnodes), ntasks * u32 app (< napps)
  *   ready  u8 status, u16 gate_port, u8 lib_major, u32 nenv,
@@ -22,6 +23,7 @@
 #include "config.h"
 
 #include "pmixev_pmixd_int.h"
+#include "pmixev_pmixd_spawn.h"
 #include "pmixev_pmixd_start.h"
 
 #include <stdlib.h>
@@ -31,6 +33,16 @@
 static bool cores_ok(const char *cores)
 {
 	return strspn(cores, "0123456789,-") == strlen(cores);
+}
+
+/* No parent, or a step's namespace and one of its ranks. */
+static bool parent_ok(const struct pmixev_pmixd_start *m)
+{
+	if (!m->parent[0])
+		return m->parent_rank == 0;
+	return pmixd_text_ok(m->parent, sizeof(m->parent)) &&
+	       pmixev_pmixd_step_nspace(m->parent, NULL, NULL) &&
+	       m->parent_rank < PMIXEV_PMIXD_START_RANK_MAX;
 }
 
 static bool start_ok(const struct pmixev_pmixd_start *m)
@@ -51,7 +63,7 @@ static bool start_ok(const struct pmixev_pmixd_start *m)
 	       pmixd_text_ok(m->task_dir, sizeof(m->task_dir)) &&
 	       pmixd_text_ok(m->bind_list, sizeof(m->bind_list)) &&
 	       pmixd_text_ok(m->step_cores, sizeof(m->step_cores)) &&
-	       cores_ok(m->step_cores);
+	       cores_ok(m->step_cores) && parent_ok(m);
 }
 
 /* The arrays' contents a packer must check (unpack reads them so). */
@@ -99,6 +111,8 @@ int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->bind_type);
 	pmixev_buf_put_str(b, m->bind_list);
 	pmixev_buf_put_str(b, m->step_cores);
+	pmixev_buf_put_str(b, m->parent);
+	pmixev_buf_put_u32(b, m->parent_rank);
 	for (uint32_t i = 0; i < m->step.nnodes; i++)
 		pmixev_buf_put_str(b, m->nodes[i]);
 	for (uint32_t r = 0; r < m->step.ntasks; r++)
@@ -135,6 +149,8 @@ static void start_get_fixed(struct pmixev_buf *b, struct pmixev_pmixd_start *t)
 	pmixev_buf_get_u32(b, &t->bind_type);
 	pmixev_buf_get_str(b, t->bind_list, sizeof(t->bind_list));
 	pmixev_buf_get_str(b, t->step_cores, sizeof(t->step_cores));
+	pmixev_buf_get_str(b, t->parent, sizeof(t->parent));
+	pmixev_buf_get_u32(b, &t->parent_rank);
 }
 
 /* `n` u32s each below `below`, into a new array. */

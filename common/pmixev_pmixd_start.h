@@ -12,14 +12,15 @@
 #include "pmixev_pmixd_msg.h"
 #include "pmixev_step.h"
 
-#define PMIXEV_PMIXD_NAME_MAX  256	  /* node name, nspace incl. NUL */
-#define PMIXEV_PMIXD_PATH_MAX  1024	  /* a directory incl. NUL */
-#define PMIXEV_PMIXD_BIND_MAX  4096	  /* --cpu-bind list incl. NUL */
-#define PMIXEV_PMIXD_CORES_MAX 1024	  /* the step's cores incl. NUL */
-#define PMIXEV_PMIXD_NODES_MAX 65536	  /* pmixev_proto.h's MAX_NODES */
-#define PMIXEV_PMIXD_TASKS_MAX (1u << 24) /* tasks of one step */
-#define PMIXEV_PMIXD_DEBUG_MAX 3	  /* PMIxevDebug */
-#define PMIXEV_PMIXD_GDS_MAX   2	  /* PMIxevGds: enum pmixev_gds */
+#define PMIXEV_PMIXD_NAME_MAX	    256	       /* node name, nspace incl. NUL */
+#define PMIXEV_PMIXD_PATH_MAX	    1024       /* a directory incl. NUL */
+#define PMIXEV_PMIXD_BIND_MAX	    4096       /* --cpu-bind list incl. NUL */
+#define PMIXEV_PMIXD_CORES_MAX	    1024       /* the step's cores incl. NUL */
+#define PMIXEV_PMIXD_NODES_MAX	    65536      /* pmixev_proto.h's MAX_NODES */
+#define PMIXEV_PMIXD_TASKS_MAX	    (1u << 24) /* tasks of one step */
+#define PMIXEV_PMIXD_DEBUG_MAX	    3	       /* PMIxevDebug */
+#define PMIXEV_PMIXD_GDS_MAX	    2	       /* PMIxevGds: enum pmixev_gds */
+#define PMIXEV_PMIXD_START_RANK_MAX 0xffffffcdu /* PMIx's PMIX_RANK_VALID */
 
 /*
  * START: base/layout.h's struct layout in wire form (the task maps as one
@@ -51,6 +52,10 @@ struct pmixev_pmixd_start {
 	/* The step's cores here in Slurm's numbering ("0-3,8"; digits, ','
 	 * and '-' only), or "" (unknown). */
 	char step_cores[PMIXEV_PMIXD_CORES_MAX];
+	/* The proc whose PMIx_Spawn started this step: a step's namespace
+	 * and a rank below START_RANK_MAX; "" and 0 when none. */
+	char parent[PMIXEV_PMIXD_NAME_MAX];
+	uint32_t parent_rank;
 };
 int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_start *m);

@@ -18,6 +18,8 @@
 #define PMIXEV_SPAWN_PARENT_ENV "SLURM_PMIXEV_SPAWN_PARENT" /* nspace,rank */
 #define PMIXEV_SPAWN_ID_ENV	"SLURM_PMIXEV_SPAWN_ID"	    /* u64, >= 1 */
 #define PMIXEV_SPAWN_APPS_ENV	"SLURM_PMIXEV_SPAWN_APPS"   /* several apps */
+/* The child srun's end of the hub link (srun only; not the tasks'). */
+#define PMIXEV_SPAWN_FD_ENV "PMIXEV_SPAWN_FD"
 /* SLURM_PMIXEV_SPAWN_APPS's value at most, characters. */
 #define PMIXEV_SPAWN_APPS_MAX (256u << 10)
 

@@ -28,11 +28,6 @@
 
 #include "pmixev_frame.h"
 
-/* The reserved overlay types must follow the overlay's own (see
- * pmixev_xstep.h): a new overlay type taking 32 fails the build here. */
-_Static_assert(PMIXEV_MSG_XSTEP == PMIXEV_MSG_TYPE_MAX + 1,
-	       "overlay types: XSTEP's numbers were taken");
-
 #define RANGE_CUSTOM  6 /* PMIX_RANGE_CUSTOM */
 #define NSPACE_PREFIX "slurm.pmixev."
 

@@ -30,29 +30,6 @@
 #include "pmixev_proto.h"
 #include "pmixev_result.h"
 
-/*
- * Overlay frame types (pmixev_frame.h's byte 5) the spawn slices will
- * use. Reserved here, not in enum pmixev_msg_type: the overlay refuses a
- * frame whose type is above PMIXEV_MSG_TYPE_MAX when it decodes the
- * header and drops the link, so adding them there would make stepds
- * accept, flood and forward frames nobody handles yet. The slice that
- * gives them handlers (slice 2, the hub) moves them into the enum and
- * raises PMIXEV_MSG_TYPE_MAX; pmixev_xstep.c asserts until then that
- * nobody else took these numbers.
- */
-enum pmixev_xstep_msg_type {
-	PMIXEV_MSG_XSTEP = 32,	      /* stepd <-> srun <-> srun: XSTEP */
-	PMIXEV_MSG_HUB_HELLO = 33,    /* child srun -> parent srun */
-	PMIXEV_MSG_HUB_JOIN = 34,     /* srun <-> srun: steps joined */
-	PMIXEV_MSG_HUB_LEAVE = 35,    /* srun <-> srun: steps left */
-	PMIXEV_MSG_SPAWN_REQ = 36,    /* root stepd -> own srun */
-	PMIXEV_MSG_SPAWN_CANCEL = 37, /* root stepd -> own srun */
-	PMIXEV_MSG_SPAWN_STATUS = 38, /* srun -> the requesting stepd */
-	PMIXEV_MSG_FAMILY = 39,	      /* srun -> own stepds */
-	PMIXEV_MSG_ROOT_IS = 40,      /* the step's tree root -> own srun */
-	PMIXEV_MSG_XSTEP_LAST = PMIXEV_MSG_ROOT_IS
-};
-
 #define PMIXEV_XSTEP_ROOT	0xfffffffeu /* dst_node: the tree root */
 #define PMIXEV_XSTEP_ALL	0xffffffffu /* dst_node: every node */
 #define PMIXEV_XSTEP_NONE	0xffffffffu /* job and step: none */

@@ -10,7 +10,7 @@
  *   hub_leave     u32 n (1..1024), n * { u32 job, u32 step }
  *   spawn_req     u64 id, bytes body
  *   spawn_cancel  u64 id
- *   spawn_status  u64 id, u8 state (1..5), str reason
+ *   spawn_status  u64 id, u8 state (1..6), u32 job, u32 step, str reason
  *   root_is       u32 node
  */
 #include "config.h"
@@ -347,10 +347,14 @@ int pmixev_root_is_unpack(struct pmixev_buf *b, uint32_t *node)
 
 static bool status_ok(const struct pmixev_spawn_status *m)
 {
+	bool ready = m->state == PMIXEV_SPAWN_READY;
+
 	return m->state >= PMIXEV_SPAWN_LAUNCHED &&
 	       m->state <= PMIXEV_SPAWN_STATE_MAX &&
 	       xstep_text_ok(m->reason, sizeof(m->reason)) &&
-	       (m->state != PMIXEV_SPAWN_LAUNCHED || !m->reason[0]);
+	       (ready ? pmixev_xstep_step_ok(m->job, m->step)
+		      : !m->job && !m->step) &&
+	       ((m->state != PMIXEV_SPAWN_LAUNCHED && !ready) || !m->reason[0]);
 }
 
 int pmixev_spawn_status_pack(struct pmixev_buf *b,
@@ -360,6 +364,8 @@ int pmixev_spawn_status_pack(struct pmixev_buf *b,
 		return xstep_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixev_buf_put_u8(b, (uint8_t)m->state);
+	pmixev_buf_put_u32(b, m->job);
+	pmixev_buf_put_u32(b, m->step);
 	pmixev_buf_put_str(b, m->reason);
 	return xstep_pack_done(b);
 }
@@ -372,6 +378,8 @@ int pmixev_spawn_status_unpack(struct pmixev_buf *b,
 
 	pmixev_buf_get_u64(b, &t.id);
 	pmixev_buf_get_u8(b, &state);
+	pmixev_buf_get_u32(b, &t.job);
+	pmixev_buf_get_u32(b, &t.step);
 	pmixev_buf_get_str(b, t.reason, sizeof(t.reason));
 	if (xstep_unpack_done(b) < 0)
 		return -1;

@@ -127,9 +127,11 @@ int pmixev_root_is_pack(struct pmixev_buf *b, uint32_t node);
 int pmixev_root_is_unpack(struct pmixev_buf *b, uint32_t *node);
 
 /*
- * SPAWN_STATUS: how srun's start of spawn `id` went. LAUNCHED (the child
- * srun runs; no reason), or why it did not (doc §2.1's causes, with
- * srun's reason).
+ * SPAWN_STATUS: how spawn `id` went. LAUNCHED: the child srun runs (no
+ * reason); READY: every child rank registered, the child step being
+ * (job, step) (no reason); otherwise why it did not start or register
+ * (doc §2.1's causes, with srun's reason). job and step are 0 but for
+ * READY.
  */
 enum pmixev_spawn_state {
 	PMIXEV_SPAWN_LAUNCHED = 1,
@@ -137,11 +139,13 @@ enum pmixev_spawn_state {
 	PMIXEV_SPAWN_BUSY = 3,	 /* Slurm: no resources within the time */
 	PMIXEV_SPAWN_DENIED = 4, /* PMIX_ALLOC_ID: another user's job */
 	PMIXEV_SPAWN_NO_JOB = 5, /* PMIX_ALLOC_ID: no such job */
-	PMIXEV_SPAWN_STATE_MAX = PMIXEV_SPAWN_NO_JOB
+	PMIXEV_SPAWN_READY = 6,	 /* every child registered */
+	PMIXEV_SPAWN_STATE_MAX = PMIXEV_SPAWN_READY
 };
 struct pmixev_spawn_status {
 	uint64_t id;
 	enum pmixev_spawn_state state;
+	uint32_t job, step;
 	char reason[PMIXEV_XSTEP_REASON_MAX];
 };
 int pmixev_spawn_status_pack(struct pmixev_buf *b,

@@ -255,6 +255,8 @@ static inline const char *pmixev_slurm_conf_path(void)
 /* src/common/env.h: set NAME=VALUE in a Slurm (xmalloc'd) env array. */
 extern int slurm_env_array_overwrite(char ***array_ptr, const char *name,
 				     const char *value);
+/* ... and remove NAME from one. */
+extern void slurm_unsetenvp(char **env, const char *name);
 
 /* Signal a whole step (slurm.h; gains a flags argument in 23.11 and takes
  * a slurm_step_id_t in 26.05). */

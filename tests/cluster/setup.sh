@@ -45,7 +45,7 @@ find_sys_plugindir() {
 # "pmixev/.libs/mpi_pmixev".
 resolve_plugins() {
 	local build_env=${PMIXEV_BUILDDIR:-}/tests/cluster/build.env sysdir
-	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' PMIXD_SRC='' GUARD_SRC='' COPY_PLUGINS=0
+	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' PMIXD_SRC='' EXEC_SRC='' GUARD_SRC='' COPY_PLUGINS=0
 	if [[ -n ${PMIXEV_BUILDDIR:-} && -r $build_env ]]; then
 		# shellcheck source=/dev/null
 		. "$build_env"
@@ -55,6 +55,7 @@ resolve_plugins() {
 		[[ -r $SPANK_SRC ]] || die "spank plugin not found: $SPANK_SRC"
 		OWNER_SRC=${PMIXEV_OWNER_HELPER_BUILT:-}
 		PMIXD_SRC=${PMIXEV_PMIXD_BUILT:-}
+		EXEC_SRC=${PMIXEV_EXEC_BUILT:-}
 		GUARD_SRC=${PMIXEV_PMIX_GUARD_BUILT:-}
 	else
 		warn "no \$PMIXEV_BUILDDIR/tests/cluster/build.env: using system plugins only, empty plugstack.conf"
@@ -77,8 +78,9 @@ stage_plugins() {
 	# The stepds run the owner helper as the job user from here: they
 	# find it beside the loaded mpi_pmixev.so, as at a site that stages
 	# both into its PluginDir (no PMIXEV_OWNER_HELPER).
-	# So is the PMIx server process (PMIxevServer=owner).
-	for f in ${OWNER_SRC:+"$OWNER_SRC"} ${PMIXD_SRC:+"$PMIXD_SRC"}; do
+	# So is the PMIx server process (PMIxevServer=owner), and srun finds
+	# pmixev-exec there for a spawn of several applications.
+	for f in ${OWNER_SRC:+"$OWNER_SRC"} ${PMIXD_SRC:+"$PMIXD_SRC"} ${EXEC_SRC:+"$EXEC_SRC"}; do
 		[[ -x $f ]] || continue
 		install -m 0755 "$f" "$DIR/plugins/.$(basename "$f").tmp"
 		mv -f "$DIR/plugins/.$(basename "$f").tmp" "$DIR/plugins/$(basename "$f")"

@@ -70,6 +70,17 @@ static void test_start(void **state)
 	assert_int_equal(got.log_rate, 100);
 	assert_int_equal(got.gds, 1);
 	assert_string_equal(got.step_cores, "0-3,8");
+	assert_string_equal(got.parent, "");
+	pmixev_pmixd_start_release(&got);
+	/* A spawned step's START names its parent. */
+	strcpy(s.parent, "slurm.pmixev.7.0");
+	s.parent_rank = 5;
+	pmixev_buf_release(&w);
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), 0);
+	fx_reader(&r, &w);
+	assert_int_equal(pmixev_pmixd_start_unpack(&r, &got), 0);
+	assert_string_equal(got.parent, "slurm.pmixev.7.0");
+	assert_int_equal(got.parent_rank, 5);
 	pmixev_pmixd_start_release(&got);
 	pmixev_pmixd_start_release(NULL);
 	assert_strict(&w, un_start);
@@ -87,6 +98,15 @@ static void test_start(void **state)
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.timeout_sec = 86401;
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	/* A parent is a step's namespace and a valid rank, or none at all. */
+	start_fill(&s);
+	s.parent_rank = 3; /* a rank without a parent */
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	strcpy(s.parent, "slurm.pmixev.7.x");
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	strcpy(s.parent, "slurm.pmixev.7.0");
+	s.parent_rank = PMIXEV_PMIXD_START_RANK_MAX;
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.napps = 1; /* rank 6 is in app 1 */

@@ -61,7 +61,6 @@ static void test_step_ok(void **state)
 	assert_false(pmixev_xstep_step_ok(7, PMIXEV_XSTEP_NONE));
 	pmixev_xstep_nspace(7, 12, ns, sizeof(ns));
 	assert_string_equal(ns, "slurm.pmixev.7.12");
-	assert_int_equal(PMIXEV_MSG_XSTEP, PMIXEV_MSG_XSTEP_LAST - 8);
 }
 
 static void test_hdr(void **state)

@@ -344,7 +344,7 @@ static void test_spawn_frames(void **state)
 	assert_int_equal(sgot.state, PMIXEV_SPAWN_BUSY);
 	assert_string_equal(sgot.reason, s.reason);
 	assert_strict(&w, un_status);
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 8; i++) {
 		struct pmixev_spawn_status t = s;
 
 		switch (i) {
@@ -357,12 +357,36 @@ static void test_spawn_frames(void **state)
 		case 2:
 			t.state = PMIXEV_SPAWN_LAUNCHED;
 			break; /* reason */
+		case 3:
+			t.job = 7; /* a step without READY */
+			break;
+		case 4: /* READY with a reason */
+			t = (struct pmixev_spawn_status){
+				.id = 1,
+				.state = PMIXEV_SPAWN_READY,
+				.job = 7,
+				.step = 2,
+				.reason = "x"};
+			break;
+		case 5: /* READY without its step */
+			t = (struct pmixev_spawn_status){
+				.id = 1, .state = PMIXEV_SPAWN_READY};
+			break;
+		case 6: /* READY naming a special step */
+			t = (struct pmixev_spawn_status){
+				.id = 1,
+				.state = PMIXEV_SPAWN_READY,
+				.job = 7,
+				.step = PMIXEV_XSTEP_STEP_LIMIT};
+			break;
 		default:
 			memset(t.reason, 'x', sizeof(t.reason));
 		}
 		REFUSED(pmixev_spawn_status_pack(&w, &t), &w);
 		pmixev_buf_put_u64(&w, t.id);
 		pmixev_buf_put_u8(&w, (uint8_t)t.state);
+		pmixev_buf_put_u32(&w, t.job);
+		pmixev_buf_put_u32(&w, t.step);
 		pmixev_buf_put_bytes(&w, t.reason,
 				     strnlen(t.reason, sizeof(t.reason)));
 		assert_int_equal(un_status(w.data, w.len), -1);
@@ -372,6 +396,14 @@ static void test_spawn_frames(void **state)
 					 .state = PMIXEV_SPAWN_LAUNCHED};
 	assert_int_equal(pmixev_spawn_status_pack(&w, &s), 0);
 	assert_int_equal(un_status(w.data, w.len), 0);
+	pmixev_buf_release(&w);
+	s = (struct pmixev_spawn_status){
+		.id = 1, .state = PMIXEV_SPAWN_READY, .job = 7, .step = 3};
+	assert_int_equal(pmixev_spawn_status_pack(&w, &s), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_spawn_status_unpack(&r, &sgot), 0);
+	assert_int_equal(sgot.job, 7);
+	assert_int_equal(sgot.step, 3);
 	pmixev_buf_release(&w);
 }
 

@@ -36,6 +36,8 @@ void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m)
 	snprintf(m->nspace, sizeof(m->nspace), "%s", lay->nspace);
 	snprintf(m->srv_nspace, sizeof(m->srv_nspace), "%s", lay->srv_nspace);
 	snprintf(m->step_cores, sizeof(m->step_cores), "%s", lay->step_cores);
+	snprintf(m->parent, sizeof(m->parent), "%s", lay->parent);
+	m->parent_rank = lay->parent_rank;
 }
 
 /*
@@ -110,6 +112,8 @@ int layout_from_start(struct layout *lay, const struct pmixev_pmixd_start *m,
 	snprintf(lay->nspace, sizeof(lay->nspace), "%s", m->nspace);
 	snprintf(lay->srv_nspace, sizeof(lay->srv_nspace), "%s", m->srv_nspace);
 	snprintf(lay->step_cores, sizeof(lay->step_cores), "%s", m->step_cores);
+	snprintf(lay->parent, sizeof(lay->parent), "%s", m->parent);
+	lay->parent_rank = m->parent_rank;
 	if (!(lay->nodes = calloc(nnodes, sizeof(*lay->nodes)))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

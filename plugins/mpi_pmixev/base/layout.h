@@ -45,6 +45,12 @@ struct layout {
 	/* The step's cores here in Slurm's numbering ("0-3,8"), from
 	 * slurmstepd through the SPANK plugin, or "" (unknown). */
 	char step_cores[PMIXEV_PMIXD_CORES_MAX];
+	/* The proc whose PMIx_Spawn started this step (PMIX_PARENT_ID), ""
+	 * when none, and the spawn's id (0: none); from the spawn variables
+	 * (common/pmixev_spawn_cmd.h), in the step's environment. */
+	char parent[256];
+	uint32_t parent_rank;
+	uint64_t spawn_id;
 };
 
 /*

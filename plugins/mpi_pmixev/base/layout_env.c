@@ -17,6 +17,7 @@
 #include "pmixev_cpubind.h"
 #include "pmixev_env.h"
 #include "pmixev_multiprog.h"
+#include "pmixev_spawn_cmd.h"
 
 /* The owner slurmstepd knows (never the environment's word), for the
  * step the environment names, of the size slurmstepd launches: what root
@@ -114,20 +115,86 @@ static int find_node(struct layout *lay, char **env, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * A spawned step's applications: each app's maxprocs ranks in turn, from
+ * SLURM_PMIXEV_SPAWN_APPS, into "0-3;4-5" (NAPPS:MAP's map). 0, or -1.
+ */
+static int spawn_apps_map(const char *v, uint32_t ntasks, char *map, size_t len,
+			  uint32_t *napps_out)
+{
+	struct pmixev_pmixd_spawn_app *apps = NULL;
+	uint32_t napps = 0, first = 0;
+	size_t off = 0;
+	int rc = -1;
+
+	if (pmixev_spawn_apps_decode(v, &apps, &napps) < 0)
+		return -1;
+	for (uint32_t a = 0; a < napps && first < ntasks; a++) {
+		uint32_t last = apps[a].maxprocs > ntasks - first
+					? ntasks - 1
+					: first + apps[a].maxprocs - 1;
+
+		off += (size_t)snprintf(map + off, len > off ? len - off : 0,
+					"%s%u-%u", a ? ";" : "", first, last);
+		first = last + 1;
+		*napps_out = a + 1;
+	}
+	if (first == ntasks && off < len)
+		rc = 0;
+	pmixev_pmixd_spawn_apps_free(apps, napps);
+	return rc;
+}
+
+/* The spawn variables: none, or the parent and the spawn's id. */
+static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
+{
+	const char *parent = pmixev_env_get(env, PMIXEV_SPAWN_PARENT_ENV);
+	const char *id = pmixev_env_get(env, PMIXEV_SPAWN_ID_ENV);
+
+	if (!parent && !id)
+		return 0;
+	if (!parent || !id ||
+	    pmixev_spawn_parent_parse(parent, lay->parent, &lay->parent_rank) <
+		    0 ||
+	    !pmixev_pmixd_step_nspace(lay->parent, NULL, NULL) ||
+	    pmixev_spawn_id_parse(id, &lay->spawn_id) < 0) {
+		snprintf(err, errlen, "%s or %s is missing or malformed",
+			 PMIXEV_SPAWN_PARENT_ENV, PMIXEV_SPAWN_ID_ENV);
+		lay->parent[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 /* SLURM_PMIXEV_APPS "NAPPS:MAP" from srun, or "" / absent: one app. */
 static int applications(struct layout *lay, char **env, char *err,
 			size_t errlen)
 {
 	const char *v = pmixev_env_get(env, PMIXEV_APPS_ENV);
-	char one[32], why[256], *map = NULL;
+	const char *spawned = pmixev_env_get(env, PMIXEV_SPAWN_APPS_ENV);
+	char one[32], why[256], *map = NULL, *owned = NULL;
 	unsigned long napps = 1;
+	uint32_t n = 0;
+	int rc = -1;
 
-	if (v && *v) {
+	if (spawned && lay->parent[0]) {
+		size_t len = (size_t)lay->step.ntasks * 24 + 16;
+
+		if (!(owned = malloc(len)) ||
+		    spawn_apps_map(spawned, lay->step.ntasks, owned, len, &n) <
+			    0) {
+			snprintf(err, errlen, "%s is invalid",
+				 PMIXEV_SPAWN_APPS_ENV);
+			goto out;
+		}
+		napps = n;
+		v = owned;
+	} else if (v && *v) {
 		napps = strtoul(v, &map, 10);
 		if (!map || *map != ':' || !napps || napps > lay->step.ntasks) {
 			snprintf(err, errlen, "%s='%.64s' is invalid",
 				 PMIXEV_APPS_ENV, v);
-			return -1;
+			goto out;
 		}
 		v = map + 1;
 	} else {
@@ -140,11 +207,14 @@ static int applications(struct layout *lay, char **env, char *err,
 	}
 	if (pmixev_taskmap_parse(&lay->apps, v, (uint32_t)napps,
 				 lay->step.ntasks, why, sizeof(why)) < 0) {
-		snprintf(err, errlen, "%s is invalid: %s", PMIXEV_APPS_ENV,
-			 why);
-		return -1;
+		snprintf(err, errlen, "%s is invalid: %s",
+			 owned ? PMIXEV_SPAWN_APPS_ENV : PMIXEV_APPS_ENV, why);
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	free(owned);
+	return rc;
 }
 
 int layout_from_env(struct layout *lay, char **env,
@@ -157,7 +227,8 @@ int layout_from_env(struct layout *lay, char **env,
 	if (pmixev_step_from_env(&lay->step, env, err, errlen) < 0 ||
 	    owner(lay, o, err, errlen) < 0 ||
 	    srun_address(lay, env, err, errlen) < 0 ||
-	    find_node(lay, env, err, errlen) < 0)
+	    find_node(lay, env, err, errlen) < 0 ||
+	    spawn_vars(lay, env, err, errlen) < 0)
 		goto fail;
 	map = pmixev_env_get(env, PMIXEV_TASKMAP_ENV);
 	if (!map) {

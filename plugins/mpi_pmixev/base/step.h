@@ -72,6 +72,8 @@ struct step {
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */
 	struct allocs *allocs;	 /* PMIx_Allocation_request */
+	struct spawn *spawn;	 /* PMIx_Spawn asked here (wireup/spawn.h) */
+	struct spawned *spawned; /* this step's own start, if spawned */
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */
 	struct applog *applog;	 /* PMIx_Log's channels */
 	struct tasksig *tasksig; /* signals to the tasks on every node */

@@ -15,6 +15,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "wireup/spawned.h"
 
 /* An exit waiting for the echo of sync `seq`. */
 struct exit_wait {
@@ -51,10 +52,12 @@ static int on_state(void *ctx, struct pmixev_buf *body)
 
 	if (pmixev_pmixd_client_state_unpack(body, &c->s->pmixd_lim, &m) < 0)
 		return -1;
-	if (m.state == PMIXEV_PMIXD_CONNECTED)
+	if (m.state == PMIXEV_PMIXD_CONNECTED) {
 		events_client_connected(c->s->events, m.rank);
-	else
+		spawned_connected(c->s->spawned, m.rank);
+	} else {
 		events_client_finalized(c->s->events, m.rank);
+	}
 	return 0;
 }
 

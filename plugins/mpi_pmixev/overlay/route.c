@@ -85,15 +85,55 @@ static void deliver(struct route *rt, const struct link *from,
 			     pmixev_msg_type_name(hdr->type), hdr->src);
 }
 
+/*
+ * A frame from srun once its table came: one of the spawn family's that
+ * srun sends its stepds, for this node, to its handler (source
+ * PMIXEV_NODE_SRUN); anything else ends the link.
+ */
+static int from_srun(struct route *rt, struct link *l,
+		     const struct pmixev_frame_hdr *hdr, const uint8_t *payload)
+{
+	bool srun_sends = hdr->type == PMIXEV_MSG_SPAWN_STATUS ||
+			  hdr->type == PMIXEV_MSG_FAMILY ||
+			  hdr->type == PMIXEV_MSG_XSTEP;
+
+	if (!srun_sends || hdr->src != PMIXEV_NODE_SRUN ||
+	    hdr->dst != rt->ls->self) {
+		PMIXEV_ERROR("overlay: unexpected %s from srun %s (to node %u)",
+			     pmixev_msg_type_name(hdr->type),
+			     conn_peer(l->conn), hdr->dst);
+		return -1;
+	}
+	if (rt->handlers[hdr->type].fn)
+		rt->handlers[hdr->type].fn(rt->handlers[hdr->type].ctx,
+					   hdr->src, payload, hdr->len);
+	else
+		PMIXEV_ERROR("overlay: dropping %s from srun: nothing here "
+			     "serves it",
+			     pmixev_msg_type_name(hdr->type));
+	return 0;
+}
+
 static int on_frame(void *ctx, struct link *l,
 		    const struct pmixev_frame_hdr *hdr, const uint8_t *payload)
 {
 	struct route *rt = ctx;
 
-	/* srun's link carries its table only; a parent's its welcome until
-	 * it is up, or a BYE: it ended before it welcomed us. */
+	/* srun's link carries its table, then the spawn family's frames; a
+	 * parent's its welcome until it is up, or a BYE: it ended before it
+	 * welcomed us. */
+	if (l->role == LINK_SRUN && l->up)
+		return from_srun(rt, l, hdr, payload);
 	if (l->role == LINK_SRUN || (!l->up && hdr->type != PMIXEV_MSG_BYE))
 		return handshake_frame(rt->hs, l, hdr, payload);
+	if (hdr->type >= PMIXEV_MSG_XSTEP) {
+		PMIXEV_ERROR("overlay: unexpected %s from %s node %u (%s): "
+			     "it travels between stepds and srun only",
+			     pmixev_msg_type_name(hdr->type),
+			     link_role_name(l->role), l->peer,
+			     conn_peer(l->conn));
+		return -1;
+	}
 	if (l->up && !known_ends(rt, hdr)) {
 		PMIXEV_ERROR("overlay: dropping %s from %s node %u (%s): "
 			     "source %u or destination %u is not a node of "

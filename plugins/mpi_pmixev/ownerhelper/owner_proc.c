@@ -142,19 +142,6 @@ int owner_spec_place(struct owner_spec *s, int fd, int target)
 }
 
 /* The folder of the loaded plugin into `dir`; false if unknown. */
-static bool plugin_dir(char *dir, size_t len)
-{
-	char file[512];
-	Dl_info dl;
-
-	if (!dladdr((void *)owner_proc_create, &dl) || !dl.dli_fname ||
-	    dl.dli_fname[0] != '/')
-		return false;
-	snprintf(file, sizeof(file), "%s", dl.dli_fname);
-	snprintf(dir, len, "%s", dirname(file));
-	return true;
-}
-
 struct owner_proc *owner_proc_create(struct event_base *base,
 				     const struct owner_prog *prog, uid_t uid,
 				     gid_t gid)
@@ -170,7 +157,8 @@ struct owner_proc *owner_proc_create(struct event_base *base,
 	p->gid = gid;
 	p->run.pidfd = -1;
 	p->report = -1;
-	owner_prog_find(prog, plugin_dir(dir, sizeof(dir)) ? dir : NULL,
+	owner_prog_find(prog,
+			owner_prog_plugin_dir(dir, sizeof(dir)) ? dir : NULL,
 			p->path, sizeof(p->path), p->looked, sizeof(p->looked));
 	return p;
 }

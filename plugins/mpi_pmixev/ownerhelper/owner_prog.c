@@ -6,6 +6,8 @@
 
 #include "ownerhelper/owner_prog.h"
 
+#include <dlfcn.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,4 +45,17 @@ bool owner_prog_find(const struct owner_prog *prog, const char *plugin_dir,
 	}
 	snprintf(path, path_len, "%s", prog->installed);
 	return look(looked, looked_len, prog->installed);
+}
+
+bool owner_prog_plugin_dir(char *dir, size_t len)
+{
+	char file[512];
+	Dl_info dl;
+
+	if (!dladdr((void *)owner_prog_plugin_dir, &dl) || !dl.dli_fname ||
+	    dl.dli_fname[0] != '/')
+		return false;
+	snprintf(file, sizeof(file), "%s", dl.dli_fname);
+	snprintf(dir, len, "%s", dirname(file));
+	return true;
 }

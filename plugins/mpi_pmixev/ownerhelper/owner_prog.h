@@ -31,4 +31,7 @@ bool owner_prog_find(const struct owner_prog *prog, const char *plugin_dir,
 		     char *path, size_t path_len, char *looked,
 		     size_t looked_len);
 
+/* The directory of the loaded mpi_pmixev.so, into `dir`; false if
+ * unknown. */
+bool owner_prog_plugin_dir(char *dir, size_t len);
 #endif /* PMIXEV_OWNERHELPER_OWNER_PROG_H_ */

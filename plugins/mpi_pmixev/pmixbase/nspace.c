@@ -230,6 +230,20 @@ static pmix_status_t app_info(void *list, const struct layout *lay,
 	return add_array(list, PMIX_APP_INFO_ARRAY, sub);
 }
 
+/* PMIX_SPAWNED, and PMIX_PARENT_ID when a PMIx_Spawn started the step. */
+static pmix_status_t spawned(void *list, const struct layout *lay)
+{
+	bool is = lay->parent[0] != '\0';
+	pmix_proc_t parent;
+	pmix_status_t rc;
+
+	rc = PMIx_Info_list_add(list, PMIX_SPAWNED, &is, PMIX_BOOL);
+	if (rc != PMIX_SUCCESS || !is)
+		return rc;
+	PMIX_LOAD_PROCID(&parent, lay->parent, lay->parent_rank);
+	return PMIx_Info_list_add(list, PMIX_PARENT_ID, &parent, PMIX_PROC);
+}
+
 static pmix_status_t job_info(void *list, const struct layout *lay,
 			      const struct nspace_host *host)
 {
@@ -241,7 +255,7 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 	pmix_rank_t offset = 0;
 	struct maps m = {0};
 	char *peers = NULL;
-	bool no = false, yes = true;
+	bool yes = true;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
 	if (maps_build(lay, &m) < 0 || !(peers = peers_of(lay, lay->nodeid)))
@@ -250,7 +264,7 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 				     PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NPROC_OFFSET, &offset,
 				     PMIX_PROC_RANK)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_SPAWNED, &no, PMIX_BOOL)) ||
+	    (rc = spawned(list, lay)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,

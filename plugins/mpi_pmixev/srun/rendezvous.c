@@ -8,6 +8,7 @@
 #include "srun/rendezvous.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ struct rdv {
 	struct event *kill_timer;
 	/* written on the agent thread, read by srun after rdv_destroy */
 	int abort_status;
-	bool aborted;
+	atomic_bool aborted;
 };
 
 /*
@@ -106,9 +107,9 @@ static int on_abort(struct peer *p, const uint8_t *data, size_t len)
 	}
 	PMIXEV_ERROR("step %s: rank %u called PMIx_Abort with status %d: %s",
 		     rdv->step, m.rank, m.status, m.text);
-	if (rdv->aborted)
+	if (atomic_load(&rdv->aborted))
 		return 0;
-	rdv->aborted = true;
+	atomic_store(&rdv->aborted, true);
 	rdv->abort_status = m.status;
 	pmixev_slurm_signal_step(rdv->cfg.job_id, rdv->cfg.step_id, SIGTERM);
 	rdv->kill_timer =
@@ -147,6 +148,10 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 		return on_abort(p, payload, hdr->len);
 	if (hdr->type == PMIXEV_MSG_NOTICE)
 		return on_notice(p, payload, hdr->len);
+	if (p->rdv->cfg.on_frame &&
+	    p->rdv->cfg.on_frame(p->rdv->cfg.ctx, p->node, hdr->type, payload,
+				 hdr->len) == 0)
+		return 0;
 	PMIXEV_ERROR("step %s: unexpected %s from node %u (%s)", p->rdv->step,
 		     pmixev_msg_type_name(hdr->type), p->node, conn_peer(c));
 	return -1;
@@ -160,6 +165,8 @@ static void on_close(struct conn *c, enum conn_close reason, const char *why,
 	PMIXEV_DEBUG(1, "step %s: node %u's connection %s closed: %s",
 		     p->rdv->step, p->node, conn_peer(c), why);
 	p->conn = NULL;
+	if (p->rdv->cfg.on_gone)
+		p->rdv->cfg.on_gone(p->rdv->cfg.ctx, p->node);
 }
 
 static int on_hello(struct rdv *rdv, struct conn *c, const uint8_t *data,
@@ -254,8 +261,11 @@ struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port)
 		rdv->peers[i] = (struct peer){.rdv = rdv, .node = i};
 	if (!(rdv->auth = auth_create(cfg->authinfo, false)) ||
 	    !(rdv->agent = agent_create()) ||
-	    !(rdv->door = admit_create(agent_base(rdv->agent), &door)) ||
-	    agent_start(rdv->agent) < 0)
+	    !(rdv->door = admit_create(agent_base(rdv->agent), &door)))
+		goto fail;
+	if (cfg->setup)
+		cfg->setup(cfg->ctx, agent_base(rdv->agent));
+	if (agent_start(rdv->agent) < 0)
 		goto fail;
 	*port = admit_port(rdv->door);
 	return rdv;
@@ -264,11 +274,25 @@ fail:
 	return NULL;
 }
 
+int rdv_send(struct rdv *rdv, uint32_t node, uint8_t type, const void *data,
+	     size_t len)
+{
+	if (node >= rdv->cfg.nnodes || !rdv->peers[node].conn)
+		return -1;
+	return conn_send(rdv->peers[node].conn, type, PMIXEV_NODE_SRUN, node,
+			 data, len);
+}
+
+bool rdv_aborted(const struct rdv *rdv)
+{
+	return rdv && atomic_load(&rdv->aborted);
+}
+
 int rdv_stop(struct rdv *rdv)
 {
 	/* A stepd's notice sent before its tasks' exits is printed. */
 	agent_stop_after_look(rdv->agent);
-	return rdv->aborted ? rdv->abort_status : 0;
+	return atomic_load(&rdv->aborted) ? rdv->abort_status : 0;
 }
 
 void rdv_destroy(struct rdv *rdv)

@@ -14,7 +14,11 @@
 #ifndef PMIXEV_SRUN_RENDEZVOUS_H_
 #define PMIXEV_SRUN_RENDEZVOUS_H_
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <event2/event.h>
 #include <sys/types.h>
 
 struct rdv;
@@ -28,10 +32,28 @@ struct rdv_cfg {
 	const char *authinfo; /* slurm.conf AuthInfo */
 	uint16_t kill_wait;   /* seconds from SIGTERM to SIGKILL */
 	uint32_t max_frame;
+	/*
+	 * The spawn family's part (srun/srun_step.c), on the agent thread:
+	 * `setup` before it starts; every frame of a stepd the rendezvous
+	 * does not serve itself (-1: malformed, the link goes, or unknown);
+	 * a stepd's link that closed.
+	 */
+	void (*setup)(void *ctx, struct event_base *base);
+	int (*on_frame)(void *ctx, uint32_t node, uint8_t type,
+			const uint8_t *data, size_t len);
+	void (*on_gone)(void *ctx, uint32_t node);
+	void *ctx;
 };
 
 /* Start listening (port in *port) on a new agent thread. NULL on failure. */
 struct rdv *rdv_create(const struct rdv_cfg *cfg, uint16_t *port);
+
+/* Send node `node`'s stepd a frame (agent thread). 0, or -1 (gone). */
+int rdv_send(struct rdv *rdv, uint32_t node, uint8_t type, const void *data,
+	     size_t len);
+
+/* Whether a rank called PMIx_Abort (any thread). */
+bool rdv_aborted(const struct rdv *rdv);
 
 /*
  * Stop the thread; returns the status of the first abort a client

@@ -33,6 +33,8 @@
 #include "events/notify.h"
 #include "wireup/group_ask.h"
 #include "wireup/group_root.h"
+#include "wireup/spawn.h"
+#include "wireup/spawned.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
 #include "jobmgmt/applog.h"
@@ -293,7 +295,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	if (fence_listen(s) < 0 ||
 	    !(s->group_root = group_root_create(&s->lay)) ||
 	    !(s->groups = groups_create(s)) ||
-	    !(s->group_ask = group_ask_create(s)))
+	    !(s->group_ask = group_ask_create(s)) ||
+	    !(s->spawn = spawn_create(s)) || !(s->spawned = spawned_create(s)))
 		return -1;
 	pubsub_frames_listen(s);
 	query_frames_listen(s);
@@ -553,6 +556,8 @@ void stepd_fini(void)
 	jobinfo_destroy(s->jobinfo);
 	jobctl_destroy(s->jobctl);
 	allocs_destroy(s->allocs);
+	spawn_destroy(s->spawn);
+	spawned_destroy(s->spawned);
 	applog_destroy(s->applog);
 	tasksig_destroy(s->tasksig);
 	ckpt_cancel_destroy(s->ckpt_cancel);

@@ -1,0 +1,407 @@
+/*
+ * srun/spawn.c - the parent step's srun starts its child steps (see
+ * spawn.h).
+ */
+#include "config.h"
+
+#include "srun/spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "overlay/conn.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_pmixd_spawn.h"
+#include "pmixev_spawn_cmd.h"
+#include "pmixev_xstep.h"
+#include "pmixev_xstep_ctl.h"
+#include "srun/spawn_proc.h"
+
+#define HUB_FRAME_MAX (1u << 20)
+#define REAP_MS	      100
+
+struct child {
+	struct spawns *sp;
+	struct child *next;
+	uint32_t node;	   /* the requesting stepd */
+	uint64_t req_id;   /* its request's id */
+	uint64_t spawn_id; /* SLURM_PMIXEV_SPAWN_ID */
+	uint32_t job;	   /* the child's job (this one, or PMIX_ALLOC_ID's) */
+	uint32_t step;	   /* its step, once it said hello */
+	struct spawn_proc *proc;
+	struct conn *hub; /* NULL once it closed */
+	struct event *reap;
+	bool answered; /* READY or a failure was sent */
+};
+
+struct spawns {
+	struct spawns_cfg cfg;
+	struct event_base *base;
+	char step[32];
+	char nspace[64];
+	uint64_t last_spawn_id;
+	struct child *children;
+	atomic_uint live; /* child sruns not yet reaped */
+	uint64_t requests, refused;
+};
+
+static void send_status(struct child *c, enum pmixev_spawn_state state,
+			const char *reason)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_spawn_status m = {.id = c->req_id, .state = state};
+	struct pmixev_buf b;
+
+	if (state == PMIXEV_SPAWN_READY) {
+		m.job = c->job;
+		m.step = c->step;
+	} else if (state != PMIXEV_SPAWN_LAUNCHED) {
+		snprintf(m.reason, sizeof(m.reason), "%s", reason);
+	}
+	if (state != PMIXEV_SPAWN_LAUNCHED)
+		c->answered = true;
+	pmixev_buf_init(&b);
+	if (pmixev_spawn_status_pack(&b, &m) < 0 ||
+	    sp->cfg.send(sp->cfg.send_ctx, c->node, PMIXEV_MSG_SPAWN_STATUS,
+			 &b) < 0)
+		PMIXEV_ERROR("step %s: spawn %llu: cannot tell node %u how it "
+			     "went",
+			     sp->step, (unsigned long long)c->spawn_id,
+			     c->node);
+	pmixev_buf_release(&b);
+}
+
+/* A request refused before any child srun: answered at once. */
+static void refuse(struct spawns *sp, uint32_t node, uint64_t id,
+		   enum pmixev_spawn_state state, const char *why)
+{
+	struct child c = {.sp = sp, .node = node, .req_id = id};
+
+	sp->refused++;
+	PMIXEV_ERROR("step %s: spawn request %llu of node %u refused: %s",
+		     sp->step, (unsigned long long)id, node, why);
+	send_status(&c, state, why);
+}
+
+static void child_free(struct child *c)
+{
+	struct child **p;
+
+	for (p = &c->sp->children; *p && *p != c; p = &(*p)->next)
+		;
+	if (*p)
+		*p = c->next;
+	conn_destroy(c->hub);
+	if (c->reap)
+		event_free(c->reap);
+	spawn_proc_destroy(c->proc);
+	free(c);
+}
+
+/* The child srun exited with wait status `st`. */
+static void child_ended(struct child *c, int st)
+{
+	struct spawns *sp = c->sp;
+	char reason[PMIXEV_XSTEP_REASON_MAX];
+
+	atomic_fetch_sub(&sp->live, 1);
+	if (!c->answered) {
+		spawn_proc_reason(c->proc, st, reason, sizeof(reason));
+		PMIXEV_ERROR("step %s: spawn %llu failed: %s", sp->step,
+			     (unsigned long long)c->spawn_id, reason);
+		send_status(c, spawn_proc_state(c->proc), reason);
+	} else {
+		PMIXEV_DEBUG(1, "step %s: spawned step %u.%u ended (%s %d)",
+			     sp->step, c->job, c->step,
+			     WIFEXITED(st) ? "status" : "signal",
+			     WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
+	child_free(c);
+}
+
+static void on_reap(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *c = arg;
+	struct timeval tv = {0, REAP_MS * 1000};
+	int st = 0;
+
+	(void)fd;
+	(void)what;
+	if (spawn_proc_reaped(c->proc, &st))
+		child_ended(c, st);
+	else
+		evtimer_add(c->reap, &tv);
+}
+
+static const char *ready_failure(const struct pmixev_xstep_ready *r, char *buf,
+				 size_t len)
+{
+	if (r->failed_rank != PMIXEV_XSTEP_NO_RANK)
+		snprintf(buf, len, "child rank %u: %.900s", r->failed_rank,
+			 r->reason[0] ? r->reason : "it ended");
+	else
+		snprintf(buf, len, "%s",
+			 r->reason[0] ? r->reason
+				      : "the child step did not register");
+	return buf;
+}
+
+/* The child step's READY, from its srun. */
+static int on_xstep(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_xstep_hdr h;
+	struct pmixev_xstep_ready r;
+	struct pmixev_buf b;
+	char why[PMIXEV_XSTEP_REASON_MAX];
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 ||
+	    h.inner != PMIXEV_XSTEP_READY || h.src_job != c->job ||
+	    h.src_step != c->step || h.dst_job != sp->cfg.job_id ||
+	    h.dst_step != sp->cfg.step_id ||
+	    pmixev_xstep_ready_unpack(&b, &r) < 0 ||
+	    r.spawn_id != c->spawn_id || c->answered) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a frame "
+			     "that is not its step's one READY",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	if (r.status == PMIXEV_OK) {
+		PMIXEV_INFO("step %s: spawn %llu: step %u.%u is up, every "
+			    "rank registered",
+			    sp->step, (unsigned long long)c->spawn_id, c->job,
+			    c->step);
+		send_status(c, PMIXEV_SPAWN_READY, "");
+		return 0;
+	}
+	ready_failure(&r, why, sizeof(why));
+	PMIXEV_ERROR("step %s: spawn %llu: step %u.%u failed to start: %s",
+		     sp->step, (unsigned long long)c->spawn_id, c->job, c->step,
+		     why);
+	send_status(c, PMIXEV_SPAWN_FAILED, why);
+	return 0;
+}
+
+static int on_hello(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_hub_hello m;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_hub_hello_unpack(&b, &m) < 0 || m.job != c->job ||
+	    m.spawn_id != c->spawn_id || c->step != PMIXEV_XSTEP_NONE) {
+		PMIXEV_ERROR("step %s: spawn %llu: a bad hello from the child "
+			     "srun",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	c->step = m.step;
+	PMIXEV_INFO("step %s: spawn %llu of node %u is step %u.%u", sp->step,
+		    (unsigned long long)c->spawn_id, c->node, c->job, c->step);
+	return 0;
+}
+
+static int on_hub_frame(struct conn *conn, const struct pmixev_frame_hdr *hdr,
+			const uint8_t *payload, void *ctx)
+{
+	struct child *c = ctx;
+
+	(void)conn;
+	if (hdr->type == PMIXEV_MSG_HUB_HELLO)
+		return on_hello(c, payload, hdr->len);
+	if (hdr->type == PMIXEV_MSG_XSTEP && c->step != PMIXEV_XSTEP_NONE)
+		return on_xstep(c, payload, hdr->len);
+	PMIXEV_ERROR("step %s: spawn %llu: unexpected %s from the child srun",
+		     c->sp->step, (unsigned long long)c->spawn_id,
+		     pmixev_msg_type_name(hdr->type));
+	return -1;
+}
+
+static void on_hub_close(struct conn *conn, enum conn_close reason,
+			 const char *why, void *ctx)
+{
+	struct child *c = ctx;
+	struct timeval now = {0, 0};
+
+	(void)conn;
+	(void)reason;
+	PMIXEV_DEBUG(1, "step %s: spawn %llu: the child srun's link closed: %s",
+		     c->sp->step, (unsigned long long)c->spawn_id, why);
+	c->hub = NULL;
+	evtimer_add(c->reap, &now);
+}
+
+/* Start the child srun of `m`. */
+static void launch(struct spawns *sp, uint32_t node,
+		   const struct pmixev_pmixd_spawn *m)
+{
+	struct child *c = calloc(1, sizeof(*c));
+	struct pmixev_spawn_ctx ctx = {.job_id = sp->cfg.job_id,
+				       .job_name = sp->cfg.job_name,
+				       .timeout_max = sp->cfg.timeout_max,
+				       .parent = sp->nspace,
+				       .parent_rank = m->rank};
+	char err[PMIXEV_XSTEP_REASON_MAX];
+	int hub_fd = -1;
+
+	if (!c) {
+		refuse(sp, node, m->id, PMIXEV_SPAWN_FAILED, "out of memory");
+		return;
+	}
+	*c = (struct child){.sp = sp,
+			    .node = node,
+			    .req_id = m->id,
+			    .spawn_id = ++sp->last_spawn_id,
+			    .job = m->alloc_job ? m->alloc_job : sp->cfg.job_id,
+			    .step = PMIXEV_XSTEP_NONE};
+	ctx.spawn_id = c->spawn_id;
+	if (!(c->reap = evtimer_new(sp->base, on_reap, c)) ||
+	    !(c->proc = spawn_proc_start(sp->base, m, &ctx, &hub_fd, err,
+					 sizeof(err)))) {
+		refuse(sp, node, m->id, PMIXEV_SPAWN_FAILED,
+		       c->reap ? err : "out of memory");
+		child_free(c);
+		return;
+	}
+	atomic_fetch_add(&sp->live, 1);
+	c->next = sp->children;
+	sp->children = c;
+	if (!(c->hub = conn_create(sp->base, hub_fd, NULL, 0, HUB_FRAME_MAX,
+				   on_hub_frame, on_hub_close, c))) {
+		PMIXEV_ERROR("step %s: spawn %llu: cannot watch the child "
+			     "srun's link; ending it",
+			     sp->step, (unsigned long long)c->spawn_id);
+		spawn_proc_signal(c->proc, SIGKILL);
+		on_hub_close(NULL, CONN_ERROR, "no link", c);
+		return;
+	}
+	PMIXEV_INFO("step %s: spawn %llu: rank %u of node %u starts %u "
+		    "process(es): %s",
+		    sp->step, (unsigned long long)c->spawn_id, m->rank, node,
+		    pmixev_pmixd_spawn_nprocs(m), spawn_proc_cmdline(c->proc));
+	send_status(c, PMIXEV_SPAWN_LAUNCHED, "");
+}
+
+int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
+		   size_t len)
+{
+	const struct pmixev_pmixd_bounds lim = {.map = sp->cfg.map,
+						.nodeid = node};
+	struct pmixev_pmixd_spawn m = {0};
+	struct pmixev_spawn_req q;
+	struct pmixev_buf b;
+
+	sp->requests++;
+	pmixev_buf_reader(&b, data, len);
+	if (node >= sp->cfg.map->nnodes ||
+	    pmixev_spawn_req_unpack(&b, PMIXEV_PMIXD_SPAWN_BYTES, &q) < 0) {
+		PMIXEV_ERROR("step %s: a malformed spawn request from node %u",
+			     sp->step, node);
+		return -1;
+	}
+	pmixev_buf_reader(&b, q.body, q.nbody);
+	if (pmixev_pmixd_spawn_unpack(&b, &lim, PMIXEV_PMIXD_SPAWN_BYTES, &m) <
+		    0 ||
+	    m.id != q.id) {
+		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
+		       "the spawn request is malformed");
+		return 0;
+	}
+	if (m.rank == PMIXEV_PMIXD_NO_RANK)
+		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
+		       "a tool cannot spawn under srun yet");
+	else if (m.flags &
+		 (PMIXEV_PMIXD_SPAWN_NON_PMI | PMIXEV_PMIXD_SPAWN_TOOL))
+		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
+		       "PMIX_NON_PMI and PMIX_SPAWN_TOOL are not served yet");
+	else
+		launch(sp, node, &m);
+	pmixev_pmixd_spawn_release(&m);
+	return 0;
+}
+
+int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
+		  size_t len)
+{
+	struct pmixev_buf b;
+	uint64_t id = 0;
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_spawn_cancel_unpack(&b, &id) < 0)
+		return -1;
+	for (struct child *c = sp->children; c; c = c->next) {
+		if (c->node != node || c->req_id != id)
+			continue;
+		PMIXEV_INFO("step %s: spawn %llu cancelled by node %u",
+			    sp->step, (unsigned long long)c->spawn_id, node);
+		c->answered = true;
+		spawn_proc_signal(c->proc, SIGTERM);
+	}
+	return 0;
+}
+
+struct spawns *spawns_create(struct event_base *base,
+			     const struct spawns_cfg *cfg)
+{
+	struct spawns *sp = calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return NULL;
+	sp->cfg = *cfg;
+	sp->base = base;
+	atomic_init(&sp->live, 0);
+	snprintf(sp->step, sizeof(sp->step), "%u.%u", cfg->job_id,
+		 cfg->step_id);
+	pmixev_xstep_nspace(cfg->job_id, cfg->step_id, sp->nspace,
+			    sizeof(sp->nspace));
+	return sp;
+}
+
+void spawns_wait(struct spawns *sp, bool abort)
+{
+	const struct timespec tick = {0, 100 * 1000 * 1000};
+	unsigned n, waited = 0;
+
+	if (!sp || !(n = atomic_load(&sp->live)))
+		return;
+	if (abort) {
+		PMIXEV_ERROR("step %s: the step was aborted: ending its %u "
+			     "spawned step(s)",
+			     sp->step, n);
+		spawn_proc_signal_all(SIGTERM);
+	} else {
+		PMIXEV_INFO("step %s: waiting for its %u spawned step(s) to "
+			    "end",
+			    sp->step, n);
+	}
+	while (atomic_load(&sp->live)) {
+		nanosleep(&tick, NULL);
+		if (abort && ++waited == sp->cfg.kill_wait * 10 + 10)
+			spawn_proc_signal_all(SIGKILL);
+	}
+}
+
+void spawns_destroy(struct spawns *sp)
+{
+	if (!sp)
+		return;
+	while (sp->children)
+		child_free(sp->children);
+	if (sp->requests)
+		PMIXEV_INFO("step %s: %llu spawn request(s), %llu refused",
+			    sp->step, (unsigned long long)sp->requests,
+			    (unsigned long long)sp->refused);
+	free(sp);
+}

@@ -1,0 +1,70 @@
+/*
+ * srun/spawn.h - the parent step's srun starts the child steps of its
+ * ranks' PMIx_Spawn calls (doc/spawn.md §2.1): a stepd passes a SPAWN its
+ * root checked (SPAWN_REQ); srun checks it again as a plain program,
+ * starts `srun --jobid ... --mpi=pmixev` with the spawn's command line and
+ * environment (common/pmixev_spawn_cmd.h), no shell, with one end of a
+ * socketpair (the hub link: the child srun's HUB_HELLO, then its step's
+ * READY), and answers the stepd SPAWN_STATUS: LAUNCHED, then READY when
+ * every child rank registered, or why not (the child srun's last error
+ * lines: Slurm's own words).
+ *
+ * The child srun writes its output where this srun writes its own; its
+ * error lines are copied to this srun's stderr as they come. It runs in
+ * this srun's process group (a Ctrl-C reaches both). At the end, this
+ * srun waits for its child steps to end; when its own step was aborted it
+ * ends them (SIGTERM, then SIGKILL after KillWait).
+ *
+ * Everything but spawns_wait runs on the rendezvous' agent thread.
+ */
+#ifndef PMIXEV_SRUN_SPAWN_H_
+#define PMIXEV_SRUN_SPAWN_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+
+#include "pmixev_buf.h"
+#include "pmixev_taskmap.h"
+
+/* Send a frame of `type` to the step's node `node` (its stepd). */
+typedef int (*spawns_send_fn)(void *ctx, uint32_t node, uint8_t type,
+			      const struct pmixev_buf *body);
+
+struct spawns_cfg {
+	uint32_t job_id, step_id;	  /* this step */
+	const char *job_name;		  /* the child's is NAME.spawn */
+	const struct pmixev_taskmap *map; /* this step's ranks */
+	uint32_t timeout_max;		  /* PMIxevTimeout, seconds */
+	uint32_t kill_wait;		  /* KillWait, seconds */
+	spawns_send_fn send;
+	void *send_ctx;
+};
+
+struct spawns;
+
+/* NULL when out of memory. */
+struct spawns *spawns_create(struct event_base *base,
+			     const struct spawns_cfg *cfg);
+
+/* A SPAWN_REQ payload from node `node`. 0, or -1 when it is malformed
+ * (logged: the link goes). */
+int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
+		   size_t len);
+
+/* The child srun of spawn request `id` of node `node` is ended. */
+int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
+		  size_t len);
+
+/*
+ * srun's step ended (main thread): end the child steps when `abort`, then
+ * wait until every child srun exited.
+ */
+void spawns_wait(struct spawns *sp, bool abort);
+
+/* Agent thread stopped first. NULL-safe. */
+void spawns_destroy(struct spawns *sp);
+
+#endif /* PMIXEV_SRUN_SPAWN_H_ */

@@ -1,0 +1,260 @@
+/*
+ * wireup/spawn.c - root's part of a PMIx_Spawn on the requester's node
+ * (agent thread; see spawn.h).
+ */
+#include "config.h"
+
+#include "wireup/spawn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <event2/event.h>
+#include <pmix_common.h>
+
+#include "base/agent.h"
+#include "overlay/overlay.h"
+#include "pmixd/carry.h"
+#include "pmixd/chan.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_pmixd_spawn.h"
+#include "pmixev_xstep.h"
+#include "pmixev_xstep_ctl.h"
+
+#define MARGIN_SEC 5
+
+/* A spawn srun has not answered yet. */
+struct pending {
+	struct spawn *sp;
+	struct pending *next;
+	uint64_t id; /* the pmix side's */
+	uint32_t rank;
+	struct event *deadline;
+};
+
+struct spawn {
+	struct step *s;
+	struct pending *live;
+	uint64_t requests, failed;
+};
+
+static void send_done(struct spawn *sp, uint64_t id, uint32_t rank,
+		      pmix_status_t status, const char *nspace, const char *why)
+{
+	const struct layout *lay = &sp->s->lay;
+	struct pmixev_pmixd_spawn_done d = {.id = id, .status = status};
+	struct pmixev_buf b;
+
+	snprintf(d.nspace, sizeof(d.nspace), "%s", nspace);
+	snprintf(d.reason, sizeof(d.reason), "%s", why);
+	if (status == PMIX_SUCCESS) {
+		PMIXEV_INFO("spawn: step %u.%u rank %u: %s is up",
+			    lay->step.job_id, lay->step.step_id, rank, nspace);
+	} else {
+		sp->failed++;
+		PMIXEV_INFO("spawn: step %u.%u rank %u: failed (PMIx status "
+			    "%d): %s",
+			    lay->step.job_id, lay->step.step_id, rank,
+			    (int)status, why);
+	}
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if ((pmixev_pmixd_spawn_done_pack(&b, &d) < 0 ||
+	     chan_send(sp->s->chan, PMIXEV_PMIXD_SPAWN_DONE, &b) < 0) &&
+	    chan_is_open(sp->s->chan))
+		PMIXEV_ERROR("spawn: step %u.%u: cannot answer the pmix side's "
+			     "request %llu",
+			     lay->step.job_id, lay->step.step_id,
+			     (unsigned long long)id);
+	pmixev_buf_release(&b);
+}
+
+static void pending_free(struct pending *p)
+{
+	struct pending **pp = &p->sp->live;
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = p->next;
+	if (p->deadline)
+		event_free(p->deadline);
+	pmixev_pmixd_budget_give(&p->sp->s->pmixd_budget, PMIXEV_PMIXD_SPAWN);
+	free(p);
+}
+
+static void cancel_child(struct spawn *sp, uint64_t id)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	if (pmixev_spawn_cancel_pack(&b, id) == 0)
+		overlay_send(sp->s->ov, PMIXEV_NODE_SRUN,
+			     PMIXEV_MSG_SPAWN_CANCEL, b.data, b.len);
+	pmixev_buf_release(&b);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	struct pending *p = arg;
+
+	(void)fd;
+	(void)what;
+	cancel_child(p->sp, p->id);
+	send_done(p->sp, p->id, p->rank, PMIX_ERR_TIMEOUT, "",
+		  "srun did not start the child step in time");
+	pending_free(p);
+}
+
+static pmix_status_t state_status(enum pmixev_spawn_state st)
+{
+	switch (st) {
+	case PMIXEV_SPAWN_BUSY:
+		return PMIX_ERR_OUT_OF_RESOURCE;
+	case PMIXEV_SPAWN_DENIED:
+		return PMIX_ERR_NO_PERMISSIONS;
+	case PMIXEV_SPAWN_NO_JOB:
+		return PMIX_ERR_NOT_FOUND;
+	default:
+		return PMIX_ERR_JOB_FAILED_TO_LAUNCH;
+	}
+}
+
+/* srun's SPAWN_STATUS (the owner's word, checked by its codec). */
+static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
+{
+	struct spawn *sp = ctx;
+	struct pmixev_spawn_status m;
+	struct pmixev_buf b;
+	struct pending *p;
+	char nspace[PMIXEV_NSPACE_MAX];
+
+	(void)src;
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_spawn_status_unpack(&b, &m) < 0) {
+		PMIXEV_ERROR("spawn: step %s: a malformed SPAWN_STATUS from "
+			     "srun",
+			     sp->s->lay.step.id);
+		return;
+	}
+	for (p = sp->live; p && p->id != m.id; p = p->next)
+		;
+	if (!p) {
+		PMIXEV_DEBUG(1,
+			     "spawn: step %s: srun's status of spawn %llu, "
+			     "which nobody waits for",
+			     sp->s->lay.step.id, (unsigned long long)m.id);
+		return;
+	}
+	if (m.state == PMIXEV_SPAWN_LAUNCHED) {
+		PMIXEV_DEBUG(1,
+			     "spawn: step %s: srun started the child step "
+			     "of request %llu",
+			     sp->s->lay.step.id, (unsigned long long)m.id);
+		return;
+	}
+	if (m.state == PMIXEV_SPAWN_READY) {
+		pmixev_xstep_nspace(m.job, m.step, nspace, sizeof(nspace));
+		send_done(sp, p->id, p->rank, PMIX_SUCCESS, nspace, "");
+	} else {
+		send_done(sp, p->id, p->rank, state_status(m.state), "",
+			  m.reason);
+	}
+	pending_free(p);
+}
+
+/* Pass the checked `m` to srun; answered there or by the deadline. */
+static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
+{
+	const struct step *s = sp->s;
+	uint32_t t = m->timeout_ms ? (m->timeout_ms + 999) / 1000
+				   : s->conf.timeout_sec;
+	struct timeval tv = {2 * (time_t)t + MARGIN_SEC, 0};
+	struct pmixev_buf body, frame;
+	struct pending *p = NULL;
+	const char *why = "out of memory";
+
+	pmixev_buf_init(&body);
+	pmixev_buf_init(&frame);
+	if (!carry_take(&sp->s->pmixd_budget, PMIXEV_PMIXD_SPAWN)) {
+		send_done(sp, m->id, m->rank, PMIX_ERR_OUT_OF_RESOURCE, "",
+			  "too many spawns in flight on this node");
+		goto out;
+	}
+	if (!(p = calloc(1, sizeof(*p)))) {
+		pmixev_pmixd_budget_give(&sp->s->pmixd_budget,
+					 PMIXEV_PMIXD_SPAWN);
+		goto fail;
+	}
+	*p = (struct pending){.sp = sp, .id = m->id, .rank = m->rank};
+	p->next = sp->live;
+	sp->live = p;
+	if (!(p->deadline = evtimer_new(agent_base(s->agent), on_deadline, p)))
+		goto fail;
+	if (pmixev_pmixd_spawn_pack(&body, m) < 0 ||
+	    pmixev_spawn_req_pack(
+		    &frame, &(struct pmixev_spawn_req){.id = m->id,
+						       .body = body.data,
+						       .nbody = body.len}) < 0)
+		goto fail;
+	if (overlay_send(s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_SPAWN_REQ,
+			 frame.data, frame.len) < 0) {
+		why = "srun is unreachable";
+		goto fail;
+	}
+	evtimer_add(p->deadline, &tv);
+	PMIXEV_INFO("spawn: step %s rank %u asks for %u process(es) in %u "
+		    "application(s): passed to srun",
+		    s->lay.step.id, m->rank, pmixev_pmixd_spawn_nprocs(m),
+		    m->napps);
+	goto out;
+fail:
+	send_done(sp, m->id, m->rank, PMIX_ERR_JOB_FAILED_TO_LAUNCH, "", why);
+	if (p)
+		pending_free(p);
+out:
+	pmixev_buf_release(&body);
+	pmixev_buf_release(&frame);
+}
+
+/* A SPAWN frame of the pmix side. */
+static int on_spawn(void *ctx, struct pmixev_buf *body)
+{
+	struct spawn *sp = ctx;
+	struct pmixev_pmixd_spawn m = {0};
+
+	if (pmixev_pmixd_spawn_unpack(body, &sp->s->pmixd_lim,
+				      PMIXEV_PMIXD_SPAWN_BYTES, &m) < 0)
+		return -1;
+	sp->requests++;
+	carry(sp, &m);
+	pmixev_pmixd_spawn_release(&m);
+	return 0;
+}
+
+struct spawn *spawn_create(struct step *s)
+{
+	struct spawn *sp = calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return NULL;
+	sp->s = s;
+	chan_on(s->chan, PMIXEV_PMIXD_SPAWN, on_spawn, sp);
+	overlay_on(s->ov, PMIXEV_MSG_SPAWN_STATUS, on_status, sp);
+	return sp;
+}
+
+void spawn_destroy(struct spawn *sp)
+{
+	if (!sp)
+		return;
+	while (sp->live)
+		pending_free(sp->live);
+	if (sp->requests)
+		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed",
+			    sp->s->lay.step.id,
+			    (unsigned long long)sp->requests,
+			    (unsigned long long)sp->failed);
+	free(sp);
+}

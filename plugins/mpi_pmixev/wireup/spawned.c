@@ -1,0 +1,108 @@
+/*
+ * wireup/spawned.c - a spawned step's node tells its srun when its ranks
+ * registered (agent thread; see spawned.h).
+ */
+#include "config.h"
+
+#include "wireup/spawned.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "overlay/overlay.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_xstep.h"
+
+struct spawned {
+	struct step *s;
+	bool *connected; /* [ntasks]; NULL when not spawned */
+	uint32_t nconnected;
+	bool told;
+};
+
+static void tell(struct spawned *sd, const struct pmixev_xstep_ready *r)
+{
+	struct pmixev_buf b;
+
+	if (sd->told)
+		return;
+	sd->told = true;
+	pmixev_buf_init(&b);
+	if (pmixev_xstep_ready_pack(&b, r) < 0 ||
+	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_NODE_READY,
+			 b.data, b.len) < 0)
+		PMIXEV_ERROR("spawn: step %s: cannot tell srun that this "
+			     "node's ranks %s",
+			     sd->s->lay.step.id,
+			     r->status == PMIXEV_OK ? "registered"
+						    : "failed to register");
+	else
+		PMIXEV_DEBUG(1, "spawn: step %s: this node's ranks %s",
+			     sd->s->lay.step.id,
+			     r->status == PMIXEV_OK ? "registered"
+						    : "failed to register");
+	pmixev_buf_release(&b);
+}
+
+void spawned_connected(struct spawned *sd, uint32_t rank)
+{
+	const struct layout *lay;
+
+	if (!sd || !sd->connected)
+		return;
+	lay = &sd->s->lay;
+	if (!layout_is_local(lay, rank) || sd->connected[rank])
+		return;
+	sd->connected[rank] = true;
+	if (++sd->nconnected == layout_nlocal(lay))
+		tell(sd, &(struct pmixev_xstep_ready){
+				 .spawn_id = lay->spawn_id,
+				 .status = PMIXEV_OK,
+				 .failed_rank = PMIXEV_XSTEP_NO_RANK});
+}
+
+/* A rank ended: before it connected, this node's ranks cannot all
+ * register. */
+static void on_rank_gone(void *ctx, uint32_t rank)
+{
+	struct spawned *sd = ctx;
+	struct pmixev_xstep_ready r = {.spawn_id = sd->s->lay.spawn_id,
+				       .status = PMIXEV_ERR_FAILED,
+				       .failed_rank = rank};
+
+	if (sd->told || !layout_is_local(&sd->s->lay, rank) ||
+	    sd->connected[rank])
+		return;
+	snprintf(r.reason, sizeof(r.reason),
+		 "it ended before it connected to the PMIx server on %s",
+		 sd->s->lay.step.node);
+	tell(sd, &r);
+}
+
+struct spawned *spawned_create(struct step *s)
+{
+	struct spawned *sd = calloc(1, sizeof(*sd));
+
+	if (!sd)
+		return NULL;
+	sd->s = s;
+	if (!s->lay.spawn_id)
+		return sd;
+	if (!(sd->connected =
+		      calloc(s->lay.step.ntasks, sizeof(*sd->connected))) ||
+	    step_on_rank_gone(s, on_rank_gone, sd) < 0) {
+		spawned_destroy(sd);
+		return NULL;
+	}
+	return sd;
+}
+
+void spawned_destroy(struct spawned *sd)
+{
+	if (!sd)
+		return;
+	free(sd->connected);
+	free(sd);
+}

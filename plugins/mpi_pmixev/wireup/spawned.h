@@ -1,0 +1,26 @@
+/*
+ * wireup/spawned.h - a spawned step's node tells its srun when its ranks
+ * registered (doc/spawn.md §4.2, per node): NODE_READY once every local
+ * rank connected to the PMIx server, or at once with the failure when a
+ * local rank ends first. The step's srun passes the whole step's answer
+ * to the parent srun (srun/hub_up.h), which answers the spawn. Nothing
+ * for a step no PMIx_Spawn started. Agent thread.
+ */
+#ifndef PMIXEV_WIREUP_SPAWNED_H_
+#define PMIXEV_WIREUP_SPAWNED_H_
+
+#include <stdint.h>
+
+#include "base/step.h"
+
+struct spawned;
+
+/* NULL when out of memory; a placeholder when the step is not spawned. */
+struct spawned *spawned_create(struct step *s);
+
+/* Local rank `rank` connected to the PMIx server (NULL-safe). */
+void spawned_connected(struct spawned *sd, uint32_t rank);
+
+void spawned_destroy(struct spawned *sd);
+
+#endif /* PMIXEV_WIREUP_SPAWNED_H_ */
