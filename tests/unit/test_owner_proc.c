@@ -1,15 +1,16 @@
 /*
  * Unit tests for plugins/mpi_pmixev/ownerhelper/owner_proc.c: placing a
  * spec's descriptors (numbers 3..31, each once, at most 8); where a program
- * is found (the override, even missing; beside the plugin; the installed
- * path) and the places looked at; a failed start explained with its stage.
- * As root also real starts as nobody: a network namespace of its own with
- * lo up, NoNewPrivs, the step's signals ignored (any a user's --signal
- * may name, not the faults), the cgroup joined, only 0-2 and the placed
- * descriptors open; stderr and a placed descriptor reach the parent, the
- * environment is the spec's, the exit status is told; and a child started
- * with pdeathsig by a process whose euid was dropped is killed when that
- * process ends.
+ * is found (the override, even missing; beside the plugin, or beside a
+ * plugin folder named; the installed path) and the places looked at; a
+ * failed start explained with its stage. As root also real starts as
+ * nobody: a network namespace of its own with lo up, NoNewPrivs, the
+ * step's signals ignored (any a user's --signal may name, not the faults),
+ * the cgroup joined, only 0-2 (on /dev/null) and the placed descriptors
+ * open; stderr, stdout when asked and a placed descriptor reach the
+ * parent, the environment is the spec's, the exit status is told; and a
+ * child started with pdeathsig by a process whose euid was dropped is
+ * killed when that process ends.
  */
 #include "config.h"
 
@@ -99,6 +100,8 @@ static void test_find(void **state)
 				  .name = "pmixev-test",
 				  .env_var = "PMIXEV_TEST_PROG"};
 	char path[256], looked[1024], want[512];
+	struct event_base *base;
+	struct owner_proc *p;
 	struct place w;
 
 	(void)state;
@@ -131,6 +134,12 @@ static void test_find(void **state)
 				    sizeof(looked)));
 	assert_string_equal(path, w.prog);
 	assert_string_equal(looked, w.prog);
+	/* A program that is not the plugin names the plugin's folder. */
+	assert_non_null(base = event_base_new());
+	assert_non_null(p = owner_proc_create_in(base, &prog, w.plug, 0, 0));
+	assert_string_equal(owner_proc_path(p), w.prog);
+	owner_proc_destroy(p);
+	event_base_free(base);
 
 	/* The plugin's folder unknown: not looked at. */
 	assert_true(owner_prog_find(&prog, NULL, path, sizeof(path), looked,
@@ -407,10 +416,12 @@ static void test_confined(void **state)
 		}
 	}
 	assert_int_equal(n, 4);
-	snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)pid);
-	memset(val, 0, sizeof(val));
-	assert_true(readlink(path, val, sizeof(val) - 1) > 0);
-	assert_string_equal(val, "/dev/null");
+	for (int fd = 0; fd < 3; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		memset(val, 0, sizeof(val));
+		assert_true(readlink(path, val, sizeof(val) - 1) > 0);
+		assert_string_equal(val, "/dev/null");
+	}
 
 	owner_proc_stop(p);
 	assert_int_equal(owner_proc_pid(p), 0);
@@ -478,19 +489,21 @@ static void read_all(int fd, char *buf, size_t len)
 	buf[off] = '\0';
 }
 
-/* stderr into a pipe, a placed descriptor, the spec's environment, and the
- * exit status told. */
+/* stderr and stdout into a pipe, a placed descriptor, the spec's
+ * environment, and the exit status told. */
 static void test_io_and_status(void **state)
 {
 	struct owner_prog prog = {
 		.role = "test program", .name = "sh", .installed = "/bin/sh"};
 	const char *argv[] = {"sh", "-c",
-			      "echo \"err $T\" >&2; echo five >&5; "
+			      "echo \"err $T\" >&2; echo out; echo five >&5; "
 			      "ls /proc/self/fd >&5; exit 3",
 			      NULL};
 	const char *envp[] = {"T=from-spec", "PATH=/usr/bin:/bin", NULL};
-	struct owner_spec spec = {
-		.argv = argv, .envp = envp, .stderr_pipe = true};
+	struct owner_spec spec = {.argv = argv,
+				  .envp = envp,
+				  .stderr_pipe = true,
+				  .stdout_pipe = true};
 	struct event_base *base = event_base_new();
 	char why[256], buf[256];
 	struct owner_proc *p;
@@ -510,7 +523,7 @@ static void test_io_and_status(void **state)
 	assert_true(fcntl(err, F_GETFD) & FD_CLOEXEC);
 	close(pv[1]);
 	read_all(err, buf, sizeof(buf));
-	assert_string_equal(buf, "err from-spec\n");
+	assert_string_equal(buf, "err from-spec\nout\n");
 	read_all(pv[0], buf, sizeof(buf));
 	/* ls's own descriptor for the folder is 3. */
 	assert_string_equal(buf, "five\n0\n1\n2\n3\n5\n");

@@ -141,13 +141,23 @@ int owner_spec_place(struct owner_spec *s, int fd, int target)
 	return 0;
 }
 
-/* The folder of the loaded plugin into `dir`; false if unknown. */
 struct owner_proc *owner_proc_create(struct event_base *base,
 				     const struct owner_prog *prog, uid_t uid,
 				     gid_t gid)
 {
-	struct owner_proc *p = calloc(1, sizeof(*p));
 	char dir[512];
+
+	return owner_proc_create_in(base, prog,
+				    owner_prog_plugin_dir(dir, sizeof(dir)) ? dir
+									    : NULL,
+				    uid, gid);
+}
+
+struct owner_proc *owner_proc_create_in(struct event_base *base,
+					const struct owner_prog *prog,
+					const char *dir, uid_t uid, gid_t gid)
+{
+	struct owner_proc *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
@@ -157,9 +167,8 @@ struct owner_proc *owner_proc_create(struct event_base *base,
 	p->gid = gid;
 	p->run.pidfd = -1;
 	p->report = -1;
-	owner_prog_find(prog,
-			owner_prog_plugin_dir(dir, sizeof(dir)) ? dir : NULL,
-			p->path, sizeof(p->path), p->looked, sizeof(p->looked));
+	owner_prog_find(prog, dir, p->path, sizeof(p->path), p->looked,
+			sizeof(p->looked));
 	return p;
 }
 
@@ -193,9 +202,9 @@ static void child_fail(int report, enum stage stage)
 	_exit(stage == STAGE_EXEC ? 127 : 126);
 }
 
-/* In the child: 0-2 on /dev/null (2 on the stderr pipe if any), the
- * spec's at their numbers. All are moved above the placed numbers first:
- * any may sit where another goes. -1 with errno. */
+/* In the child: 0-2 on /dev/null (2, and 1 if asked, on the stderr pipe
+ * if any), the spec's at their numbers. All are moved above the placed
+ * numbers first: any may sit where another goes. -1 with errno. */
 static int place_fds(const struct owner_spec *s, int null, int errw)
 {
 	int moved[OWNER_PROC_FDS];
@@ -206,7 +215,8 @@ static int place_fds(const struct owner_spec *s, int null, int errw)
 	for (unsigned i = 0; i < s->nfds; i++)
 		if ((moved[i] = fcntl(s->fds[i].fd, F_DUPFD, FD_FLOOR)) < 0)
 			return -1;
-	if (dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	if (dup2(null, 0) < 0 ||
+	    dup2(errw >= 0 && s->stdout_pipe ? errw : null, 1) < 0 ||
 	    dup2(errw >= 0 ? errw : null, 2) < 0)
 		return -1;
 	for (unsigned i = 0; i < s->nfds; i++)

@@ -13,8 +13,8 @@
  * (ignored stays ignored across exec, so a signal Slurm or a user sends the
  * step while the program loads does not kill it); root again if
  * slurmstepd's main thread had dropped its euid; if asked, into a cgroup
- * (the step's process tracking); its descriptors placed: 0 and 1 on
- * /dev/null, 2 on /dev/null or on a pipe to the parent, the spec's at their
+ * (the step's process tracking); its descriptors placed: 0 on /dev/null,
+ * 1 and 2 on /dev/null or on a pipe to the parent, the spec's at their
  * numbers, every other one of slurmstepd's closed; if asked, a network
  * namespace of its own with `lo` up; the owner's groups, gid and uid,
  * checked that root cannot be regained; if asked, no_new_privs; if asked,
@@ -52,6 +52,7 @@ struct owner_spec {
 	bool join_cgroup;
 	int cgroup_procs;
 	bool stderr_pipe;  /* stderr into a pipe to us, else /dev/null */
+	bool stdout_pipe;  /* stdout too into that pipe (with stderr_pipe) */
 	bool new_netns;	   /* a network namespace of its own, `lo` up */
 	bool no_new_privs; /* exec grants nothing (set-id bits, caps) */
 	bool pdeathsig;	   /* SIGKILL when the starting thread ends */
@@ -71,6 +72,12 @@ struct owner_proc;
 struct owner_proc *owner_proc_create(struct event_base *base,
 				     const struct owner_prog *prog, uid_t uid,
 				     gid_t gid);
+
+/* The same, `prog` looked for beside the plugin in folder `dir` (NULL: not
+ * beside any): for a program that is not the plugin (pmixev-check). */
+struct owner_proc *owner_proc_create_in(struct event_base *base,
+					const struct owner_prog *prog,
+					const char *dir, uid_t uid, gid_t gid);
 
 /* The program started, and the places looked at for it ("A, B, C"). */
 const char *owner_proc_path(const struct owner_proc *p);
