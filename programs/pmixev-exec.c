@@ -10,6 +10,7 @@
  * not reach the application. No shell, no quoting, no file.
  *
  * On any failure it says why on stderr, with the rank, and exits 127.
+ * With --version alone it says its version (for pmixev-check).
  */
 #include "config.h"
 
@@ -84,14 +85,20 @@ static void put(const char *entry)
 	free(name);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const char *v = getenv(PMIXEV_SPAWN_APPS_ENV);
 	const struct pmixev_pmixd_spawn_app *app;
 	struct pmixev_pmixd_spawn_app *apps = NULL;
-	uint32_t napps = 0, r = my_rank();
-	char **argv;
+	uint32_t napps = 0, r;
+	char **args;
 
+	/* For pmixev-check: it runs. A spawn gives it no argument. */
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " (pmixev " PACKAGE_VERSION ")\n");
+		return 0;
+	}
+	r = my_rank();
 	if (!v)
 		die(PMIXEV_SPAWN_APPS_ENV " is not set: run by a spawn only",
 		    NULL, 0);
@@ -107,13 +114,13 @@ int main(void)
 	unsetenv(PMIXEV_SPAWN_APPS_ENV);
 	if (app->cwd && *app->cwd && chdir(app->cwd) < 0)
 		die("cannot change to the working directory", app->cwd, 1);
-	if (!(argv = calloc((size_t)app->argc + 2, sizeof(*argv))))
+	if (!(args = calloc((size_t)app->argc + 2, sizeof(*args))))
 		die("out of memory", NULL, 0);
 	for (uint32_t i = 0; i < app->argc; i++)
-		argv[i] = app->argv[i];
+		args[i] = app->argv[i];
 	if (!app->argc)
-		argv[0] = app->cmd;
-	execvp(app->cmd, argv);
+		args[0] = app->cmd;
+	execvp(app->cmd, args);
 	die("cannot run", app->cmd, 1);
 	return 127;
 }

@@ -3,6 +3,7 @@
  * owner.
  *
  * usage (slurmstepd only): pmixev-owner FD [WFD]
+ *        (pmixev-check):       pmixev-owner --version
  *
  * slurmstepd runs as root; every RPC it sent would carry uid 0 and pass
  * every permission check in slurmctld. So the mpi plugin forks this
@@ -479,6 +480,11 @@ int main(int argc, char **argv)
 	long fd, wfd = -1;
 	int rc, sigs;
 
+	/* For pmixev-check: it runs (libslurm loads). */
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " (pmixev " PACKAGE_VERSION ")\n");
+		return 0;
+	}
 	if (argc < 2 || argc > 3 || (fd = fd_arg(argv[1])) < 0 ||
 	    (argc == 3 && (wfd = fd_arg(argv[2])) < 0))
 		return usage();

@@ -8,6 +8,8 @@
  *   5 a NETLINK_SOCK_DIAG socket of the host's network, or -1 closed
  *   6, 7 the host's /proc/net/tcp and /proc/net/tcp6
  * stderr: root's pipe for its log lines (programs/pmixd_log.c).
+ * With --version alone it says its version and the OpenPMIx it was built
+ * with and loads (for pmixev-check), and ends.
  */
 #include "config.h"
 
@@ -16,8 +18,11 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <pmix.h>
 
 #include "pmixev_log.h"
 #include "pmixev_untrace.h"
@@ -49,6 +54,14 @@ int main(int argc, char **argv)
 	char why[128];
 
 	pmixev_log_init(PROG);
+	/* For pmixev-check: it runs, and which OpenPMIx it loads. */
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf(PROG " (pmixev " PACKAGE_VERSION ")\n"
+			    "OpenPMIx: built with %ld.%ld.%ld, runs with %s\n",
+		       (long)PMIX_VERSION_MAJOR, (long)PMIX_VERSION_MINOR,
+		       (long)PMIX_VERSION_RELEASE, PMIx_Get_version());
+		return 0;
+	}
 	if (argc != 1) {
 		fprintf(stderr, "E " PROG ": usage: started by slurmstepd's "
 				"mpi/pmixev plugin only\n");
