@@ -38,7 +38,7 @@ find_sys_plugindir() {
 }
 
 # Sets PLUGIN_DIR (PluginDir value), SPANK_LINE, MPI_SRC, SPANK_SRC,
-# OWNER_SRC, PMIXD_SRC, GUARD_SRC, COPY_PLUGINS.
+# OWNER_SRC, PMIXD_SRC, EXEC_SRC, GUARD_SRC, COPY_PLUGINS.
 # The built plugins are staged in $DIR/plugins: Slurm names an mpi plugin by
 # the text after "mpi_" in its path, so the build's own directory
 # (.../plugins/mpi_pmixev/.libs) would show up in `srun --mpi=list` as
