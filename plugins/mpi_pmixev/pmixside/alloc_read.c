@@ -14,53 +14,13 @@
 
 #include <pmix.h>
 
+#include "pmixbase/values.h"
+
 /* 5.x keys, by their strings where 4.x has no macro. */
 #define KEY_EXCLUDE   "pmix.alloc.exclude"
 #define KEY_SHARE     "pmix.alloc.share"
 #define KEY_NOSHELL   "pmix.alloc.noshell"
 #define KEY_CHILD_SEP "pmix.alloc.sep"
-
-/* A non-negative integer value into `*out`: 0, or -1 (not one). */
-static int read_uint(const pmix_value_t *v, uint64_t *out)
-{
-	int64_t s;
-
-	switch (v->type) {
-	case PMIX_UINT64:
-		*out = v->data.uint64;
-		return 0;
-	case PMIX_UINT32:
-		*out = v->data.uint32;
-		return 0;
-	case PMIX_UINT16:
-		*out = v->data.uint16;
-		return 0;
-	case PMIX_UINT8:
-		*out = v->data.uint8;
-		return 0;
-	case PMIX_UINT:
-		*out = v->data.uint;
-		return 0;
-	case PMIX_SIZE:
-		*out = v->data.size;
-		return 0;
-	case PMIX_INT:
-		s = v->data.integer;
-		break;
-	case PMIX_INT32:
-		s = v->data.int32;
-		break;
-	case PMIX_INT64:
-		s = v->data.int64;
-		break;
-	default:
-		return -1;
-	}
-	if (s < 0)
-		return -1;
-	*out = (uint64_t)s;
-	return 0;
-}
 
 int alloc_read_time(const char *s, uint32_t *sec)
 {
@@ -106,28 +66,11 @@ static int read_str(const pmix_value_t *v, char *buf, size_t len)
 	return 0;
 }
 
-/* A Slurm job id in decimal: 0, or -1. */
-static int read_job(const pmix_value_t *v, uint32_t *job)
-{
-	char *end;
-	unsigned long id;
-
-	if (v->type != PMIX_STRING || !v->data.string ||
-	    v->data.string[0] < '1' || v->data.string[0] > '9')
-		return -1;
-	errno = 0;
-	id = strtoul(v->data.string, &end, 10);
-	if (errno || *end || id >= 0xfffffff0UL)
-		return -1;
-	*job = (uint32_t)id;
-	return 0;
-}
-
 static int read_count(const pmix_value_t *v, uint32_t *out)
 {
 	uint64_t n;
 
-	if (read_uint(v, &n) < 0 || n > 65536)
+	if (values_uint(v, &n) < 0 || n > 65536)
 		return -1;
 	*out = (uint32_t)n;
 	return 0;
@@ -144,7 +87,7 @@ static int read_mem(const pmix_value_t *v, uint64_t *mb)
 		*mb = (uint64_t)(d + 0.999999);
 		return 0;
 	}
-	return read_uint(v, mb);
+	return values_uint(v, mb);
 }
 
 static int read_time(const pmix_value_t *v, uint32_t *sec)
@@ -153,7 +96,7 @@ static int read_time(const pmix_value_t *v, uint32_t *sec)
 
 	if (v->type == PMIX_STRING)
 		return alloc_read_time(v->data.string, sec);
-	if (read_uint(v, &n) < 0 || n > UINT32_MAX)
+	if (values_uint(v, &n) < 0 || n > UINT32_MAX)
 		return -1;
 	*sec = (uint32_t)n;
 	return 0;
@@ -195,7 +138,7 @@ static int read_one(struct pmixev_pmixd_alloc *m, const pmix_info_t *in)
 			       ? -1
 			       : 1;
 	if (PMIX_CHECK_KEY(in, PMIX_ALLOC_ID))
-		return read_job(v, &m->job) ? -1 : 1;
+		return values_job(v, &m->job) ? -1 : 1;
 	if (PMIX_CHECK_KEY(in, PMIX_ALLOC_REQ_ID))
 		return read_str(v, m->reqid, sizeof(m->reqid)) ? -1 : 1;
 	if (PMIX_CHECK_KEY(in, KEY_SHARE))
@@ -209,7 +152,7 @@ static int read_one(struct pmixev_pmixd_alloc *m, const pmix_info_t *in)
 			       ? -1
 			       : 1;
 	if (PMIX_CHECK_KEY(in, PMIX_TIMEOUT)) {
-		if (read_uint(v, &ms) < 0)
+		if (values_uint(v, &ms) < 0)
 			return -1;
 		m->timeout_ms = ms > PMIXEV_PMIXD_SPAWN_MS_MAX / 1000
 					? PMIXEV_PMIXD_SPAWN_MS_MAX
