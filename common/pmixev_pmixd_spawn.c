@@ -70,6 +70,17 @@ static bool env_entry_ok(const char *s)
 	return eq && name_ok(s, (size_t)(eq - s));
 }
 
+bool pmixev_pmixd_env_name_ok(const char *name)
+{
+	return len_ok(name, 1, PMIXEV_PMIXD_SPAWN_STR) &&
+	       name_ok(name, strlen(name));
+}
+
+bool pmixev_pmixd_env_entry_ok(const char *entry)
+{
+	return env_entry_ok(entry);
+}
+
 static bool envop_ok(const struct pmixev_pmixd_envop *o)
 {
 	bool sep = o->op == PMIXEV_PMIXD_ENV_PREPEND ||

@@ -71,6 +71,11 @@ struct pmixev_pmixd_envop {
 	char sep;
 };
 
+/* An envop's name, or the NAME of an app's env entry "NAME=value", as
+ * SPAWN takes them (for a reader that names what it refuses). */
+bool pmixev_pmixd_env_name_ok(const char *name);
+bool pmixev_pmixd_env_entry_ok(const char *entry);
+
 /*
  * One app. cmd: 1..STR bytes. argv: 0..ARGV entries of 0..STR bytes, as
  * PMIx gives them (argv[0] names the program; the child runs cmd with
