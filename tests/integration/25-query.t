@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PMIx_Query_info answered by the step on every node
-# (pmixside/query_pmix.h): the namespace and its info, spawn and debug
-# support (none), the node's own server URI, and the step's process sets
+# (pmixside/query_pmix.h): the namespace and its info, spawn support (the
+# directives pmixev serves) and debug support (none), the node's own
+# server URI, and the step's process sets
 # (one per application, base/psets.h) with their members; an unknown
 # key among known ones gives PMIX_ERR_PARTIAL_SUCCESS with the rest
 # answered; PMIX_PROCID with PMIX_RANK is PMIX_ERR_BAD_PARAM; another
@@ -24,7 +25,7 @@ for r in 0 1 2; do
 	[ "$(lines "$p status (SUCCESS|PMIX_SUCCESS)$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.qry.ns = '$ns'$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.qry.nsinfo = \[pmix.qry.nsinfo=\[pmix.nspace='$ns' pmix.jobid='$job.0' pmix.job.size=3 pmix.num.nodes=3\]\]$")" -eq 1 ] &&
-		[ "$(lines "$p pmix.qry.spawn = ''$")" -eq 1 ] &&
+		[ "$(lines "$p pmix.qry.spawn = 'pmix.host,pmix.addhost,[a-z.,]*,pmix.wdir,[a-z.,]*'$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.qry.debug = ''$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.srvr.uri = '$ns\.srv\.$r;tcp4://127\.0\.0\.1:[0-9]+'$")" -eq 1 ] &&
 		[ "$(lines "$p pmix.qry.psetnum = 1$")" -eq 1 ] &&
@@ -32,7 +33,7 @@ for r in 0 1 2; do
 		good=$((good + 1))
 done
 [ "$rc" -eq 0 ] && [ "$good" -eq 3 ]
-ok $? "every rank on n1-n3 got its namespace, namespace info, no spawn/debug support, its own node's server URI and one process set, slurm://app/0 ($good of 3)" ||
+ok $? "every rank on n1-n3 got its namespace, namespace info, the spawn directives served (pmix.host, pmix.wdir, ...), no debug support, its own node's server URI and one process set, slurm://app/0 ($good of 3)" ||
 	show
 
 # Process sets of an MPMD step: one per --multi-prog line (ranks 0 and 3,

@@ -13,6 +13,7 @@
 #include "pmixside/jobctl_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "pmixside/query_pmix.h"
+#include "pmixside/spawn_pmix.h"
 
 void pmixside_listen_all(struct pmixside *p)
 {
@@ -22,6 +23,7 @@ void pmixside_listen_all(struct pmixside *p)
 	applog_pmix_listen(p);
 	jobctl_pmix_listen(p);
 	alloc_pmix_listen(p);
+	spawn_pmix_listen(p);
 	query_pmix_listen(p);
 	group_pmix_listen(p);
 }

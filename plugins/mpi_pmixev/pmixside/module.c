@@ -19,6 +19,7 @@
 #include "pmixside/monitor_pmix.h"
 #include "pmixside/notify_pmix.h"
 #include "pmixside/pubsub_pmix.h"
+#include "pmixside/spawn_pmix.h"
 #include "pmixside/tools_pmix.h"
 #include "pmixside/query_pmix.h"
 #include "pmixev_log.h"
@@ -44,6 +45,7 @@ pmix_server_module_t module_upcalls = {
 	.tool_connected = tools_upcall_connected,
 	.group = group_upcall,
 	.allocate = alloc_upcall,
+	.spawn = spawn_upcall,
 };
 
 /* Per function, the PMIx attributes pmixev acts on (names from the

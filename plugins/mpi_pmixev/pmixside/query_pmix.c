@@ -26,6 +26,7 @@
 #include "pmixside/query_procs.h"
 #include "pmixside/query_read.h"
 #include "pmixside/query_slurm.h"
+#include "pmixside/spawn_read.h"
 
 /*
  * One request. Sent to root, it lives until root answered (or the channel
@@ -123,6 +124,18 @@ static pmix_status_t psets(const struct layout *lay, enum qkey key,
 	return PMIX_SUCCESS;
 }
 
+/* The spawn directives pmixev acts on, comma-joined, as PRRTE answers. */
+static pmix_status_t spawn_support(const char *name, pmix_info_t *out)
+{
+	char *keys = spawn_read_support();
+
+	if (!keys)
+		return PMIX_ERR_NOMEM;
+	PMIX_INFO_LOAD(out, name, keys, PMIX_STRING);
+	free(keys);
+	return PMIX_SUCCESS;
+}
+
 /* Answer item `it` about the step into `out`: PMIX_SUCCESS, or why not. */
 static pmix_status_t answer_step(const struct query_call *c,
 				 const struct query_item *it, pmix_info_t *out)
@@ -137,8 +150,9 @@ static pmix_status_t answer_step(const struct query_call *c,
 		return PMIX_SUCCESS;
 	case Q_NAMESPACE_INFO:
 		return namespace_info(lay, out);
-	case Q_SPAWN_SUPPORT: /* pmixev spawns nothing */
-	case Q_DEBUG_SUPPORT: /* nor launches or attaches debuggers */
+	case Q_SPAWN_SUPPORT:
+		return spawn_support(name, out);
+	case Q_DEBUG_SUPPORT: /* pmixev launches and attaches no debuggers */
 		PMIX_INFO_LOAD(out, name, "", PMIX_STRING);
 		return PMIX_SUCCESS;
 	case Q_NUM_PSETS:
