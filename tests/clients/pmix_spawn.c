@@ -1,0 +1,217 @@
+/*
+ * pmix_spawn - PMIx_Spawn from rank 0, and the spawned children's view of
+ * their parent (doc/spawn.md §2).
+ *
+ * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
+ *                   [--fail-cmd] [--apps K] [--child] [--cwd]
+ *                   [-- CMD ARGS...]
+ *
+ * As a parent, rank 0 spawns K apps (default 1), each N processes
+ * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
+ * not exist instead), with the app env NAME=V and the app directive
+ * PMIX_WDIR DIR as given, the job directive PMIX_HOST LIST if given, and
+ * prints one line: "pmix_spawn: rank 0: spawned NSPACE in MS ms" or
+ * "pmix_spawn: rank 0: spawn failed: STATUS".
+ *
+ * A process whose namespace has PMIX_SPAWNED true (or run with --child)
+ * is a child: it prints "pmix_spawn: child rank R of NSPACE on HOST:
+ * parent NSPACE_P rank RP spawned=1", then " env NAME=VALUE" for each
+ * --env NAME[=V] (NAME's value in its environment, "(unset)" if none) and
+ * " cwd DIR" with --cwd; it spawns nothing. Every process then fences
+ * within its own namespace and finalizes. Exit status 0 unless PMIx
+ * failed (PMIx_Init, the fence, or a child without PMIX_PARENT_ID).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#define PROG "pmix_spawn"
+#include "client_util.h"
+
+#define ENV_MAX 8
+
+struct opts {
+	long n, apps;
+	const char *host, *wdir, *env[ENV_MAX];
+	int nenv;
+	bool fail_cmd, child, cwd;
+	char **cmd; /* CMD ARGS..., NULL-terminated */
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	int i = 1;
+
+	*o = (struct opts){.n = 1, .apps = 1};
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--fail-cmd"))
+			o->fail_cmd = true;
+		else if (!strcmp(a, "--child"))
+			o->child = true;
+		else if (!strcmp(a, "--cwd"))
+			o->cwd = true;
+		else if (!v)
+			return -1;
+		else if (!strcmp(a, "--n") &&
+			 !client_parse_long(v, 1, 4096, &o->n))
+			i++;
+		else if (!strcmp(a, "--apps") &&
+			 !client_parse_long(v, 1, 64, &o->apps))
+			i++;
+		else if (!strcmp(a, "--host"))
+			o->host = argv[++i];
+		else if (!strcmp(a, "--wdir"))
+			o->wdir = argv[++i];
+		else if (!strcmp(a, "--env") && o->nenv < ENV_MAX)
+			o->env[o->nenv++] = argv[++i];
+		else
+			return -1;
+	}
+	o->cmd = i + 1 < argc ? &argv[i + 1] : NULL;
+	return 0;
+}
+
+/* 1 if `me` was spawned (its parent into *parent), 0 if not, -1 if it
+ * was but has no parent. */
+static int spawned(const pmix_proc_t *me, pmix_proc_t *parent)
+{
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+	pmix_info_t opt;
+	int how = 0;
+
+	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+	PMIX_INFO_LOAD(&opt, PMIX_OPTIONAL, NULL, PMIX_BOOL);
+	if (PMIx_Get(&wild, PMIX_SPAWNED, &opt, 1, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_BOOL && v->data.flag)
+		how = -1;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	v = NULL;
+	if (how &&
+	    PMIx_Get(&wild, PMIX_PARENT_ID, &opt, 1, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_PROC && v->data.proc) {
+		*parent = *v->data.proc;
+		how = 1;
+	}
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	PMIX_INFO_DESTRUCT(&opt);
+	return how;
+}
+
+static void child_report(const pmix_proc_t *me, const pmix_proc_t *parent,
+			 const struct opts *o)
+{
+	char line[4096], dir[1024];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line),
+			     PROG ": child rank %u of %s on %s: parent %s "
+				  "rank %u spawned=1",
+			     me->rank, me->nspace, client_host(),
+			     parent->nspace, parent->rank);
+	for (int i = 0; i < o->nenv && n < sizeof(line); i++) {
+		int len = (int)strcspn(o->env[i], "=");
+		char name[256];
+		const char *val;
+
+		snprintf(name, sizeof(name), "%.*s", len, o->env[i]);
+		val = getenv(name);
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " env %s=%s",
+				      name, val ? val : "(unset)");
+	}
+	if (o->cwd && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " cwd %s",
+			 getcwd(dir, sizeof(dir)) ? dir : "?");
+	printf("%s\n", line);
+}
+
+/* Rank 0's spawn of `o`'s apps, reported in one line. */
+static void spawn(const struct opts *o)
+{
+	pmix_app_t *apps = NULL;
+	pmix_info_t host;
+	pmix_nspace_t ns;
+	pmix_status_t rc;
+	char *bad[] = {"/nonexistent/pmix_spawn_no_such_cmd", NULL};
+	char **cmd = o->fail_cmd ? bad : o->cmd;
+	double t0;
+
+	PMIX_APP_CREATE(apps, (size_t)o->apps);
+	for (long i = 0; i < o->apps; i++) {
+		pmix_app_t *a = &apps[i];
+
+		a->cmd = strdup(cmd[0]);
+		for (int k = 0; cmd[k]; k++)
+			PMIX_ARGV_APPEND(rc, a->argv, cmd[k]);
+		for (int k = 0; k < o->nenv; k++)
+			PMIX_ARGV_APPEND(rc, a->env, o->env[k]);
+		a->maxprocs = (int)o->n;
+		if (o->wdir) {
+			PMIX_INFO_CREATE(a->info, 1);
+			a->ninfo = 1;
+			PMIX_INFO_LOAD(&a->info[0], PMIX_WDIR, o->wdir,
+				       PMIX_STRING);
+		}
+	}
+	if (o->host)
+		PMIX_INFO_LOAD(&host, PMIX_HOST, o->host, PMIX_STRING);
+	t0 = client_now();
+	rc = PMIx_Spawn(o->host ? &host : NULL, o->host ? 1 : 0, apps,
+			(size_t)o->apps, ns);
+	if (rc == PMIX_SUCCESS)
+		printf(PROG ": rank 0: spawned %s in %.0f ms\n", ns,
+		       (client_now() - t0) * 1000);
+	else
+		printf(PROG ": rank 0: spawn failed: %s\n",
+		       PMIx_Error_string(rc));
+	if (o->host)
+		PMIX_INFO_DESTRUCT(&host);
+	PMIX_APP_FREE(apps, (size_t)o->apps);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	pmix_proc_t me, parent, wild;
+	pmix_status_t rc;
+	int child;
+
+	client_watchdog(PROG, 120);
+	if (parse(argc, argv, &o) < 0) {
+		fprintf(stderr,
+			"usage: " PROG " [--n N] [--host LIST] [--wdir DIR] "
+			"[--env NAME=V] [--fail-cmd] [--apps K] [--child] "
+			"[--cwd] [-- CMD ARGS...]\n");
+		return 2;
+	}
+	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
+		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
+		return 1;
+	}
+	child = spawned(&me, &parent);
+	if (child > 0)
+		child_report(&me, &parent, &o);
+	else if (child < 0)
+		printf(PROG ": rank %u: PMIX_SPAWNED without PMIX_PARENT_ID\n",
+		       me.rank);
+	else if (o.child)
+		printf(PROG ": rank %u: --child, but not spawned\n", me.rank);
+	else if (me.rank == 0 && !o.cmd && !o.fail_cmd)
+		printf(PROG ": rank 0: nothing to spawn (no -- CMD)\n");
+	else if (me.rank == 0)
+		spawn(&o);
+	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+	if ((rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS)
+		printf(PROG ": rank %u: fence: %s\n", me.rank,
+		       PMIx_Error_string(rc));
+	PMIx_Finalize(NULL, 0);
+	return rc == PMIX_SUCCESS && child >= 0 && (child || !o.child) ? 0 : 1;
+}
