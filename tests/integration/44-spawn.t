@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Spawn (issue 29, doc/spawn.md): what lands before the spawn itself.
-# pmixev-exec, the program of a spawned step with several applications,
-# runs each rank's application with its own argv, environment and
-# working directory, and refuses clearly what it cannot run.
+# PMIx_Spawn (issue 29, doc/spawn.md): a rank starts new processes as a
+# new step of its job, launched by its srun as the job owner; it gets the
+# new namespace once every child registered, and each child knows its
+# parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 2
+plan 9
 
 exe=$PMIXEV_CLUSTER_WORKDIR/pmixev-exec
 install -m 0755 "$PMIXEV_BUILDDIR/programs/pmixev-exec" "$exe"
@@ -37,3 +37,73 @@ step_env=()
 	[ "$(lines 'srun: error: .*tasks? (0|2): Exited with exit code 127')" -ge 1 ]
 ok $? "pmixev-exec refuses a missing directory and a rank beyond the applications, saying why (exit 127)" ||
 	show
+
+# The spawns: one allocation of 4 CPUs per node, each parent step on one
+# CPU per node (--exact), so that a child step has room. Each step's
+# output goes to its own file.
+sp=$(client pmix_spawn)
+work=$PMIXEV_CLUSTER_WORKDIR
+rm -f "$work"/44-*.out
+# shellcheck disable=SC2016 # expanded by the job's shell
+out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
+	sp=$0 w=$1
+	run() { local f=$1; shift; srun --exact -N3 -n3 "$@" >"$w/44-$f.out" 2>&1; echo "rc $?" >>"$w/44-$f.out"; }
+	echo "job $SLURM_JOB_ID"
+	t0=$(date +%s%N)
+	run four --mpi=pmixev $sp --n 4 --env FOO=bar -- $sp --env FOO --cwd
+	echo "four $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	run host --mpi=pmixev $sp --n 2 --host n3 -- $sp
+	run apps --mpi=pmixev $sp --n 2 --apps 2 -- $sp
+	t0=$(date +%s%N)
+	run nofit --mpi=pmixev $sp --n 200 -- $sp
+	echo "nofit $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	run noexe --mpi=pmixev $sp --n 2 --fail-cmd -- $sp
+	run stock --mpi=pmix $sp --n 2 -- $sp
+' "$sp" "$work" 2>&1)
+job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
+diag "job ${job:-?}: $(printf '%s\n' "$out" | grep -E '^(four|nofit) ' | tr '\n' ' ')"
+f() { cat "$work/44-$1.out" 2>/dev/null; }
+in_f() { f "$1" | grep -Ec -- "$2"; }
+
+# Four children of rank 0 of a 3-node step: a new step of the job, every
+# child told its parent, the app's environment and directory, all exit 0.
+child="^pmix_spawn: child rank [0-3] of slurm\.pmixev\.$job\.1 on n[1-3]: parent slurm\.pmixev\.$job\.0 rank 0 spawned=1"
+[ -n "$job" ] && [ "$(in_f four "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$job\.1 in [0-9]+ ms$")" -eq 1 ] &&
+	[ "$(in_f four "$child env FOO=bar cwd $work$")" -eq 4 ] &&
+	[ "$(f four | grep -E "$child" | sed 's/.* on \(n[1-3]\):.*/\1/' | sort -u | wc -l)" -ge 2 ] &&
+	[ "$(in_f four '^rc 0$')" -eq 1 ]
+ok $? "rank 0 spawns 4 processes: step $job.1, each child knows its parent (PMIX_PARENT_ID, PMIX_SPAWNED) and gets the app's environment and directory; all exit 0" ||
+	{ f four; show; }
+grep -Eq "spawn: step $job\.0 rank 0: slurm\.pmixev\.$job\.1 is up" "$(slurmd_log n1)"
+ok $? "n1's slurmd log says the spawn's child namespace is up" || tail -n 20 "$(slurmd_log n1)"
+
+[ "$(in_f host "^pmix_spawn: child rank [01] of slurm\.pmixev\.$job\.[0-9]+ on n3: parent slurm\.pmixev\.$job\.[0-9]+ rank 0 spawned=1")" -eq 2 ] &&
+	[ "$(in_f host '^rc 0$')" -eq 1 ]
+ok $? "PMIX_HOST n3: both children run on n3" || f host
+
+# Two applications of 2 processes each: one step of 4 through pmixev-exec.
+[ "$(in_f apps "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$job\.[0-9]+ in")" -eq 1 ] &&
+	[ "$(in_f apps "^pmix_spawn: child rank [0-3] of slurm\.pmixev\.$job\.[0-9]+ on n[1-3]: parent slurm\.pmixev\.$job\.[0-9]+ rank 0 spawned=1")" -eq 4 ] &&
+	[ "$(in_f apps '^rc 0$')" -eq 1 ]
+ok $? "two applications of 2 processes: one child step of 4, each child knows its parent" || f apps
+
+# 200 processes do not fit in the job's 12 CPUs: Slurm says so at once,
+# the spawn fails with its reason and the parent goes on.
+nofit=$(printf '%s\n' "$out" | sed -n 's/^nofit \([0-9]*\) ms$/\1/p')
+[ "$(in_f nofit '^pmix_spawn: rank 0: spawn failed: (OUT-OF-RESOURCE|PMIX_ERR_OUT_OF_RESOURCE)$')" -eq 1 ] &&
+	[ "$(in_f nofit 'error: Unable to create step for job [0-9]+: More processors requested than permitted')" -ge 1 ] &&
+	[ "$(in_f nofit '^rc 0$')" -eq 1 ] && [ "${nofit:-99999}" -lt 15000 ] &&
+	grep -Eq "spawn: step $job\.[0-9]+ rank 0: failed \(PMIx status -29\): srun: error: Unable to create step" "$(slurmd_log n1)"
+ok $? "a spawn that cannot fit fails in ${nofit:-?} ms with Slurm's reason (PMIX_ERR_OUT_OF_RESOURCE), the parent goes on" ||
+	{ f nofit; grep -E "spawn" "$(slurmd_log n1)" | tail -n 5; }
+
+# A program that does not exist: the children end before they register.
+[ "$(in_f noexe '^pmix_spawn: rank 0: spawn failed: (JOB FAILED TO LAUNCH|PMIX_ERR_JOB_FAILED_TO_LAUNCH)$')" -eq 1 ] &&
+	[ "$(in_f noexe 'execve\(\).*No such file or directory')" -ge 1 ] &&
+	[ "$(in_f noexe 'child rank [01]: it ended before it connected to the PMIx server')" -eq 1 ]
+ok $? "a spawn of a program that does not exist fails (PMIX_ERR_JOB_FAILED_TO_LAUNCH), srun saying which child ended first" ||
+	f noexe
+
+# Slurm's stock mpi/pmix has no spawn.
+[ "$(in_f stock '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ]
+ok $? "stock --mpi=pmix refuses the same spawn (not supported)" || f stock

@@ -147,10 +147,9 @@ struct owner_proc *owner_proc_create(struct event_base *base,
 {
 	char dir[512];
 
-	return owner_proc_create_in(base, prog,
-				    owner_prog_plugin_dir(dir, sizeof(dir)) ? dir
-									    : NULL,
-				    uid, gid);
+	return owner_proc_create_in(
+		base, prog,
+		owner_prog_plugin_dir(dir, sizeof(dir)) ? dir : NULL, uid, gid);
 }
 
 struct owner_proc *owner_proc_create_in(struct event_base *base,

@@ -178,10 +178,11 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 		return -1;
 	}
 	if (r.status == PMIXEV_OK) {
-		PMIXEV_INFO("step %s: spawn %llu: step %u.%u is up, every "
-			    "rank registered",
-			    sp->step, (unsigned long long)c->spawn_id, c->job,
-			    c->step);
+		PMIXEV_DEBUG(1,
+			     "step %s: spawn %llu: step %u.%u is up, every "
+			     "rank registered",
+			     sp->step, (unsigned long long)c->spawn_id, c->job,
+			     c->step);
 		send_status(c, PMIXEV_SPAWN_READY, "");
 		return 0;
 	}
@@ -208,8 +209,9 @@ static int on_hello(struct child *c, const uint8_t *data, size_t len)
 		return -1;
 	}
 	c->step = m.step;
-	PMIXEV_INFO("step %s: spawn %llu of node %u is step %u.%u", sp->step,
-		    (unsigned long long)c->spawn_id, c->node, c->job, c->step);
+	PMIXEV_DEBUG(1, "step %s: spawn %llu of node %u is step %u.%u",
+		     sp->step, (unsigned long long)c->spawn_id, c->node, c->job,
+		     c->step);
 	return 0;
 }
 
@@ -287,10 +289,11 @@ static void launch(struct spawns *sp, uint32_t node,
 		on_hub_close(NULL, CONN_ERROR, "no link", c);
 		return;
 	}
-	PMIXEV_INFO("step %s: spawn %llu: rank %u of node %u starts %u "
-		    "process(es): %s",
-		    sp->step, (unsigned long long)c->spawn_id, m->rank, node,
-		    pmixev_pmixd_spawn_nprocs(m), spawn_proc_cmdline(c->proc));
+	PMIXEV_DEBUG(1,
+		     "step %s: spawn %llu: rank %u of node %u starts %u "
+		     "process(es): %s",
+		     sp->step, (unsigned long long)c->spawn_id, m->rank, node,
+		     pmixev_pmixd_spawn_nprocs(m), spawn_proc_cmdline(c->proc));
 	send_status(c, PMIXEV_SPAWN_LAUNCHED, "");
 }
 
@@ -381,15 +384,16 @@ void spawns_wait(struct spawns *sp, bool abort)
 			     "spawned step(s)",
 			     sp->step, n);
 		spawn_proc_signal_all(SIGTERM);
-	} else {
-		PMIXEV_INFO("step %s: waiting for its %u spawned step(s) to "
-			    "end",
-			    sp->step, n);
 	}
-	while (atomic_load(&sp->live)) {
-		nanosleep(&tick, NULL);
-		if (abort && ++waited == sp->cfg.kill_wait * 10 + 10)
+	for (; (n = atomic_load(&sp->live)); waited++) {
+		/* (a child srun that ended is reaped within REAP_MS) */
+		if (waited == 10 && !abort)
+			PMIXEV_INFO("step %s: waiting for its %u spawned "
+				    "step(s) to end",
+				    sp->step, n);
+		if (abort && waited == sp->cfg.kill_wait * 10 + 10)
 			spawn_proc_signal_all(SIGKILL);
+		nanosleep(&tick, NULL);
 	}
 }
 
@@ -400,8 +404,8 @@ void spawns_destroy(struct spawns *sp)
 	while (sp->children)
 		child_free(sp->children);
 	if (sp->requests)
-		PMIXEV_INFO("step %s: %llu spawn request(s), %llu refused",
-			    sp->step, (unsigned long long)sp->requests,
-			    (unsigned long long)sp->refused);
+		PMIXEV_DEBUG(1, "step %s: %llu spawn request(s), %llu refused",
+			     sp->step, (unsigned long long)sp->requests,
+			     (unsigned long long)sp->refused);
 	free(sp);
 }
