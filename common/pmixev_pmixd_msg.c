@@ -13,12 +13,15 @@
  *   seq            u64 seq                            (SYNC, SYNC_ECHO)
  *   empty          nothing                            (FINI)
  *   notify         as pmixev_proto.h's NOTIFY
- *   inject         u8 kind (1..3), u32 origin, then pmixev_proto.h's EVENT
- *                  (kinds EVENT and CKPT) or NOTIFY
+ *   inject         u8 kind (1..4), u32 origin, [CHILD: str child (a step's
+ *                  nspace), u32 to_rank], then pmixev_proto.h's EVENT
+ *                  (kinds EVENT, CKPT and CHILD: of a rank) or NOTIFY
  */
 #include "config.h"
 
 #include "pmixev_pmixd_int.h"
+#include "pmixev_pmixd_spawn.h"
+#include "pmixev_pmixd_start.h"
 #include "pmixev_frame.h"
 #include "pmixev_pmixd_msg.h"
 
@@ -483,9 +486,17 @@ int pmixev_pmixd_notify_unpack(struct pmixev_buf *b,
 
 static bool inject_ok(unsigned kind)
 {
-	return kind == PMIXEV_PMIXD_INJECT_EVENT ||
-	       kind == PMIXEV_PMIXD_INJECT_NOTIFY ||
-	       kind == PMIXEV_PMIXD_INJECT_CKPT;
+	return kind >= PMIXEV_PMIXD_INJECT_EVENT &&
+	       kind <= PMIXEV_PMIXD_INJECT_CHILD;
+}
+
+/* A spawned step's event: of one of its ranks, for a valid rank here. */
+static bool child_ok(const struct pmixev_pmixd_inject *m)
+{
+	return pmixd_text_ok(m->child, sizeof(m->child)) &&
+	       pmixev_pmixd_step_nspace(m->child, NULL, NULL) &&
+	       m->to_rank < PMIXEV_PMIXD_START_RANK_MAX &&
+	       m->ev.rank != PMIXEV_EVENT_NO_RANK;
 }
 
 int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
@@ -494,7 +505,8 @@ int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
 	struct pmixev_buf body;
 	int rc = -1;
 
-	if (!inject_ok(m->kind))
+	if (!inject_ok(m->kind) ||
+	    (m->kind == PMIXEV_PMIXD_INJECT_CHILD && !child_ok(m)))
 		return pmixd_invalid();
 	/* The body first, so that a refused one leaves `b` untouched. */
 	pmixev_buf_init(&body);
@@ -505,6 +517,10 @@ int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
 	if (rc == 0) {
 		pmixev_buf_put_u8(b, (uint8_t)m->kind);
 		pmixev_buf_put_u32(b, m->origin);
+		if (m->kind == PMIXEV_PMIXD_INJECT_CHILD) {
+			pmixev_buf_put_str(b, m->child);
+			pmixev_buf_put_u32(b, m->to_rank);
+		}
 		pmixev_buf_put_raw(b, body.data, body.len);
 		rc = pmixd_pack_done(b);
 	}
@@ -520,6 +536,12 @@ int pmixev_pmixd_inject_unpack(struct pmixev_buf *b,
 
 	pmixev_buf_get_u8(b, &kind);
 	pmixev_buf_get_u32(b, &m->origin);
+	m->child[0] = '\0';
+	m->to_rank = 0;
+	if (kind == PMIXEV_PMIXD_INJECT_CHILD) {
+		pmixev_buf_get_str(b, m->child, sizeof(m->child));
+		pmixev_buf_get_u32(b, &m->to_rank);
+	}
 	if (!pmixev_buf_ok(b) || !inject_ok(kind))
 		return -1;
 	if (kind == PMIXEV_PMIXD_INJECT_NOTIFY)
@@ -528,5 +550,7 @@ int pmixev_pmixd_inject_unpack(struct pmixev_buf *b,
 		rc = pmixev_event_unpack(b, &m->ev);
 	if (rc == 0)
 		m->kind = (enum pmixev_pmixd_inject_kind)kind;
+	if (rc == 0 && kind == PMIXEV_PMIXD_INJECT_CHILD && !child_ok(m))
+		rc = -1;
 	return rc;
 }

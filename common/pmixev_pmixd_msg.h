@@ -242,12 +242,16 @@ enum pmixev_pmixd_inject_kind {
 	PMIXEV_PMIXD_INJECT_CKPT = 3,	/* PMIX_JCTRL_CHECKPOINT: ev.rank (or
 					   PMIXEV_EVENT_NO_RANK: all), id in
 					   ev.text */
+	PMIXEV_PMIXD_INJECT_CHILD = 4,	/* a rank of spawned step `child`
+					   ended: ev, for rank `to_rank` */
 };
 struct pmixev_pmixd_inject {
 	enum pmixev_pmixd_inject_kind kind;
 	uint32_t origin;
-	struct pmixev_event_msg ev;  /* _EVENT, _CKPT */
-	struct pmixev_notify_msg nt; /* _NOTIFY */
+	struct pmixev_event_msg ev;    /* _EVENT, _CKPT, _CHILD */
+	struct pmixev_notify_msg nt;   /* _NOTIFY */
+	char child[PMIXEV_NSPACE_MAX]; /* _CHILD: the spawned step's */
+	uint32_t to_rank;	       /* _CHILD: the spawner */
 };
 int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
 			     const struct pmixev_pmixd_inject *m);

@@ -4,7 +4,7 @@
  *
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
- *                   [-- CMD ARGS...]
+ *                   [--watch K] [--die R] [-- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -20,11 +20,20 @@
  * " cwd DIR" with --cwd; it spawns nothing. Every process then fences
  * within its own namespace and finalizes. Exit status 0 unless PMIx
  * failed (PMIx_Init, the fence, or a child without PMIX_PARENT_ID).
+ *
+ * --watch K: every process of the parent registers for the process-end
+ * events, prints "pmix_spawn: rank R: event NAME from NSPACE rank C exit
+ * E" for each one whose source is in another namespace, and waits (up to
+ * 20 s) until it got K of them. --die R: child rank R kills itself
+ * (SIGKILL) after its line.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -35,7 +44,7 @@
 #define ENV_MAX 8
 
 struct opts {
-	long n, apps;
+	long n, apps, watch, die;
 	const char *host, *wdir, *env[ENV_MAX];
 	int nenv;
 	bool fail_cmd, child, cwd;
@@ -46,7 +55,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	int i = 1;
 
-	*o = (struct opts){.n = 1, .apps = 1};
+	*o = (struct opts){.n = 1, .apps = 1, .die = -1};
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -63,6 +72,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			i++;
 		else if (!strcmp(a, "--apps") &&
 			 !client_parse_long(v, 1, 64, &o->apps))
+			i++;
+		else if (!strcmp(a, "--watch") &&
+			 !client_parse_long(v, 1, 4096, &o->watch))
+			i++;
+		else if (!strcmp(a, "--die") &&
+			 !client_parse_long(v, 0, 4096, &o->die))
 			i++;
 		else if (!strcmp(a, "--host"))
 			o->host = argv[++i];
@@ -133,6 +148,62 @@ static void child_report(const pmix_proc_t *me, const pmix_proc_t *parent,
 	printf("%s\n", line);
 }
 
+/* The process-end events from other namespaces (--watch). */
+static pthread_mutex_t ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static long ev_seen;
+static pmix_proc_t ev_me;
+
+static void on_end(size_t id, pmix_status_t code, const pmix_proc_t *src,
+		   pmix_info_t info[], size_t ninfo, pmix_info_t *results,
+		   size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+		   void *cbdata)
+{
+	int exit_code = 0;
+
+	(void)id;
+	(void)results;
+	(void)nresults;
+	for (size_t i = 0; i < ninfo; i++)
+		if (PMIX_CHECK_KEY(&info[i], PMIX_EXIT_CODE) &&
+		    info[i].value.type == PMIX_INT)
+			exit_code = info[i].value.data.integer;
+	if (src && !PMIX_CHECK_NSPACE(src->nspace, ev_me.nspace)) {
+		printf(PROG ": rank %u: event %s from %s rank %u exit %d\n",
+		       ev_me.rank, PMIx_Error_string(code), src->nspace,
+		       src->rank, exit_code);
+		fflush(stdout);
+		pthread_mutex_lock(&ev_lock);
+		ev_seen++;
+		pthread_mutex_unlock(&ev_lock);
+	}
+	if (cbfunc)
+		cbfunc(PMIX_SUCCESS, NULL, 0, NULL, NULL, cbdata);
+}
+
+static void watch(void)
+{
+	pmix_status_t codes[] = {
+		PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_ABORTED_BY_SIG,
+		PMIX_ERR_EXIT_NONZERO_TERM, PMIX_ERR_PROC_TERM_WO_SYNC};
+
+	PMIx_Register_event_handler(codes, 4, NULL, 0, on_end, NULL, NULL);
+}
+
+/* Wait until `k` events came, 20 s at most. */
+static void wait_events(long k)
+{
+	for (int i = 0; i < 200; i++) {
+		long n;
+
+		pthread_mutex_lock(&ev_lock);
+		n = ev_seen;
+		pthread_mutex_unlock(&ev_lock);
+		if (n >= k)
+			return;
+		nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+	}
+}
+
 /* Rank 0's spawn of `o`'s apps, reported in one line. */
 static void spawn(const struct opts *o)
 {
@@ -197,6 +268,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	child = spawned(&me, &parent);
+	ev_me = me;
+	if (!child && o.watch)
+		watch();
 	if (child > 0)
 		child_report(&me, &parent, &o);
 	else if (child < 0)
@@ -208,6 +282,12 @@ int main(int argc, char **argv)
 		printf(PROG ": rank 0: nothing to spawn (no -- CMD)\n");
 	else if (me.rank == 0)
 		spawn(&o);
+	if (!child && o.watch && me.rank == 0)
+		wait_events(o.watch);
+	if (child > 0 && me.rank == (pmix_rank_t)o.die) {
+		fflush(stdout);
+		raise(SIGKILL);
+	}
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 	if ((rc = PMIx_Fence(&wild, 1, NULL, 0)) != PMIX_SUCCESS)
 		printf(PROG ": rank %u: fence: %s\n", me.rank,

@@ -15,6 +15,7 @@
 
 #include "pmixd_fixture.h"
 #include "pmixev_pmixd_coll.h"
+#include "pmixev_pmixd_start.h"
 #include "proto_strict.h"
 
 UNPACKER(un_abort, struct pmixev_pmixd_abort,
@@ -348,7 +349,22 @@ static void test_inject(void **state)
 	strcpy(in.ev.text, "ck-1");
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
 	assert_strict(&w, un_inject);
-	in.kind = 4;
+	/* A spawned step's rank: its namespace and the spawner, checked. */
+	in.kind = PMIXEV_PMIXD_INJECT_CHILD;
+	in.ev.rank = 3;
+	strcpy(in.child, "slurm.pmixev.7.1");
+	in.to_rank = 0;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
+	in.ev.rank = PMIXEV_EVENT_NO_RANK; /* a child's end has a rank */
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	in.ev.rank = 3;
+	strcpy(in.child, "slurm.pmixev.7"); /* not a step's namespace */
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	strcpy(in.child, "slurm.pmixev.7.1");
+	in.to_rank = PMIXEV_PMIXD_START_RANK_MAX;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	in.kind = 5;
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
 	in.kind = PMIXEV_PMIXD_INJECT_EVENT;
 	in.ev.flags = 0x80; /* refused by the event's own pack */

@@ -22,6 +22,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
+#include "wireup/spawned.h"
 #include "pmixev_nodewatch.h"
 #include "pmixev_proto.h"
 
@@ -194,6 +195,7 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 	}
 	classify(ev, rank, status, &m);
 	publish(ev, &m, true);
+	spawned_rank_ended(ev->s->spawned, &m);
 }
 
 /*

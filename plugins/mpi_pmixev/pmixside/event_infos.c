@@ -185,6 +185,60 @@ static void build_ckpt(const struct layout *lay, uint32_t origin,
 	out->ninfo = 2;
 }
 
+/*
+ * A rank of a step this step spawned ended: for the spawner only, from
+ * the dead child process, delivered only to handlers registered for its
+ * code (a parent's catch-all must not take a child's end for its own).
+ */
+static int build_child(const struct layout *lay,
+		       const struct pmixev_pmixd_inject *m,
+		       struct event_infos *out, const char **why)
+{
+	const struct pmixev_event_msg *ev = &m->ev;
+	pmix_data_array_t range;
+	pmix_proc_t to;
+	time_t when = (time_t)ev->time;
+	int exit_code = ev->exit_code;
+	bool yes = true;
+	pmix_info_t *info;
+	size_t n = 0;
+
+	snprintf(out->counted_as, sizeof(out->counted_as), "%.80s:%u", m->child,
+		 ev->rank);
+	if (m->to_rank >= lay->step.ntasks) {
+		*why = "a spawned step's event for a rank outside the step";
+		return -1;
+	}
+	PMIX_INFO_CREATE(out->info, EVENT_INFOS_MAX);
+	if (!(info = out->info)) {
+		*why = "out of memory";
+		return -1;
+	}
+	PMIX_LOAD_PROCID(&out->source, m->child, ev->rank);
+	PMIX_LOAD_PROCID(&to, lay->nspace, m->to_rank);
+	range = (pmix_data_array_t){.type = PMIX_PROC, .size = 1, .array = &to};
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC, &out->source,
+		       PMIX_PROC);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EXIT_CODE, &exit_code, PMIX_INT);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_CUSTOM_RANGE, &range,
+		       PMIX_DATA_ARRAY);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TEXT_MESSAGE, ev->text,
+		       PMIX_STRING);
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TIMESTAMP, &when, PMIX_TIME);
+	PMIX_INFO_LOAD(&info[n++], PMIXEV_EVENT_SOURCE, out->counted_as,
+		       PMIX_STRING);
+	if (ev->code == PMIX_EVENT_PROC_TERMINATED) {
+		PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_DO_NOT_CACHE, &yes,
+			       PMIX_BOOL);
+		out->uncached = true;
+	}
+	out->code = ev->code;
+	out->range = PMIX_RANGE_CUSTOM;
+	out->ninfo = n;
+	return 0;
+}
+
 int event_infos_build(const struct layout *lay,
 		      const struct pmixev_pmixd_inject *m,
 		      struct event_infos *out, const char **why)
@@ -193,6 +247,8 @@ int event_infos_build(const struct layout *lay,
 	uint32_t nnodes = lay->step.nnodes, ntasks = lay->step.ntasks;
 
 	memset(out, 0, sizeof(*out));
+	if (m->kind == PMIXEV_PMIXD_INJECT_CHILD)
+		return build_child(lay, m, out, why);
 	if (m->origin >= nnodes) {
 		snprintf(out->counted_as, sizeof(out->counted_as), "stepd@?");
 		*why = "an event from a node outside the step";

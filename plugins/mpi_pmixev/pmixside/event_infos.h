@@ -19,7 +19,8 @@
 
 #define EVENT_INFOS_MAX 12 /* the most infos an injected event carries */
 
-/* The event of `m` (kind EVENT or CKPT), ready for PMIx_Notify_event. */
+/* The event of `m` (kind EVENT, CKPT or CHILD), ready for
+ * PMIx_Notify_event. */
 struct event_infos {
 	char counted_as[PMIXEV_NODENAME_MAX + 32]; /* "stepd@n2" */
 	pmix_status_t code;

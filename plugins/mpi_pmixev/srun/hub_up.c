@@ -253,6 +253,30 @@ int hub_up_node_ready(struct hub_up *h, uint32_t node, const uint8_t *data,
 	return 0;
 }
 
+int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
+		 size_t len)
+{
+	struct pmixev_xstep_hdr hdr;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, data, len);
+	if (node >= h->nnodes || pmixev_xstep_hdr_unpack(&b, &hdr) < 0 ||
+	    hdr.inner != PMIXEV_XSTEP_EVENT || hdr.src_job != h->job ||
+	    hdr.src_step != h->step || hdr.src_node != node ||
+	    hdr.dst_job != h->parent_job || hdr.dst_step != h->parent_step) {
+		PMIXEV_ERROR("step %s: node %u sent an XSTEP that is not an "
+			     "event of this step for the parent step",
+			     h->name, node);
+		return -1;
+	}
+	if (!h->conn ||
+	    conn_send(h->conn, PMIXEV_MSG_XSTEP, 0, 0, data, len) < 0)
+		PMIXEV_ERROR("step %s: cannot pass node %u's event to the "
+			     "parent srun",
+			     h->name, node);
+	return 0;
+}
+
 void hub_up_node_gone(struct hub_up *h, uint32_t node)
 {
 	struct pmixev_xstep_ready r = {.spawn_id = h->spawn_id,

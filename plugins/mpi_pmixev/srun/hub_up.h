@@ -5,8 +5,9 @@
  * process's parent and of this uid; HUB_HELLO on it; then, when every
  * node of this step said its ranks registered (NODE_READY from its stepd)
  * or one said they cannot, the step's READY (an XSTEP to the parent
- * step's root). The variable is kept out of the tasks' environment. On
- * the rendezvous' agent thread after hub_up_create.
+ * step's root); then its ranks' ends (XSTEP EVENTs of its stepds). The variable
+ * is kept out of the tasks' environment. On the rendezvous' agent thread after
+ * hub_up_create.
  */
 #ifndef PMIXEV_SRUN_HUB_UP_H_
 #define PMIXEV_SRUN_HUB_UP_H_
@@ -33,6 +34,11 @@ int hub_up_start(struct hub_up *h, struct event_base *base);
 /* A NODE_READY payload from node `node`. 0, or -1 if malformed. */
 int hub_up_node_ready(struct hub_up *h, uint32_t node, const uint8_t *data,
 		      size_t len);
+
+/* An XSTEP payload from node `node`: one of its ranks' ends, for the
+ * parent step, passed up. 0, or -1 if it is not that. */
+int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
+		 size_t len);
 
 /* Node `node`'s stepd left before it said so. */
 void hub_up_node_gone(struct hub_up *h, uint32_t node);

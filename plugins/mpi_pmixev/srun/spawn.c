@@ -42,6 +42,11 @@ struct child {
 	struct conn *hub; /* NULL once it closed */
 	struct event *reap;
 	bool answered; /* READY or a failure was sent */
+	bool ready;    /* READY was sent */
+	/* Ends of child ranks that came before READY (at most one per
+	 * process): passed on after it. */
+	struct pmixev_buf *early;
+	uint32_t nearly, nprocs;
 };
 
 struct spawns {
@@ -65,6 +70,7 @@ static void send_status(struct child *c, enum pmixev_spawn_state state,
 	if (state == PMIXEV_SPAWN_READY) {
 		m.job = c->job;
 		m.step = c->step;
+		c->ready = true;
 	} else if (state != PMIXEV_SPAWN_LAUNCHED) {
 		snprintf(m.reason, sizeof(m.reason), "%s", reason);
 	}
@@ -104,6 +110,9 @@ static void child_free(struct child *c)
 	conn_destroy(c->hub);
 	if (c->reap)
 		event_free(c->reap);
+	for (uint32_t i = 0; i < c->nearly; i++)
+		pmixev_buf_release(&c->early[i]);
+	free(c->early);
 	spawn_proc_destroy(c->proc);
 	free(c);
 }
@@ -156,7 +165,52 @@ static const char *ready_failure(const struct pmixev_xstep_ready *r, char *buf,
 	return buf;
 }
 
-/* The child step's READY, from its srun. */
+static void send_event(struct child *c, const struct pmixev_buf *b)
+{
+	if (c->sp->cfg.send(c->sp->cfg.send_ctx, c->node, PMIXEV_MSG_XSTEP, b) <
+	    0)
+		PMIXEV_ERROR("step %s: spawn %llu: node %u is gone: a child's "
+			     "event is dropped",
+			     c->sp->step, (unsigned long long)c->spawn_id,
+			     c->node);
+}
+
+/*
+ * A rank of the child step ended: to the spawner's node, once the spawn
+ * is answered (its node knows the child step then); before, kept. After a
+ * failed spawn, nobody waits for them.
+ */
+static int pass_event(struct child *c, const uint8_t *data, size_t len)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	pmixev_buf_put_raw(&b, data, len);
+	if (c->ready) {
+		send_event(c, &b);
+	} else if (!c->answered && c->nearly < c->nprocs && c->early) {
+		c->early[c->nearly++] = b;
+		return 0;
+	} else if (!c->answered) {
+		PMIXEV_ERROR("step %s: spawn %llu: more ends than children "
+			     "before the step was ready: one dropped",
+			     c->sp->step, (unsigned long long)c->spawn_id);
+	}
+	pmixev_buf_release(&b);
+	return 0;
+}
+
+/* READY was sent: the ends that came before it follow. */
+static void flush_early(struct child *c)
+{
+	for (uint32_t i = 0; i < c->nearly; i++) {
+		send_event(c, &c->early[i]);
+		pmixev_buf_release(&c->early[i]);
+	}
+	c->nearly = 0;
+}
+
+/* The child step's READY, or one of its ranks' ends, from its srun. */
 static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 {
 	struct spawns *sp = c->sp;
@@ -166,10 +220,17 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 	char why[PMIXEV_XSTEP_REASON_MAX];
 
 	pmixev_buf_reader(&b, data, len);
-	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 ||
-	    h.inner != PMIXEV_XSTEP_READY || h.src_job != c->job ||
+	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 || h.src_job != c->job ||
 	    h.src_step != c->step || h.dst_job != sp->cfg.job_id ||
-	    h.dst_step != sp->cfg.step_id ||
+	    h.dst_step != sp->cfg.step_id) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent an "
+			     "XSTEP that is not its step's for this one",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	if (h.inner == PMIXEV_XSTEP_EVENT)
+		return pass_event(c, data, len);
+	if (h.inner != PMIXEV_XSTEP_READY ||
 	    pmixev_xstep_ready_unpack(&b, &r) < 0 ||
 	    r.spawn_id != c->spawn_id || c->answered) {
 		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a frame "
@@ -184,6 +245,7 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 			     sp->step, (unsigned long long)c->spawn_id, c->job,
 			     c->step);
 		send_status(c, PMIXEV_SPAWN_READY, "");
+		flush_early(c);
 		return 0;
 	}
 	ready_failure(&r, why, sizeof(why));
@@ -269,11 +331,13 @@ static void launch(struct spawns *sp, uint32_t node,
 			    .job = m->alloc_job ? m->alloc_job : sp->cfg.job_id,
 			    .step = PMIXEV_XSTEP_NONE};
 	ctx.spawn_id = c->spawn_id;
-	if (!(c->reap = evtimer_new(sp->base, on_reap, c)) ||
+	c->nprocs = pmixev_pmixd_spawn_nprocs(m);
+	if (!(c->early = calloc(c->nprocs, sizeof(*c->early))) ||
+	    !(c->reap = evtimer_new(sp->base, on_reap, c)) ||
 	    !(c->proc = spawn_proc_start(sp->base, m, &ctx, &hub_fd, err,
 					 sizeof(err)))) {
 		refuse(sp, node, m->id, PMIXEV_SPAWN_FAILED,
-		       c->reap ? err : "out of memory");
+		       c->reap && c->early ? err : "out of memory");
 		child_free(c);
 		return;
 	}

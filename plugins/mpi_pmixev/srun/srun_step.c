@@ -69,6 +69,8 @@ static int family_frame(void *ctx, uint32_t node, uint8_t type,
 				 : -1;
 	case PMIXEV_MSG_NODE_READY: /* not spawned: nobody waits for it */
 		return c->hub ? hub_up_node_ready(c->hub, node, data, len) : 0;
+	case PMIXEV_MSG_XSTEP:
+		return c->hub ? hub_up_xstep(c->hub, node, data, len) : 0;
 	default:
 		return -1;
 	}

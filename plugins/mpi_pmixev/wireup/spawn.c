@@ -13,6 +13,7 @@
 #include <pmix_common.h>
 
 #include "base/agent.h"
+#include "events/inject.h"
 #include "overlay/overlay.h"
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
@@ -23,6 +24,7 @@
 #include "pmixev_xstep_ctl.h"
 
 #define MARGIN_SEC 5
+#define KIDS_MAX   256 /* child steps whose events reach their spawner */
 
 /* A spawn srun has not answered yet. */
 struct pending {
@@ -33,10 +35,18 @@ struct pending {
 	struct event *deadline;
 };
 
+/* A child step spawned here: its ranks' ends go to the spawner. */
+struct kid {
+	uint32_t job, step;
+	uint32_t rank; /* the spawner */
+};
+
 struct spawn {
 	struct step *s;
 	struct pending *live;
-	uint64_t requests, failed;
+	struct kid kids[KIDS_MAX];
+	unsigned nkids;
+	uint64_t requests, failed, dropped;
 };
 
 static void send_done(struct spawn *sp, uint64_t id, uint32_t rank,
@@ -156,12 +166,68 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	}
 	if (m.state == PMIXEV_SPAWN_READY) {
 		pmixev_xstep_nspace(m.job, m.step, nspace, sizeof(nspace));
+		if (sp->nkids < KIDS_MAX)
+			sp->kids[sp->nkids++] = (struct kid){
+				.job = m.job, .step = m.step, .rank = p->rank};
+		else
+			PMIXEV_ERROR("spawn: step %s: %u child steps already: "
+				     "the ends of %s's ranks will not reach "
+				     "rank %u",
+				     sp->s->lay.step.id, KIDS_MAX, nspace,
+				     p->rank);
 		send_done(sp, p->id, p->rank, PMIX_SUCCESS, nspace, "");
 	} else {
 		send_done(sp, p->id, p->rank, state_status(m.state), "",
 			  m.reason);
 	}
 	pending_free(p);
+}
+
+static const struct kid *kid_of(const struct spawn *sp, uint32_t job,
+				uint32_t step)
+{
+	for (unsigned i = 0; i < sp->nkids; i++)
+		if (sp->kids[i].job == job && sp->kids[i].step == step)
+			return &sp->kids[i];
+	return NULL;
+}
+
+/*
+ * srun's XSTEP: a rank of a child step spawned here ended (the child's
+ * stepd's event, passed by the sruns: the owner's word, checked by its
+ * codecs). The spawner gets it as an event from the child process.
+ */
+static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
+{
+	struct spawn *sp = ctx;
+	const struct layout *lay = &sp->s->lay;
+	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CHILD,
+					 .origin = lay->nodeid};
+	struct pmixev_xstep_event xe;
+	struct pmixev_xstep_hdr h;
+	struct pmixev_buf b;
+	const struct kid *k = NULL;
+
+	(void)src;
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 ||
+	    h.inner != PMIXEV_XSTEP_EVENT || h.dst_job != lay->step.job_id ||
+	    h.dst_step != lay->step.step_id ||
+	    !(k = kid_of(sp, h.src_job, h.src_step)) ||
+	    pmixev_xstep_event_unpack(&b, 0, &xe) < 0 ||
+	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
+	    xe.ev.rank == PMIXEV_EVENT_NO_RANK) {
+		sp->dropped++;
+		PMIXEV_ERROR("spawn: step %s: dropping an XSTEP from srun: %s",
+			     lay->step.id,
+			     k ? "not a rank's end"
+			       : "not from a step spawned here");
+		return;
+	}
+	pmixev_xstep_nspace(k->job, k->step, in.child, sizeof(in.child));
+	in.to_rank = k->rank;
+	in.ev = xe.ev;
+	inject_send(sp->s->inject, &in, in.child);
 }
 
 /* Pass the checked `m` to srun; answered there or by the deadline. */
@@ -242,6 +308,7 @@ struct spawn *spawn_create(struct step *s)
 	sp->s = s;
 	chan_on(s->chan, PMIXEV_PMIXD_SPAWN, on_spawn, sp);
 	overlay_on(s->ov, PMIXEV_MSG_SPAWN_STATUS, on_status, sp);
+	overlay_on(s->ov, PMIXEV_MSG_XSTEP, on_xstep, sp);
 	return sp;
 }
 
@@ -251,10 +318,12 @@ void spawn_destroy(struct spawn *sp)
 		return;
 	while (sp->live)
 		pending_free(sp->live);
-	if (sp->requests)
-		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed",
+	if (sp->requests || sp->dropped)
+		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed; "
+			    "%llu child event(s) dropped",
 			    sp->s->lay.step.id,
 			    (unsigned long long)sp->requests,
-			    (unsigned long long)sp->failed);
+			    (unsigned long long)sp->failed,
+			    (unsigned long long)sp->dropped);
 	free(sp);
 }

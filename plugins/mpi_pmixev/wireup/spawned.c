@@ -13,10 +13,12 @@
 #include "overlay/overlay.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
+#include "pmixev_pmixd_spawn.h"
 #include "pmixev_xstep.h"
 
 struct spawned {
 	struct step *s;
+	uint32_t parent_job, parent_step;
 	bool *connected; /* [ntasks]; NULL when not spawned */
 	uint32_t nconnected;
 	bool told;
@@ -43,6 +45,35 @@ static void tell(struct spawned *sd, const struct pmixev_xstep_ready *r)
 			     sd->s->lay.step.id,
 			     r->status == PMIXEV_OK ? "registered"
 						    : "failed to register");
+	pmixev_buf_release(&b);
+}
+
+void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m)
+{
+	const struct layout *lay;
+	struct pmixev_xstep_hdr h;
+	struct pmixev_xstep_event xe = {.form = PMIXEV_XSTEP_EV_OBSERVED};
+	struct pmixev_buf b;
+
+	if (!sd || !sd->connected)
+		return;
+	lay = &sd->s->lay;
+	h = (struct pmixev_xstep_hdr){.src_job = lay->step.job_id,
+				      .src_step = lay->step.step_id,
+				      .src_node = lay->nodeid,
+				      .dst_job = sd->parent_job,
+				      .dst_step = sd->parent_step,
+				      .dst_node = PMIXEV_XSTEP_ROOT,
+				      .inner = PMIXEV_XSTEP_EVENT};
+	xe.ev = *m;
+	pmixev_buf_init(&b);
+	if (pmixev_xstep_hdr_pack(&b, &h) < 0 ||
+	    pmixev_xstep_event_pack(&b, &xe) < 0 ||
+	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_XSTEP, b.data,
+			 b.len) < 0)
+		PMIXEV_ERROR("spawn: step %s: cannot tell the parent step that "
+			     "rank %u ended",
+			     lay->step.id, m->rank);
 	pmixev_buf_release(&b);
 }
 
@@ -90,6 +121,11 @@ struct spawned *spawned_create(struct step *s)
 	sd->s = s;
 	if (!s->lay.spawn_id)
 		return sd;
+	if (!pmixev_pmixd_step_nspace(s->lay.parent, &sd->parent_job,
+				      &sd->parent_step)) {
+		spawned_destroy(sd);
+		return NULL;
+	}
 	if (!(sd->connected =
 		      calloc(s->lay.step.ntasks, sizeof(*sd->connected))) ||
 	    step_on_rank_gone(s, on_rank_gone, sd) < 0) {

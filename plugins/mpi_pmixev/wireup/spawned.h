@@ -4,7 +4,9 @@
  * rank connected to the PMIx server, or at once with the failure when a
  * local rank ends first. The step's srun passes the whole step's answer
  * to the parent srun (srun/hub_up.h), which answers the spawn. Nothing
- * for a step no PMIx_Spawn started. Agent thread.
+ * for a step no PMIx_Spawn started. Each local rank's end goes the same
+ * way to the parent step (an XSTEP EVENT), whose spawner gets it as an
+ * event. Agent thread.
  */
 #ifndef PMIXEV_WIREUP_SPAWNED_H_
 #define PMIXEV_WIREUP_SPAWNED_H_
@@ -12,11 +14,16 @@
 #include <stdint.h>
 
 #include "base/step.h"
+#include "pmixev_proto.h"
 
 struct spawned;
 
 /* NULL when out of memory; a placeholder when the step is not spawned. */
 struct spawned *spawned_create(struct step *s);
+
+/* A local rank ended (its event `m`): told to the parent step, whose
+ * spawner's PMIx server passes it on (NULL-safe). */
+void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m);
 
 /* Local rank `rank` connected to the PMIx server (NULL-safe). */
 void spawned_connected(struct spawned *sd, uint32_t rank);
