@@ -13,6 +13,8 @@ packages=(
 	groff-base
 	# the Debian 13 root for the Slurm 24.11 / OpenPMIx 5 build check
 	debootstrap
+	# the packages (scripts/package-check.sh): .deb, lintian, RPM
+	build-essential debhelper dpkg-dev fakeroot lintian rpm rpm2cpio cpio binutils
 	# local test cluster and clients
 	slurmctld slurmd slurm-client munge libpmix-bin openmpi-bin
 	libopenmpi-dev iproute2 util-linux procps perl
