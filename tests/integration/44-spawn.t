@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 11
 
 exe=$PMIXEV_CLUSTER_WORKDIR/pmixev-exec
 install -m 0755 "$PMIXEV_BUILDDIR/programs/pmixev-exec" "$exe"
@@ -59,6 +59,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	echo "nofit $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	run noexe --mpi=pmixev $sp --n 2 --fail-cmd -- $sp
 	run stock --mpi=pmix $sp --n 2 -- $sp
+	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 ' "$sp" "$work" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 diag "job ${job:-?}: $(printf '%s\n' "$out" | grep -E '^(four|nofit) ' | tr '\n' ' ')"
@@ -107,3 +108,13 @@ ok $? "a spawn of a program that does not exist fails (PMIX_ERR_JOB_FAILED_TO_LA
 # Slurm's stock mpi/pmix has no spawn.
 [ "$(in_f stock '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ]
 ok $? "stock --mpi=pmix refuses the same spawn (not supported)" || f stock
+
+# Child rank 1 is killed: the spawner (rank 0 alone) hears of each child's
+# end, from the child process, that of rank 1 as a kill by signal 9.
+ev="^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [0-3] exit -?[0-9]+$"
+[ "$(in_f die "^pmix_spawn: rank 0: event (PROC-ABORTED-BY-SIG|PMIX_ERR_PROC_ABORTED_BY_SIG) from slurm\.pmixev\.$job\.[0-9]+ rank 1 exit 9$")" -eq 1 ] &&
+	[ "$(in_f die "$ev")" -eq 4 ] &&
+	[ "$(f die | grep -E "$ev" | sed 's/.* rank \([0-3]\) exit.*/\1/' | sort -u | wc -l)" -eq 4 ]
+ok $? "a killed child is an event for its spawner: each child's end once, rank 1's as killed by signal 9" || f die
+[ "$(in_f die '^pmix_spawn: rank [12]: event')" -eq 0 ]
+ok $? "the other ranks of the parent step are not told of the children's ends" || f die
