@@ -4,7 +4,8 @@
  *
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
- *                   [--watch K] [--die R] [-- CMD ARGS...]
+ *                   [--watch K] [--die R] [--alloc-id JOB] [--alloc-new]
+ *                   [-- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -25,7 +26,10 @@
  * events, prints "pmix_spawn: rank R: event NAME from NSPACE rank C exit
  * E" for each one whose source is in another namespace, and waits (up to
  * 20 s) until it got K of them. --die R: child rank R kills itself
- * (SIGKILL) after its line.
+ * (SIGKILL) after its line. --alloc-id JOB spawns into that job
+ * (PMIX_ALLOC_ID); --alloc-new first asks for a new job of one node
+ * (PMIx_Allocation_request NEW, 2 minutes), prints "pmix_spawn: rank 0:
+ * allocated JOB" (or "allocation failed: STATUS") and spawns into it.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -46,6 +50,8 @@
 struct opts {
 	long n, apps, watch, die;
 	const char *host, *wdir, *env[ENV_MAX];
+	const char *alloc_id;
+	bool alloc_new;
 	int nenv;
 	bool fail_cmd, child, cwd;
 	char **cmd; /* CMD ARGS..., NULL-terminated */
@@ -61,6 +67,8 @@ static int parse(int argc, char **argv, struct opts *o)
 
 		if (!strcmp(a, "--fail-cmd"))
 			o->fail_cmd = true;
+		else if (!strcmp(a, "--alloc-new"))
+			o->alloc_new = true;
 		else if (!strcmp(a, "--child"))
 			o->child = true;
 		else if (!strcmp(a, "--cwd"))
@@ -81,6 +89,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			i++;
 		else if (!strcmp(a, "--host"))
 			o->host = argv[++i];
+		else if (!strcmp(a, "--alloc-id"))
+			o->alloc_id = argv[++i];
 		else if (!strcmp(a, "--wdir"))
 			o->wdir = argv[++i];
 		else if (!strcmp(a, "--env") && o->nenv < ENV_MAX)
@@ -204,17 +214,56 @@ static void wait_events(long k)
 	}
 }
 
+/* A new job of one node for 2 minutes: its id into `job`, or false. */
+static bool alloc_new(char *job, size_t len)
+{
+	pmix_info_t info[2], *res = NULL;
+	uint64_t one = 1;
+	size_t nres = 0;
+	pmix_status_t rc;
+	bool got = false;
+#if PMIX_VERSION_MAJOR >= 5
+	PMIX_INFO_LOAD(&info[1], PMIX_ALLOC_TIME, "2:00", PMIX_STRING);
+#else
+	uint32_t sec = 120;
+
+	PMIX_INFO_LOAD(&info[1], PMIX_ALLOC_TIME, &sec, PMIX_UINT32);
+#endif
+	PMIX_INFO_LOAD(&info[0], PMIX_ALLOC_NUM_NODES, &one, PMIX_UINT64);
+	rc = PMIx_Allocation_request(PMIX_ALLOC_NEW, info, 2, &res, &nres);
+	for (size_t k = 0; rc == PMIX_SUCCESS && k < nres; k++)
+		if (PMIX_CHECK_KEY(&res[k], PMIX_ALLOC_ID) &&
+		    res[k].value.type == PMIX_STRING) {
+			snprintf(job, len, "%s", res[k].value.data.string);
+			got = true;
+		}
+	if (got)
+		printf(PROG ": rank 0: allocated %s\n", job);
+	else
+		printf(PROG ": rank 0: allocation failed: %s\n",
+		       PMIx_Error_string(rc));
+	if (res)
+		PMIX_INFO_FREE(res, nres);
+	PMIX_INFO_DESTRUCT(&info[0]);
+	PMIX_INFO_DESTRUCT(&info[1]);
+	return got;
+}
+
 /* Rank 0's spawn of `o`'s apps, reported in one line. */
 static void spawn(const struct opts *o)
 {
 	pmix_app_t *apps = NULL;
-	pmix_info_t host;
+	pmix_info_t job_info[2];
+	size_t njob = 0;
 	pmix_nspace_t ns;
 	pmix_status_t rc;
 	char *bad[] = {"/nonexistent/pmix_spawn_no_such_cmd", NULL};
 	char **cmd = o->fail_cmd ? bad : o->cmd;
+	char job[32];
 	double t0;
 
+	if (o->alloc_new && !alloc_new(job, sizeof(job)))
+		return;
 	PMIX_APP_CREATE(apps, (size_t)o->apps);
 	for (long i = 0; i < o->apps; i++) {
 		pmix_app_t *a = &apps[i];
@@ -233,18 +282,22 @@ static void spawn(const struct opts *o)
 		}
 	}
 	if (o->host)
-		PMIX_INFO_LOAD(&host, PMIX_HOST, o->host, PMIX_STRING);
+		PMIX_INFO_LOAD(&job_info[njob++], PMIX_HOST, o->host,
+			       PMIX_STRING);
+	if (o->alloc_id || o->alloc_new)
+		PMIX_INFO_LOAD(&job_info[njob++], PMIX_ALLOC_ID,
+			       o->alloc_id ? o->alloc_id : job, PMIX_STRING);
 	t0 = client_now();
-	rc = PMIx_Spawn(o->host ? &host : NULL, o->host ? 1 : 0, apps,
-			(size_t)o->apps, ns);
+	rc = PMIx_Spawn(njob ? job_info : NULL, njob, apps, (size_t)o->apps,
+			ns);
 	if (rc == PMIX_SUCCESS)
 		printf(PROG ": rank 0: spawned %s in %.0f ms\n", ns,
 		       (client_now() - t0) * 1000);
 	else
 		printf(PROG ": rank 0: spawn failed: %s\n",
 		       PMIx_Error_string(rc));
-	if (o->host)
-		PMIX_INFO_DESTRUCT(&host);
+	for (size_t k = 0; k < njob; k++)
+		PMIX_INFO_DESTRUCT(&job_info[k]);
 	PMIX_APP_FREE(apps, (size_t)o->apps);
 }
 

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 13
 
 exe=$PMIXEV_CLUSTER_WORKDIR/pmixev-exec
 install -m 0755 "$PMIXEV_BUILDDIR/programs/pmixev-exec" "$exe"
@@ -118,3 +118,20 @@ ev="^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [
 ok $? "a killed child is an event for its spawner: each child's end once, rank 1's as killed by signal 9" || f die
 [ "$(in_f die '^pmix_spawn: rank [12]: event')" -eq 0 ]
 ok $? "the other ranks of the parent step are not told of the children's ends" || f die
+
+# PMIX_ALLOC_ID: a job of one node granted by PMIx_Allocation_request
+# (NEW), then a spawn into it: the child is step 0 of the new job.
+out=$(as_user salloc -N2 -t 3 srun --mpi=pmixev -N1 -n1 "$sp" --watch 1 --alloc-new --n 1 -- "$sp" 2>&1)
+new=$(printf '%s\n' "$out" | sed -n 's/^pmix_spawn: rank 0: allocated \([0-9]*\)$/\1/p')
+[ -n "$new" ] && [ "$(lines "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$new\.0 in [0-9]+ ms$")" -eq 1 ] &&
+	[ "$(lines "^pmix_spawn: child rank 0 of slurm\.pmixev\.$new\.0 on n[1-3]: parent slurm\.pmixev\.[0-9]+\.0 rank 0 spawned=1$")" -eq 1 ] &&
+	[ "$(lines "^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$new\.0 rank 0 exit 0$")" -eq 1 ]
+ok $? "NEW, then a spawn into job ${new:-?} (PMIX_ALLOC_ID): its step 0 runs the child, whose end reaches the spawner" || show
+
+# Another user's job: Slurm refuses the step, the spawn says so.
+other=$(runuser -u "$PMIXEV_OTHER_USER" -- sbatch --parsable -N1 -t 2 -o /dev/null --wrap "sleep 60")
+out=$(as_user salloc -N1 -t 2 srun --mpi=pmixev -N1 -n1 "$sp" --alloc-id "$other" --n 1 -- "$sp" 2>&1)
+scancel "$other" 2>/dev/null
+[ -n "$other" ] && [ "$(lines '^pmix_spawn: rank 0: spawn failed: (NO-PERMISSIONS|PMIX_ERR_NO_PERMISSIONS)$')" -eq 1 ] &&
+	[ "$(lines "Unable to create step for job $other: Access/permission denied")" -ge 1 ]
+ok $? "a spawn into another user's job ${other:-?} is refused (PMIX_ERR_NO_PERMISSIONS, Slurm's reason on srun's stderr)" || show
