@@ -184,8 +184,6 @@ static void test_directives(void **state)
 	add(PMIX_JOB_TIMEOUT, &job_s, PMIX_INT);
 	add(PMIX_TIMEOUT, &any_s, PMIX_INT);
 	add(PMIX_SPAWN_TIMEOUT, &spawn_s, PMIX_INT);
-	add_true(PMIX_NON_PMI);
-	add_true(PMIX_SPAWN_TOOL);
 	add_true(PMIX_NOTIFY_COMPLETION);
 	add_true(PMIX_NOTIFY_JOB_EVENTS);
 	add_str(PMIX_ALLOC_ID, "1234");
@@ -207,8 +205,6 @@ static void test_directives(void **state)
 	assert_int_equal(r.m.timeout_ms, 5000);
 	assert_int_equal(r.m.alloc_job, 1234);
 	assert_int_equal(r.m.flags, PMIXEV_PMIXD_SPAWN_OVERLAP |
-					    PMIXEV_PMIXD_SPAWN_NON_PMI |
-					    PMIXEV_PMIXD_SPAWN_TOOL |
 					    PMIXEV_PMIXD_SPAWN_NOTIFY_DONE |
 					    PMIXEV_PMIXD_SPAWN_NOTIFY_JOB);
 	assert_int_equal(r.m.ntasks_per_node, 0);
@@ -221,6 +217,14 @@ static void test_directives(void **state)
 	assert_int_equal(read_job(), PMIX_SUCCESS);
 	assert_string_equal(r.m.nodelist, "n3");
 	assert_int_equal(r.m.flags, 0);
+
+	/* A spawn without PMIx, or of a tool: not served yet, refused. */
+	infos_reset();
+	add_true(PMIX_NON_PMI);
+	refused(read_job(), PMIX_ERR_NOT_SUPPORTED, PMIX_NON_PMI);
+	infos_reset();
+	add_true(PMIX_SPAWN_TOOL);
+	refused(read_job(), PMIX_ERR_NOT_SUPPORTED, PMIX_SPAWN_TOOL);
 }
 
 static void test_mapping(void **state)
@@ -540,6 +544,8 @@ static void test_support(void **state)
 	assert_non_null(strstr(s, "," PMIX_MAPBY ","));
 	assert_null(strstr(s, PMIX_HOSTFILE));
 	assert_null(strstr(s, PMIX_PREFIX));
+	assert_null(strstr(s, PMIX_NON_PMI));
+	assert_null(strstr(s, PMIX_NOTIFY_COMPLETION));
 	assert_true(s[strlen(s) - 1] != ',');
 	free(s);
 }

@@ -356,13 +356,14 @@ static const struct key {
 	{PMIX_SPAWN_TIMEOUT, read_timeout, 0, true},
 	{PMIX_TIMEOUT, read_timeout, 0, true},
 	{PMIX_ALLOC_ID, read_alloc, 0, true},
+	/* Read, passed on; nothing acts on them yet. */
 	{PMIX_NOTIFY_COMPLETION, read_flag, PMIXEV_PMIXD_SPAWN_NOTIFY_DONE,
-	 true},
+	 false},
 	{PMIX_NOTIFY_JOB_EVENTS, read_flag, PMIXEV_PMIXD_SPAWN_NOTIFY_JOB,
-	 true},
-	/* Read, passed on; root does not serve them yet. */
-	{PMIX_NON_PMI, read_flag, PMIXEV_PMIXD_SPAWN_NON_PMI, false},
-	{PMIX_SPAWN_TOOL, read_flag, PMIXEV_PMIXD_SPAWN_TOOL, false},
+	 false},
+	/* Not served yet (doc/spawn.md §2.2): refused when asked for. */
+	{PMIX_NON_PMI, read_refused, 0, false},
+	{PMIX_SPAWN_TOOL, read_refused, 0, false},
 	{PMIX_PERSONALITY, NULL, 0, false},
 	{PMIX_DISPLAY_MAP, NULL, 0, false},
 	{PMIX_ENVARS_HARVESTED, NULL, 0, false},
