@@ -5,7 +5,7 @@
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
  *                   [--watch K] [--die R] [--alloc-id JOB] [--alloc-new]
- *                   [-- CMD ARGS...]
+ *                   [--cmd CMD | -- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -26,7 +26,9 @@
  * events, prints "pmix_spawn: rank R: event NAME from NSPACE rank C exit
  * E" for each one whose source is in another namespace, and waits (up to
  * 20 s) until it got K of them. --die R: child rank R kills itself
- * (SIGKILL) after its line. --alloc-id JOB spawns into that job
+ * (SIGKILL) after its line. --cmd CMD: CMD without arguments (for
+ * launchers that take "--" for themselves, as Open MPI's mpirun does).
+ * --alloc-id JOB spawns into that job
  * (PMIX_ALLOC_ID); --alloc-new first asks for a new job of one node
  * (PMIx_Allocation_request NEW, 2 minutes), prints "pmix_spawn: rank 0:
  * allocated JOB" (or "allocation failed: STATUS") and spawns into it.
@@ -55,6 +57,7 @@ struct opts {
 	int nenv;
 	bool fail_cmd, child, cwd;
 	char **cmd; /* CMD ARGS..., NULL-terminated */
+	char *one[2]; /* --cmd CMD */
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -91,6 +94,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->host = argv[++i];
 		else if (!strcmp(a, "--alloc-id"))
 			o->alloc_id = argv[++i];
+		else if (!strcmp(a, "--cmd"))
+			o->one[0] = argv[++i];
 		else if (!strcmp(a, "--wdir"))
 			o->wdir = argv[++i];
 		else if (!strcmp(a, "--env") && o->nenv < ENV_MAX)
@@ -98,7 +103,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		else
 			return -1;
 	}
-	o->cmd = i + 1 < argc ? &argv[i + 1] : NULL;
+	o->cmd = i + 1 < argc ? &argv[i + 1] : o->one[0] ? o->one : NULL;
 	return 0;
 }
 

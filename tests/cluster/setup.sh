@@ -66,7 +66,9 @@ resolve_plugins() {
 	runuser -u "$TEST_USER" -- test -r "$MPI_SRC" &&
 		runuser -u "$TEST_USER" -- test -r "$SPANK_SRC" || COPY_PLUGINS=1
 	SPANK_LINE="required $DIR/plugins/$(basename "$SPANK_SRC")"
-	PLUGIN_DIR=$sysdir:$DIR/plugins
+	# the staged plugins first: a pmixev package installed into Slurm's own
+	# directory must not shadow the build under test
+	PLUGIN_DIR=$DIR/plugins:$sysdir
 }
 
 # stage_plugins: symlinks to the build's plugins (a rebuild is picked up at
