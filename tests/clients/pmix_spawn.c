@@ -56,7 +56,7 @@ struct opts {
 	bool alloc_new;
 	int nenv;
 	bool fail_cmd, child, cwd;
-	char **cmd; /* CMD ARGS..., NULL-terminated */
+	char **cmd;   /* CMD ARGS..., NULL-terminated */
 	char *one[2]; /* --cmd CMD */
 };
 

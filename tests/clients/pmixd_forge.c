@@ -23,6 +23,8 @@
  *   floodgroup 4000 GROUP constructs over the ranks of nodes 0 and 1
  *              (run it on one of them), each with its own id and 4 KiB
  *              of endpoint data, that the other never joins (2 s each)
+ *   floodspawn 200 SPAWNs of 65536 processes (more than any test job
+ *              holds) by this node's first rank
  *   idle       nothing
  *   crash      dies of SIGSEGV after START, before READY
  * It counts the answers and says them on stderr (root's log of it), e.g.
@@ -49,6 +51,7 @@
 #include "pmixev_pmixd_ctl.h"
 #include "pmixev_pmixd_group.h"
 #include "pmixev_pmixd_msg.h"
+#include "pmixev_pmixd_spawn.h"
 #include "pmixev_pmixd_start.h"
 
 #define CHAN	     3
@@ -182,6 +185,12 @@ static int one_frame(void)
 			count(d.result == PMIXEV_ERR_OVER_BUDGET);
 			pmixev_pmixd_group_done_release(&d);
 		}
+	} else if (type == PMIXEV_PMIXD_SPAWN_DONE) {
+		struct pmixev_pmixd_spawn_done d;
+
+		if (pmixev_pmixd_spawn_done_unpack(&r, &d) == 0)
+			count(d.status == PMIX_ERR_OOR &&
+			      strstr(d.reason, "in flight"));
 	} else if (type == PMIXEV_PMIXD_SYNC) {
 		uint64_t seq;
 
@@ -357,6 +366,31 @@ static void notify_one(uint64_t id)
 	send_notify();
 }
 
+/* A SPAWN of 65536 processes of /bin/true by this node's first rank. */
+static void spawn_one(uint64_t id)
+{
+	static char cmd[] = "/bin/true", cwd[] = "/tmp", empty[] = "";
+	static char *argv[] = {cmd};
+	struct pmixev_pmixd_spawn_app app = {.maxprocs = 65536,
+					     .cmd = cmd,
+					     .argc = 1,
+					     .argv = argv,
+					     .cwd = cwd};
+	struct pmixev_pmixd_spawn m = {.id = id,
+				       .wdir = empty,
+				       .nodelist = empty,
+				       .napps = 1,
+				       .apps = &app};
+	struct pmixev_buf b;
+
+	while (m.rank < start.step.ntasks &&
+	       start.node_of[m.rank] != start.nodeid)
+		m.rank++;
+	begin(&b);
+	pmixev_pmixd_spawn_pack(&b, &m);
+	send_frame(PMIXEV_PMIXD_SPAWN, &b);
+}
+
 /* A construct with id "gID" over the ranks of nodes 0 and 1 (this one
  * among them), 4 KiB of endpoint data, 2 s. */
 static void group_one(uint64_t id)
@@ -459,6 +493,8 @@ static void attack(const char *a)
 		bad_group();
 	} else if (!strcmp(a, "floodgroup")) {
 		flood(a, 4000, group_one);
+	} else if (!strcmp(a, "floodspawn")) {
+		flood(a, 200, spawn_one);
 	} else if (strcmp(a, "idle")) {
 		say("unknown attack '%s'", a);
 	}

@@ -14,10 +14,12 @@
 #   group constructs: one whose id names another step's namespace closes
 #   the channel; 4000 of 4 KiB each that no other node joins are all
 #   answered, beyond PMIxevFenceMax at once;
+#   spawns: 200 at once, of more processes than the job holds: 8 passed to
+#   srun (which Slurm refuses), the others refused at once, all answered;
 #   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 19
 
 prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
@@ -124,6 +126,14 @@ printf '%s\n' "$log1" | grep -Eq "forge: floodnotify: 4000 sent" &&
 	printf '%s\n' "$log1" | grep -Eq "events: an event from rank@0 did not reach all its processes: not relayed to every node: over PMIxevOverlayMax"
 ok $? "4000 events of 60 KiB for every node over a 1 MiB overlay budget: those not relayed are counted" ||
 	printf '%s\n' "$log1" | grep -E "forge|event|overlay" | tail -n 20 | sed 's/^/#   /' >&2
+bounded && [ "$rc" -eq 0 ]
+ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
+
+forge "floodspawn idle idle" 4
+printf '%s\n' "$log1" | grep -Eq "forge: floodspawn: 200 sent, 200 answered, 19[2-9] over budget" &&
+	[ "$(printf '%s\n' "$log1" | grep -c "spawn: step $job\.0 rank 0: failed (PMIx status -29): srun: error: Unable to create step")" -ge 1 ]
+ok $? "200 spawns at once: at most 8 in flight on the node (passed to srun, refused by Slurm), the others refused at once, every one answered" ||
+	printf '%s\n' "$log1" | grep -E "forge|spawn" | tail -n 20 | sed 's/^/#   /' >&2
 bounded && [ "$rc" -eq 0 ]
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
 
