@@ -22,9 +22,9 @@
 #include "pmixev_frame.h"
 #include "pmixev_jobwatch.h"
 #include "pmixev_log.h"
-#include "wireup/spawned.h"
 #include "pmixev_nodewatch.h"
 #include "pmixev_proto.h"
+#include "wireup/spawned.h"
 
 /* A rank lost with its node ended without PMIx_Finalize as far as anyone
  * can tell. (PRRTE tears the whole job down instead.) */
@@ -214,6 +214,10 @@ static void lost_rank(struct events *ev, uint32_t node, uint32_t rank)
 		 "unreachable)",
 		 rank, ev->lay->nodes[node]);
 	publish(ev, &m, false);
+	/* Every node says it here; the tree's root alone tells the parent
+	 * step of a spawned one. */
+	if (overlay_parent(ev->ov) == PMIXEV_TREE_NONE)
+		spawned_rank_ended(ev->s->spawned, &m);
 }
 
 static void on_node_gone(void *ctx, uint32_t node, bool lost)
