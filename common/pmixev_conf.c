@@ -114,6 +114,10 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_GDS] = {"PMIxevGds", "SLURM_PMIXEV_GDS",
 			     offsetof(struct pmixev_conf, gds), 0, 0,
 			     PMIXEV_GDS_AUTO, "", 0, NULL, gds_words, false},
+	[PMIXEV_CONF_ALLOC_EXTEND] =
+		{"PMIxevAllocExtendCmd", NULL,
+		 offsetof(struct pmixev_conf, alloc_extend), 0, 0, 0, "",
+		 sizeof(((struct pmixev_conf *)0)->alloc_extend), ""},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -148,6 +152,7 @@ static const enum pmixev_conf_rule rules[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_MONITOR_ALLOWED] = PMIXEV_RULE_SITE,
 	/* The store lives in the job owner's pmixev-pmixd and its tasks. */
 	[PMIXEV_CONF_GDS] = PMIXEV_RULE_FREE,
+	[PMIXEV_CONF_ALLOC_EXTEND] = PMIXEV_RULE_SITE,
 };
 
 static unsigned *member(struct pmixev_conf *conf, size_t idx)

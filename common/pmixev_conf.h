@@ -4,11 +4,11 @@
  *
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
  * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
- * environment name). Most are integers; PMIxevLogSyslog and PMIxevLogMail
- * are absolute paths or "none"; PMIxevMonitorPolicy and PMIxevGds are
- * words and PMIxevMonitorAllowed a comma list of words. Every value is
- * validated here; an invalid one is rejected with a message naming the key
- * and the value.
+ * environment name). Most are integers; PMIxevLogSyslog, PMIxevLogMail and
+ * PMIxevAllocExtendCmd are absolute paths or "none"; PMIxevMonitorPolicy and
+ * PMIxevGds are words and PMIxevMonitorAllowed a comma list of words. Every
+ * value is validated here; an invalid one is rejected with a message naming the
+ * key and the value.
  *
  * Each option also says what a job's value may do to the site's (its
  * rule, below): an option that bounds what root's stepds hold, spend or
@@ -49,6 +49,9 @@ struct pmixev_conf {
 	unsigned monitor_allowed; /* PMIxevMonitorAllowed (site only): mask
 				     of the policies a job may choose */
 	unsigned gds;		  /* PMIxevGds: the job data store below */
+	/* PMIx_Allocation_request's EXTEND (site only). */
+	char alloc_extend[256]; /* PMIxevAllocExtendCmd: the command that may
+				   grant it, "" none */
 };
 
 /* What a monitor alert leads to (jobmgmt/monitor.h). */
@@ -95,6 +98,7 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_MONITOR_POLICY,
 	PMIXEV_CONF_MONITOR_ALLOWED,
 	PMIXEV_CONF_GDS,
+	PMIXEV_CONF_ALLOC_EXTEND,
 	PMIXEV_CONF_NKEYS
 };
 

@@ -26,7 +26,8 @@ static int known_op(uint8_t op)
 	return op == PMIXEV_OWNER_JOB_STATE || op == PMIXEV_OWNER_NODE_STATE ||
 	       op == PMIXEV_OWNER_OTHER_JOB || op == PMIXEV_OWNER_PARTITIONS ||
 	       op == PMIXEV_OWNER_CONTROL || op == PMIXEV_OWNER_MAIL ||
-	       op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK;
+	       op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK ||
+	       op == PMIXEV_OWNER_EXTEND;
 }
 
 static int printable(const char *s, size_t size)
@@ -84,7 +85,12 @@ static int alloc_ok(uint8_t op, const struct pmixev_owner_alloc *a)
 	    !text_of(a->partition, sizeof(a->partition), name_chars) ||
 	    !text_of(a->nodes, sizeof(a->nodes), hostlist_chars) ||
 	    !text_of(a->exclude, sizeof(a->exclude), hostlist_chars) ||
-	    a->nnodes > PMIXEV_OWNER_ALLOC_NODES_MAX)
+	    a->nnodes > PMIXEV_OWNER_ALLOC_NODES_MAX ||
+	    !printable(a->cmd, sizeof(a->cmd)))
+		return 0;
+	if (op == PMIXEV_OWNER_EXTEND)
+		return a->cmd[0] == '/' && (a->minutes || a->nnodes);
+	if (a->cmd[0])
 		return 0;
 	if (op == PMIXEV_OWNER_SHRINK)
 		return a->nodes[0] != '\0' || a->nnodes;
@@ -101,6 +107,7 @@ static void put_alloc(struct pmixev_buf *b, const struct pmixev_owner_alloc *a)
 	pmixev_buf_put_str(b, a->partition);
 	pmixev_buf_put_str(b, a->nodes);
 	pmixev_buf_put_str(b, a->exclude);
+	pmixev_buf_put_str(b, a->cmd);
 }
 
 static void get_alloc(struct pmixev_buf *b, struct pmixev_owner_alloc *a)
@@ -113,12 +120,14 @@ static void get_alloc(struct pmixev_buf *b, struct pmixev_owner_alloc *a)
 	pmixev_buf_get_str(b, a->partition, sizeof(a->partition));
 	pmixev_buf_get_str(b, a->nodes, sizeof(a->nodes));
 	pmixev_buf_get_str(b, a->exclude, sizeof(a->exclude));
+	pmixev_buf_get_str(b, a->cmd, sizeof(a->cmd));
 }
 
 /* Whether `op` carries an allocation. */
 static int alloc_op(uint8_t op)
 {
-	return op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK;
+	return op == PMIXEV_OWNER_ALLOC_NEW || op == PMIXEV_OWNER_SHRINK ||
+	       op == PMIXEV_OWNER_EXTEND;
 }
 
 /* A control request Slurm could be asked. */

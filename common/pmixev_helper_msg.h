@@ -30,6 +30,9 @@
  *                            job gives nodes back (slurm_load_job, then
  *                            slurm_update_job with the nodes it keeps);
  *                            slurmctld decides
+ *   PMIXEV_OWNER_EXTEND      PMIx_Allocation_request's EXTEND: the site's
+ *                            command (PMIxevAllocExtendCmd) run as the
+ *                            owner ("CMD JOB MINUTES NODES"); it decides
  * Unasked, the helper sends PMIXEV_OWNER_SIGNAL (id 0) when it gets a
  * signal (it runs in the step, so it gets what Slurm sends the tasks; the
  * owner can signal it too): the stepd then looks at the job at once, and
@@ -60,6 +63,7 @@ enum pmixev_owner_op {
 	PMIXEV_OWNER_MAIL = 7,
 	PMIXEV_OWNER_ALLOC_NEW = 8,
 	PMIXEV_OWNER_SHRINK = 9,
+	PMIXEV_OWNER_EXTEND = 10,
 };
 
 #define PMIXEV_OWNER_ALLOC_NODES_MAX 65536 /* nodes of one request */
@@ -73,6 +77,9 @@ enum pmixev_owner_op {
  * empty). `nodes`, `exclude`: "" or Slurm hostlist text (letters, digits
  * and "._,[]-"). NEW: nnodes or ncpus > 0; SHRINK: nodes or nnodes. A
  * SHRINK's answer names the nodes released in ctl.reason when it worked.
+ * EXTEND: `cmd` (an absolute path of printable characters) asked for
+ * `minutes` more or `nnodes` more nodes of job job_id (either > 0);
+ * `cmd` is "" for the other ops.
  */
 struct pmixev_owner_alloc {
 	uint32_t nnodes;  /* min = max nodes, 0: Slurm's choice */
@@ -83,6 +90,7 @@ struct pmixev_owner_alloc {
 	char partition[PMIXEV_OWNER_NAME];
 	char nodes[PMIXEV_OWNER_TEXT];
 	char exclude[PMIXEV_OWNER_TEXT];
+	char cmd[PMIXEV_OWNER_TEXT];
 };
 
 #define PMIXEV_OWNER_MAIL_TEXT 1024 /* a mail's text incl. NUL */
@@ -129,7 +137,8 @@ struct pmixev_owner_req {
 				  0: no limit */
 	/* PMIXEV_OWNER_MAIL only: */
 	struct pmixev_owner_mail mail;
-	/* PMIXEV_OWNER_ALLOC_NEW, _SHRINK (job_id: the job shrunk) only: */
+	/* PMIXEV_OWNER_ALLOC_NEW, _SHRINK, _EXTEND (job_id: the job shrunk
+	 * or extended) only: */
 	struct pmixev_owner_alloc alloc;
 };
 

@@ -15,6 +15,7 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "owner_run.h"
 #include "slurm_compat.h"
 
 /* Slurm's error `rc` (errno after a failed call) and its text into `r`. */
@@ -208,4 +209,19 @@ out:
 	free(go);
 	free_names(node, n);
 	slurm_free_job_info_msg(resp);
+}
+
+#define EXTEND_WAIT_MS 30000
+
+void owner_alloc_extend(uint32_t job_id, const struct pmixev_owner_alloc *a,
+			struct pmixev_control_result *r)
+{
+	char cmd[PMIXEV_OWNER_TEXT], job[16], minutes[16], nodes[16];
+	char *argv[] = {cmd, job, minutes, nodes, NULL};
+
+	snprintf(cmd, sizeof(cmd), "%s", a->cmd);
+	snprintf(job, sizeof(job), "%u", job_id);
+	snprintf(minutes, sizeof(minutes), "%u", a->minutes);
+	snprintf(nodes, sizeof(nodes), "%u", a->nnodes);
+	owner_run(argv, "", EXTEND_WAIT_MS, r);
 }

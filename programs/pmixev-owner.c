@@ -423,6 +423,9 @@ static int answer(int fd, const uint8_t *in, size_t len)
 	case PMIXEV_OWNER_SHRINK:
 		owner_alloc_shrink(req.job_id, &req.alloc, &resp.ctl);
 		break;
+	case PMIXEV_OWNER_EXTEND:
+		owner_alloc_extend(req.job_id, &req.alloc, &resp.ctl);
+		break;
 	default:
 		job_state(req.job_id, req.op == PMIXEV_OWNER_JOB_STATE,
 			  &resp.job);

@@ -8,7 +8,7 @@
 # job shrinks); EXTEND refused with the reason; a fabric key refused by
 # name; another user cannot release nodes of the owner's job.
 . "$(dirname "$0")/lib.sh"
-plan 8
+plan 10
 
 al=$(client pmix_alloc)
 st() { lines "^pmix_alloc: $1: [A-Z_ -]+ \[$2\] "; }
@@ -89,6 +89,32 @@ run_step --mpi=pmixev -N1 -n1 -t 1 "$al" extend time 60
 [ "$(st extend -47)" -eq 1 ] &&
 	said "allocation: step $job\.0 rank 0: extend refused \(PMIx status -47\): Slurm lets only operators extend a running job$"
 ok $? "EXTEND refused: PMIX_ERR_NOT_SUPPORTED, Slurm lets only operators extend a running job" || show
+
+# A site that names a command (PMIxevAllocExtendCmd) lets it decide: it
+# runs as the job owner with the job, the minutes and the nodes asked.
+mpiconf=$(dirname "$SLURM_CONF")/mpi.conf
+ext=$PMIXEV_CLUSTER_WORKDIR/extend-cmd
+extlog=$PMIXEV_CLUSTER_WORKDIR/extend.log
+rm -f "$extlog"
+cat >"$ext" <<EOS
+#!/bin/sh
+echo "\$(id -un) \$*" >>"$extlog"
+[ "\$2" -le 5 ] || { echo "at most 5 minutes more here"; exit 1; }
+EOS
+chmod 0755 "$ext"
+set_conf "$mpiconf" PMIxevAllocExtendCmd "$ext"
+reconfigure
+run_step --mpi=pmixev -N1 -n1 -t 1 "$al" extend time 120
+granted=$job
+run_step --mpi=pmixev -N1 -n1 -t 1 "$al" extend time 3600
+restore_conf "$mpiconf"
+reconfigure
+[ "$(grep -c "^$PMIXEV_TEST_USER $granted 2 0$" "$extlog" 2>/dev/null)" -eq 1 ] &&
+	said "allocation: step $granted\.0 rank 0: extend: done \(job $granted"
+ok $? "PMIxevAllocExtendCmd: the site's command runs as the owner ($(head -n1 "$extlog" 2>/dev/null)) and grants 2 minutes more" || show
+[ "$(st extend -188)" -eq 1 ] &&
+	said "allocation: step $job\.0 rank 0: extend refused \(PMIx status -188\): the site's command refused to extend job $job: $ext exited with 1: at most 5 minutes more here$"
+ok $? "... and refuses 60 minutes with its own words (PMIX_ERR_JOB_ALLOC_FAILED)" || show
 
 run_step --mpi=pmixev -N1 -n1 -t 1 "$al" new nodes 1 key pmix.alloc.net
 [ "$(st new -47)" -eq 1 ] &&

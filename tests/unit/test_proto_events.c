@@ -423,6 +423,35 @@ static void test_owner_alloc(void **state)
 	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
 	assert_strict(&w, unpack_owner_req);
 
+	/* A shrink names no command; an extension names an absolute one
+	 * and asks for minutes or nodes. */
+	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "/usr/sbin/extend");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	req.op = PMIXEV_OWNER_EXTEND;
+	req.alloc.minutes = 30;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_owner_req_unpack(&r, &rq), 0);
+	assert_string_equal(rq.alloc.cmd, "/usr/sbin/extend");
+	assert_int_equal(rq.alloc.minutes, 30);
+	assert_strict(&w, unpack_owner_req);
+	req.alloc.minutes = req.alloc.nnodes = 0;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	req.alloc.minutes = 30;
+	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "extend");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "/bin/x\n--rm");
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
+	pmixev_buf_release(&w);
+
 	/* The new job comes back with NEW's answer only. */
 	in.op = PMIXEV_OWNER_ALLOC_NEW;
 	in.id = 5;

@@ -389,11 +389,6 @@ static void carry_out(struct allocs *al, const struct pmixev_pmixd_alloc *m)
 {
 	struct alloc_call *c;
 
-	if (m->directive == PMIXEV_PMIXD_ALLOC_EXTEND) {
-		refuse(al, m, PMIX_ERR_NOT_SUPPORTED,
-		       "Slurm lets only operators extend a running job");
-		return;
-	}
 	if (m->directive == PMIXEV_PMIXD_ALLOC_REAQUIRE) {
 		refuse(al, m, PMIX_ERR_NOT_SUPPORTED,
 		       "Slurm cannot lend resources, so none can be "
@@ -421,6 +416,8 @@ static void carry_out(struct allocs *al, const struct pmixev_pmixd_alloc *m)
 	al->live = c;
 	if (m->directive == PMIXEV_PMIXD_ALLOC_NEW)
 		start_new(c);
+	else if (m->directive == PMIXEV_PMIXD_ALLOC_EXTEND)
+		alloc_extend_start(c);
 	else
 		alloc_release_start(c);
 }

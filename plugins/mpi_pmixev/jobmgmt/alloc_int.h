@@ -49,7 +49,8 @@ void alloc_forget(struct allocs *al, uint32_t job);
 /* How many nodes hostlist text `nodes` names (0 if it cannot tell). */
 uint32_t alloc_count_nodes(const char *nodes);
 
-/* PMIX_ALLOC_RELEASE (jobmgmt/alloc_release.c). */
+/* PMIX_ALLOC_RELEASE and _EXTEND (jobmgmt/alloc_release.c). */
 void alloc_release_start(struct alloc_call *c);
+void alloc_extend_start(struct alloc_call *c);
 
 #endif /* PMIXEV_JOBMGMT_ALLOC_INT_H_ */

@@ -1,7 +1,8 @@
 /*
  * jobmgmt/alloc_release.c - PMIX_ALLOC_RELEASE: nodes of a job of the
  * owner given back through the owner helper, the step told first when
- * they are its own job's (see alloc.h). Agent thread.
+ * they are its own job's; PMIX_ALLOC_EXTEND: the site's command asked, as
+ * the owner (see alloc.h). Agent thread.
  */
 #include "config.h"
 
@@ -128,4 +129,49 @@ void alloc_release_start(struct alloc_call *c)
 		return;
 	}
 	shrink(c);
+}
+
+static void on_extended(void *arg, const struct pmixev_owner_resp *r)
+{
+	struct alloc_call *c = arg;
+	struct pmixev_pmixd_alloc_done d = {
+		.job = c->job, .nnodes = c->m.nnodes, .seconds = c->m.seconds};
+	char why[PMIXEV_MSG_TEXT_MAX];
+
+	if (r && r->ctl.rc == 0) {
+		alloc_finish(c, &d);
+		return;
+	}
+	snprintf(why, sizeof(why),
+		 "the site's command refused to extend job "
+		 "%u: %s",
+		 c->job, r ? r->ctl.reason : "the owner helper failed");
+	alloc_finish_st(c, r ? PMIX_ERR_JOB_ALLOC_FAILED : PMIX_ERR_UNREACH,
+			why);
+}
+
+/* More time or nodes: only a site command may grant it, run as the owner. */
+void alloc_extend_start(struct alloc_call *c)
+{
+	struct step *s = c->al->s;
+	struct pmixev_owner_alloc a = {.minutes = (c->m.seconds + 59) / 60,
+				       .nnodes = c->m.nnodes};
+
+	c->job = c->m.job ? c->m.job : s->lay.step.job_id;
+	if (!s->conf.alloc_extend[0]) {
+		alloc_finish_st(c, PMIX_ERR_NOT_SUPPORTED,
+				"Slurm lets only operators extend a running "
+				"job");
+		return;
+	}
+	if (!a.minutes && !a.nnodes) {
+		alloc_finish_st(c, PMIX_ERR_BAD_PARAM,
+				"an extension of nothing: give PMIX_ALLOC_TIME "
+				"or PMIX_ALLOC_NUM_NODES");
+		return;
+	}
+	snprintf(a.cmd, sizeof(a.cmd), "%s", s->conf.alloc_extend);
+	if (helper_alloc(s->helper, PMIXEV_OWNER_EXTEND, c->job, &a,
+			 on_extended, c) < 0)
+		on_extended(c, NULL);
 }

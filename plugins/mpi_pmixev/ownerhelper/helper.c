@@ -458,7 +458,8 @@ int helper_alloc(struct helper *o, enum pmixev_owner_op op, uint32_t job_id,
 		.fn = fn,
 		.arg = arg};
 
-	if (op != PMIXEV_OWNER_ALLOC_NEW && op != PMIXEV_OWNER_SHRINK)
+	if (op != PMIXEV_OWNER_ALLOC_NEW && op != PMIXEV_OWNER_SHRINK &&
+	    op != PMIXEV_OWNER_EXTEND)
 		return -1;
 	return submit(o, &r);
 }
