@@ -36,14 +36,16 @@ conf_copy() {
 	echo "$dir/slurm.conf"
 }
 
-# plugins_copy NAME: conf_copy NAME whose PluginDir ends in a copy of the
-# cluster's plugin folder ($tmp/NAME.plugins, files, not links).
+# plugins_copy NAME: conf_copy NAME whose PluginDir starts with a copy of
+# the cluster's plugin folder ($tmp/NAME.plugins, files, not links), in its
+# place.
 plugins_copy() {
 	local conf sys
 	conf=$(conf_copy "$1")
-	sys=$(sed -n 's/^PluginDir=\([^:]*\):.*/\1/p' "$conf")
+	sys=$(sed -n 's/^PluginDir=//p' "$conf" | tr ':' '\n' |
+		grep -vxF "$PMIXEV_CLUSTER_DIR/plugins" | paste -sd:)
 	cp -rL "$PMIXEV_CLUSTER_DIR/plugins" "$tmp/$1.plugins"
-	sed -i "s|^PluginDir=.*|PluginDir=$sys:$tmp/$1.plugins|" "$conf"
+	sed -i "s|^PluginDir=.*|PluginDir=$tmp/$1.plugins:$sys|" "$conf"
 	sed -i "s|^required .*/spank_pmixev.so|required $tmp/$1.plugins/spank_pmixev.so|" \
 		"$tmp/$1/plugstack.conf"
 	echo "$conf"
