@@ -8,7 +8,9 @@
 # `salloc -N3 --ntasks-per-node=4` and in it N trials (default 7) of each,
 # taking turns (the first of the pair alternates):
 #   srun --mpi=pmixev --exact -N3 -n3 pmix_spawn --n 4 -- pmix_spawn
-#   mpirun -n 3 --map-by node pmix_spawn --n 4 --cmd pmix_spawn
+#   mpirun -n 3 --map-by node --bind-to none pmix_spawn --n 4 --cmd pmix_spawn
+# (no binding: mpirun's children are bound and mapped as their parent, and
+# the test cluster's nodes share this machine's cores)
 # pmix_spawn (tests/clients/pmix_spawn.c) times PMIx_Spawn on rank 0:
 # from the call to the answer, which pmixev gives once every child has
 # connected to its PMIx server (a new Slurm step: srun's step creation,
@@ -40,7 +42,7 @@ trial_lines=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 --ntasks-per-node=4 \
 			out=$(timeout 120 srun --mpi=pmixev --exact -N3 -n3 \
 				"$sp" --n 4 -- "$sp" 2>&1)
 		else
-			out=$(timeout 120 mpirun -n 3 --map-by node \
+			out=$(timeout 120 mpirun -n 3 --map-by node --bind-to none \
 				"$sp" --n 4 --cmd "$sp" 2>&1)
 		fi
 		rc=$?
