@@ -60,7 +60,8 @@ void owner_run(char *const argv[], const char *text, unsigned wait_ms,
 	bool sent;
 
 	r->rc = SLURM_ERROR;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	if (pipe2(in, O_CLOEXEC) < 0 ||
+	    pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    (pid = start(argv, in[0], out[1])) < 0) {
 		snprintf(r->reason, sizeof(r->reason),
 			 "cannot start %.128s: %s", argv[0], strerror(errno));
@@ -92,8 +93,8 @@ void owner_run(char *const argv[], const char *text, unsigned wait_ms,
 		snprintf(r->reason, sizeof(r->reason),
 			 "%.128s did not take its input", argv[0]);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status))
-		snprintf(r->reason, sizeof(r->reason), "%.96s exited with %d%s%s",
-			 argv[0],
+		snprintf(r->reason, sizeof(r->reason),
+			 "%.96s exited with %d%s%s", argv[0],
 			 WIFEXITED(status) ? WEXITSTATUS(status)
 					   : 128 + WTERMSIG(status),
 			 line[0] ? ": " : "", line);

@@ -25,6 +25,18 @@ static int unpack_event(const uint8_t *data, size_t len)
 	return pmixev_event_unpack(&r, &m);
 }
 
+/* pmixev_owner_req_pack's result for `q`, nothing kept. */
+static int req_packs(const struct pmixev_owner_req *q)
+{
+	struct pmixev_buf w;
+	int rc;
+
+	pmixev_buf_init(&w);
+	rc = pmixev_owner_req_pack(&w, q);
+	pmixev_buf_release(&w);
+	return rc;
+}
+
 static void test_event(void **state)
 {
 	struct pmixev_event_msg in = {.code = -402,
@@ -177,9 +189,7 @@ static void test_owner(void **state)
 
 	/* An unknown operation is refused. */
 	req.op = 99;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 }
 
 /* The helper's signal notice: unasked (id 0), never a request. */
@@ -211,9 +221,7 @@ static void test_owner_signal(void **state)
 	pmixev_buf_release(&w);
 
 	/* The stepd never asks for one. */
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 }
 
 /* A node-state answer's head, up to its first node, into a new `w`. */
@@ -325,13 +333,9 @@ static void test_owner_control(void **state)
 
 	/* A signal is needed to signal, none beyond 64, no unknown action. */
 	req.signo = 0;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	req.signo = 65;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	req.signo = 0;
 	req.action = PMIXEV_CTL_REQUEUE_JOB;
 	pmixev_buf_init(&w);
@@ -395,29 +399,21 @@ static void test_owner_alloc(void **state)
 
 	/* Neither nodes nor CPUs; no name; node text beyond hostlists. */
 	req.alloc.nnodes = req.alloc.ncpus = 0;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	req.alloc.ncpus = 1;
 	req.alloc.name[0] = '\0';
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	snprintf(req.alloc.name, sizeof(req.alloc.name), "x");
 	for (size_t i = 0; i < sizeof(bad_nodes) / sizeof(*bad_nodes); i++) {
 		snprintf(req.alloc.nodes, sizeof(req.alloc.nodes), "%s",
 			 bad_nodes[i]);
-		pmixev_buf_init(&w);
-		assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-		pmixev_buf_release(&w);
+		assert_int_equal(req_packs(&req), -1);
 	}
 	/* A shrink needs nodes, or how many. */
 	req.op = PMIXEV_OWNER_SHRINK;
 	req.alloc.nodes[0] = '\0';
 	req.alloc.nnodes = 0;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	snprintf(req.alloc.nodes, sizeof(req.alloc.nodes), "n1");
 	pmixev_buf_init(&w);
 	assert_int_equal(pmixev_owner_req_pack(&w, &req), 0);
@@ -426,9 +422,7 @@ static void test_owner_alloc(void **state)
 	/* A shrink names no command; an extension names an absolute one
 	 * and asks for minutes or nodes. */
 	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "/usr/sbin/extend");
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	req.op = PMIXEV_OWNER_EXTEND;
 	req.alloc.minutes = 30;
 	pmixev_buf_init(&w);
@@ -439,18 +433,12 @@ static void test_owner_alloc(void **state)
 	assert_int_equal(rq.alloc.minutes, 30);
 	assert_strict(&w, unpack_owner_req);
 	req.alloc.minutes = req.alloc.nnodes = 0;
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	req.alloc.minutes = 30;
 	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "extend");
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 	snprintf(req.alloc.cmd, sizeof(req.alloc.cmd), "/bin/x\n--rm");
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-	pmixev_buf_release(&w);
+	assert_int_equal(req_packs(&req), -1);
 
 	/* The new job comes back with NEW's answer only. */
 	in.op = PMIXEV_OWNER_ALLOC_NEW;
@@ -502,9 +490,7 @@ static void test_owner_mail(void **state)
 	assert_strict(&w, unpack_owner_req);
 	for (size_t i = 0; i < sizeof(bad_to) / sizeof(*bad_to); i++) {
 		snprintf(req.mail.to, sizeof(req.mail.to), "%s", bad_to[i]);
-		pmixev_buf_init(&w);
-		assert_int_equal(pmixev_owner_req_pack(&w, &req), -1);
-		pmixev_buf_release(&w);
+		assert_int_equal(req_packs(&req), -1);
 	}
 	req.mail.to[0] = '\0'; /* the owner */
 	assert_true(pmixev_owner_mail_ok(&req.mail));

@@ -15,7 +15,7 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
-#include "wireup/spawned.h"
+#include "events/spawned.h"
 
 /* An exit waiting for the echo of sync `seq`. */
 struct exit_wait {

@@ -24,7 +24,7 @@
 #include "pmixev_log.h"
 #include "pmixev_nodewatch.h"
 #include "pmixev_proto.h"
-#include "wireup/spawned.h"
+#include "events/spawned.h"
 
 /* A rank lost with its node ended without PMIx_Finalize as far as anyone
  * can tell. (PRRTE tears the whole job down instead.) */

@@ -34,7 +34,7 @@
 #include "wireup/group_ask.h"
 #include "wireup/group_root.h"
 #include "wireup/spawn.h"
-#include "wireup/spawned.h"
+#include "events/spawned.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
 #include "jobmgmt/applog.h"

@@ -1,10 +1,10 @@
 /*
- * wireup/spawned.c - a spawned step's node tells its srun when its ranks
+ * events/spawned.c - a spawned step's node tells its srun when its ranks
  * registered (agent thread; see spawned.h).
  */
 #include "config.h"
 
-#include "wireup/spawned.h"
+#include "events/spawned.h"
 
 #include <stdbool.h>
 #include <stdio.h>

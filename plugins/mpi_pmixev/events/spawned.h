@@ -1,5 +1,5 @@
 /*
- * wireup/spawned.h - a spawned step's node tells its srun when its ranks
+ * events/spawned.h - a spawned step's node tells its srun when its ranks
  * registered (doc/spawn.md §4.2, per node): NODE_READY once every local
  * rank connected to the PMIx server, or at once with the failure when a
  * local rank ends first. The step's srun passes the whole step's answer
@@ -8,8 +8,8 @@
  * way to the parent step (an XSTEP EVENT), whose spawner gets it as an
  * event. Agent thread.
  */
-#ifndef PMIXEV_WIREUP_SPAWNED_H_
-#define PMIXEV_WIREUP_SPAWNED_H_
+#ifndef PMIXEV_EVENTS_SPAWNED_H_
+#define PMIXEV_EVENTS_SPAWNED_H_
 
 #include <stdint.h>
 
@@ -30,4 +30,4 @@ void spawned_connected(struct spawned *sd, uint32_t rank);
 
 void spawned_destroy(struct spawned *sd);
 
-#endif /* PMIXEV_WIREUP_SPAWNED_H_ */
+#endif /* PMIXEV_EVENTS_SPAWNED_H_ */
