@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# check-man.sh - the man pages in doc/man agree with README.md and the code,
-# checked by the test command:
+# check-man.sh - the man pages in doc/man agree with the documentation
+# (README.md, doc/admin-guide.md, doc/app-guide.md) and the code, checked by
+# the test command:
 #
 #   - every page renders without a groff warning (groff -man -ww);
 #   - pmixev-mpi.conf.5 has an entry for every mpi.conf option of the
-#     README's options table and of the code's (common/pmixev_conf.c),
+#     admin guide's options table and of the code's (common/pmixev_conf.c),
 #     with every SLURM_PMIXEV_* variable of either, and for each option of
 #     the code its rule for a job's value and, for numbers, its range and
 #     default; and no entry for an option the code does not have;
 #   - pmixev.7 names every SPANK option of the code
 #     (plugins/spank_pmixev/spank_options.c, as --NAME=ARG) and of the
-#     README, and no other; every event code of the README's event tables
-#     (with its value, "NAME (VALUE)", where the README gives one) and of
-#     include/pmixev_events.h; every key, directive, log channel and range
-#     of the README's query, job-control, log, allocation, group and event
-#     range tables;
+#     documentation, and no other; every event code of the documentation's
+#     event tables (with its value, "NAME (VALUE)", where it gives one) and
+#     of include/pmixev_events.h; every key, directive, log channel and
+#     range of the app guide's query, job-control, log, allocation, group
+#     and event range tables;
 #   - pmixev-notify.8's synopsis is the program's usage line, and it names
-#     every option the program and the README's site-event section use;
+#     every option the program and the app guide's site-event section use;
 #   - each page's .TH says the version configure.ac has, and Makefile.am
 #     installs each page (dist_man_MANS).
 #
@@ -86,26 +87,32 @@ sub names {
 	return $page{$p} =~ /(?<![A-Za-z0-9_.\-])\Q$word\E(?![A-Za-z0-9_])/;
 }
 
-# ---- README.md: its tables, each with the section it is in ----
+# ---- the documentation: its tables, each with its file and section ----
+my @docs = ('README.md', 'doc/admin-guide.md', 'doc/app-guide.md');
+my $docs = join(', ', @docs);
 my (@tables, $section, $cur);
-for my $line (split /\n/, slurp('README.md')) {
-	$section = $1 if $line =~ /^#+\s+(.*)/;
-	if ($line !~ /^\|/) {
-		$cur = undef;
-		next;
-	}
-	my @cells = map { s/^\s+|\s+$//gr } split /(?<!\\)\|/, $line;
-	shift @cells;
-	if (!$cur) {
-		$cur = {section => $section, header => \@cells, rows => []};
-		push @tables, $cur;
-	} elsif ($line !~ /^\|[\s:|-]+$/) {
-		push @{$cur->{rows}}, \@cells;
+for my $doc (@docs) {
+	$cur = undef;
+	for my $line (split /\n/, slurp($doc)) {
+		$section = $1 if $line =~ /^#+\s+(.*)/;
+		if ($line !~ /^\|/) {
+			$cur = undef;
+			next;
+		}
+		my @cells = map { s/^\s+|\s+$//gr } split /(?<!\\)\|/, $line;
+		shift @cells;
+		if (!$cur) {
+			$cur = {doc => $doc, section => $section, header => \@cells,
+				rows => []};
+			push @tables, $cur;
+		} elsif ($line !~ /^\|[\s:|-]+$/) {
+			push @{$cur->{rows}}, \@cells;
+		}
 	}
 }
 
 # The PMIx names in backquotes in `cell`, each with the value that follows
-# it in parentheses, "(-402)", if any. A name is "A|B|...": the README
+# it in parentheses, "(-402)", if any. A name is "A|B|...": the documentation
 # shortens a name after another, "`PMIX_RANGE_LOCAL`, `_PROC_LOCAL`",
 # "`PMIX_ALLOC_NUM_NODES`, `_NUM_CPUS`", and which of the first one's
 # parts the short one replaces varies, so it stands for each of them: the
@@ -159,13 +166,14 @@ for my $t (@tables) {
 	for my $row (@{$t->{rows}}) {
 		my $c0 = $row->[0] // '';
 		if ($first eq 'key' && $c0 =~ /^`(PMIxev\w+)`$/) {
-			$conf_key{$1}{'README.md'} = 1;
-			$conf_env{$_}{'README.md'} = 1
+			$conf_key{$1}{$t->{doc}} = 1;
+			$conf_env{$_}{$t->{doc}} = 1
 				for ($row->[1] // '') =~ /`(SLURM_PMIXEV_\w+)`/g;
 			next;
 		}
 		if ($first =~ /^(key|directive|data key.*|range)$/) {
-			$key{$_->[0]} = $t->{section} for pmix_names($c0);
+			$key{$_->[0]} = "$t->{doc}, \"$t->{section}\""
+				for pmix_names($c0);
 		}
 		for my $h ('code', 'event') {
 			my $i = column($t, $h);
@@ -178,17 +186,23 @@ for my $t (@tables) {
 		}
 	}
 }
-my @readme_spank = slurp('README.md') =~ /(?<![\w-])--(pmixev-[a-z-]*[a-z])/g;
-my ($site) = slurp('README.md') =~ /\n### Site events[^\n]*\n(.*?)\n#/s;
-my @readme_notify = ($site // '') =~ /(?<![\w-])(--[a-z]+)/g;
+# The SPANK options the documentation names, each with its file; the
+# options of pmixev-notify its "Site events" section names, with its file.
+my (%doc_spank, %doc_notify);
+for my $doc (@docs) {
+	my $text = slurp($doc);
+	$doc_spank{$_} //= $doc for $text =~ /(?<![\w-])--(pmixev-[a-z-]*[a-z])/g;
+	my ($site) = $text =~ /\n#+ Site events[^\n]*\n(.*?)\n#/s;
+	$doc_notify{$_} //= $doc for ($site // '') =~ /(?<![\w-])(--[a-z]+)/g;
+}
 
-fail('README.md: found no mpi.conf option table (key | job override | ...)')
+fail("$docs: found no mpi.conf option table (key | job override | ...)")
 	unless %conf_key;
-fail('README.md: found no event table (a column "code")') unless %event;
-fail('README.md: found no key or directive tables') unless %key;
-fail('README.md: found no --pmixev-* option') unless @readme_spank;
-fail('README.md: found no pmixev-notify option in "### Site events"')
-	unless @readme_notify;
+fail("$docs: found no event table (a column \"code\")") unless %event;
+fail("$docs: found no key or directive tables") unless %key;
+fail("$docs: found no --pmixev-* option") unless %doc_spank;
+fail("$docs: found no pmixev-notify option in a \"Site events\" section")
+	unless %doc_notify;
 
 # ---- common/pmixev_conf.c: the options, their ranges, defaults, rules ----
 my $conf_c = slurp('common/pmixev_conf.c');
@@ -260,8 +274,8 @@ while ($spank_c =~ /\{"(pmixev-[a-z-]+)",\s*"(\w+)"/g) {
 		unless index($page{$p7}, "--$1=$2") >= 0;
 }
 fail('plugins/spank_pmixev/spank_options.c: found no option') unless %spank;
-for my $o (@readme_spank) {
-	fail("doc/man/$p7 lacks the SPANK option --$o (README.md)")
+for my $o (sort keys %doc_spank) {
+	fail("doc/man/$p7 lacks the SPANK option --$o ($doc_spank{$o})")
 		unless $page{$p7} =~ /--\Q$o\E(?![a-z-])/;
 }
 for my $p ($p7, $p5) {
@@ -296,7 +310,7 @@ for my $name (sort keys %event) {
 		unless names_one($p7, $name, $v);
 }
 for my $name (sort keys %key) {
-	fail("doc/man/$p7 lacks " . shown($name) . " (README.md, \"$key{$name}\")")
+	fail("doc/man/$p7 lacks " . shown($name) . " ($key{$name})")
 		unless names_one($p7, $name);
 }
 
@@ -314,7 +328,7 @@ if ($usage =~ /^usage: (.*?)\\n$/) {
 my %notify = map { $_ => 'programs/pmixev-notify.c' }
 	$notify_c =~ /strcmp\(argv\[i\], "(--[a-z]+)"\)/g;
 fail('programs/pmixev-notify.c: found no option') unless %notify;
-$notify{$_} //= 'README.md' for @readme_notify;
+$notify{$_} //= $doc_notify{$_} for keys %doc_notify;
 for my $o (sort keys %notify) {
 	fail("doc/man/$p8 lacks the option $o ($notify{$o})")
 		unless $page{$p8} =~ /\Q$o\E(?![a-z-])/;
@@ -348,5 +362,5 @@ exit($fails ? 1 : 0);
 PERL
 
 [ "$rc" -eq 0 ] && cat "$tmp/counts" &&
-	echo "check-man: ${#pages[@]} man pages render without warnings and agree with README.md and the code"
+	echo "check-man: ${#pages[@]} man pages render without warnings and agree with the documentation and the code"
 exit "$rc"
