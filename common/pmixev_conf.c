@@ -123,8 +123,8 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
 
 /*
- * Each option's rule, in one place (README, mpi.conf options, says why):
- * what bounds root's memory (caches, budgets) is a site maximum; what
+ * Each option's rule, in one place (doc/admin-guide.md, mpi.conf options, says
+ * why): what bounds root's memory (caches, budgets) is a site maximum; what
  * bounds its CPU by an interval is a site minimum; what only shapes the
  * job's own service (timeouts, tree width over its own nodes, which events
  * it hears, debug lines, themselves held to PMIxevLogRate) is free.

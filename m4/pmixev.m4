@@ -69,10 +69,10 @@ int pmixev_conftest;
     [AC_MSG_RESULT([no])
      AC_MSG_ERROR([Slurm $SLURM_VERSION_STRING is not supported by pmixev $PACKAGE_VERSION.
 Supported: 22.05.x and 24.11.x; 26.05.x builds. A new release is added in slurm-headers-compat/ (see its README).])])
-  dnl Releases whose whole integration suite passes (README, Slurm generations).
+  dnl Releases whose whole integration suite passes (doc/admin-guide.md, Slurm generations).
   AS_CASE([$slurm_major.$slurm_minor],
     [22.5 | 24.11], [],
-    [AC_MSG_WARN([Slurm $SLURM_VERSION_STRING: pmixev builds and passes its unit tests here, but its integration suite does not yet pass on a running cluster of this release (see README, Slurm generations).])])
+    [AC_MSG_WARN([Slurm $SLURM_VERSION_STRING: pmixev builds and passes its unit tests here, but its integration suite does not yet pass on a running cluster of this release (see doc/admin-guide.md, Slurm generations).])])
   CPPFLAGS=$save_CPPFLAGS
   AC_SUBST([SLURM_CPPFLAGS])
   AC_SUBST([SLURM_VERSION_STRING])

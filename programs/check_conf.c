@@ -260,7 +260,8 @@ static int mpi_line(void *ctx, const char *file, unsigned line, char *text,
 		if (i == PMIXEV_CONF_NKEYS) {
 			snprintf(why, len,
 				 "%s:%u: %s: not an option of pmixev "
-				 "(README, mpi.conf options)",
+				 "(pmixev-mpi.conf(5); doc/admin-guide.md, "
+				 "mpi.conf options)",
 				 file, line, word);
 			return -1;
 		}

@@ -64,7 +64,7 @@ bash "$src/scripts/newer-slurm.sh" --debian testing --suite \
 
 # As most sites run Slurm: processes tracked in cgroups (v1 here) and the
 # tasks confined to theirs; the 24.11 stage keeps proctrack/linuxproc, so
-# both stay covered (README, "Tested site configurations").
+# both stay covered (doc/admin-guide.md, "Tested site configurations").
 stage "integration tests on the local Slurm cluster (proctrack/cgroup, task/cgroup)"
 export PMIXEV_BUILDDIR=$build
 export PMIXEV_PROCTRACK=proctrack/cgroup PMIXEV_TASK_PLUGIN=task/cgroup,task/affinity

@@ -15,7 +15,7 @@
  * where ORDER is the names in run order and A, B, C what the library said
  * to a handler registered BEFORE "single", one AFTER "single" and a
  * second "single" (OpenPMIx 4.2 refuses the first two and accepts the
- * third, which is then deregistered: README, "Event handler order");
+ * third, which is then deregistered: doc/app-guide.md, "Event handler order");
  * FAILED with the cause otherwise.
  */
 #include <pthread.h>

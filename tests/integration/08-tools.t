@@ -10,7 +10,7 @@ plan 7
 listen_step 08
 # pps runs where the step's server is: n1's network, hostname and mounts.
 # With several servers on a node a PMIx tool needs guidance; TMPDIR naming
-# the step's server directory is the documented way (README).
+# the step's server directory is the documented way (doc/app-guide.md).
 out=$(on_node n1 timeout 20 runuser -u "$PMIXEV_TEST_USER" -- \
 	env TMPDIR="/run/pmixev/pmixev${PMIXEV_CLUSTER_ID:-0}.$job.0.n1" pps 2>&1)
 ok $? "pps on n1 exits 0" || diag "$out"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # When a task ends, every surviving rank on every node gets exactly one
-# PMIx event naming it, with the most specific code (README "Task exit
-# events"), its exit code and host; the step keeps running and the
+# PMIx event naming it, with the most specific code (doc/app-guide.md
+# "Task exit events"), its exit code and host; the step keeps running and the
 # survivors can still fence. Rank 5 (alone on n3) ends; ranks 0-4 on n1
 # and n2 watch.
 . "$(dirname "$0")/lib.sh"

@@ -5,7 +5,7 @@
 # prepend, single-code, append, multi-code, default and last run in that
 # order, once each, and each sees the results of the ones before it.
 # OpenPMIx 4.2.2 and 5.0.7 refuse BEFORE/AFTER a named handler and accept a
-# duplicate name (README "Event handler order"); the test records what the
+# duplicate name (doc/app-guide.md "Event handler order"); the test records what the
 # library answered so a library that fixes this shows up here.
 . "$(dirname "$0")/lib.sh"
 plan 2

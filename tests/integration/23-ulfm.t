@@ -11,7 +11,7 @@
 # (PMIX_ERR_PROC_ABORTED_BY_SIG for a killed rank, PMIX_ERR_PROC_TERM_WO_SYNC
 # for each rank of a lost node), which is what ULFM listens for. The Open
 # MPI settings the recovery needs come from pmixev_ulfm_env (lib.sh);
-# README "Fault-tolerant MPI" says why each is there.
+# doc/app-guide.md "Fault-tolerant MPI" says why each is there.
 . "$(dirname "$0")/lib.sh"
 if [ ! -x "$PMIXEV_TEST_CLIENTS/mpi_ulfm" ]; then
 	echo "1..0 # SKIP the MPI programs were not built (configure found no mpicc: apt-get install libopenmpi-dev)"

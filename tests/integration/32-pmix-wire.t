@@ -5,7 +5,7 @@
 # a task writes a hand-made query message on its own connection
 # (pmix_wire), then fences through the library. Three defects of the
 # library let such a message write past a block of the server's heap
-# (README, "Limitations"):
+# (doc/admin-guide.md, "Limitations"):
 #   counts: OpenPMIx 4.2 and 5.0 size an array from a count in the message
 #   times the element's size, unchecked; a product that wraps makes the
 #   server write the message's bytes past a block of a few bytes.

@@ -2,7 +2,7 @@
 # Root's PMIx tools find the real server only. The job's user may rewrite
 # the rendezvous files in its own directory (/run/pmixev/CLUSTER.J.S.NODE)
 # to name a listener of its own; root, attaching the documented admin way
-# (README: TMPDIR=/run/pmixev/CLUSTER.J.S.NODE.srv/tools, which only root
+# (doc/app-guide.md: TMPDIR=/run/pmixev/CLUSTER.J.S.NODE.srv/tools, which only root
 # writes), reaches the step's server, and the user's listener sees no
 # connection.
 . "$(dirname "$0")/lib.sh"

@@ -132,7 +132,7 @@ ok $? "n2's slurmstepd ended the step itself"
 # others' queries are answered (n2's part once it ended: partly) and their
 # closing fence fails at once (the lines they print may be cut when srun
 # ends the step at the killed tasks; OpenPMIx 5.0 tells only one process
-# per node that its fence failed, see README Limitations).
+# per node that its fence failed, see doc/admin-guide.md, Limitations).
 log=$PMIXEV_CLUSTER_WORKDIR/owner-query.out
 start_step "$log" n2 "overlay: connected" --mpi=pmixev -N3 -n6 \
 	--ntasks-per-node=2 -t 2 "$(client pmix_query)" --for 5000 --fence ptable

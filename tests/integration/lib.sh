@@ -127,7 +127,7 @@ ompi_step_env() {
 }
 
 # ulfm_step_env: ompi_step_env for fault-tolerant Open MPI (ULFM): what a
-# user sets (README "Fault-tolerant MPI"); pmixev adds the rest. With 2
+# user sets (doc/app-guide.md "Fault-tolerant MPI"); pmixev adds the rest. With 2
 # ranks per node, the default 200 ms heartbeats (a cut found in 0.6 s).
 ulfm_step_env() {
 	ompi_step_env

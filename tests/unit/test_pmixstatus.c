@@ -31,7 +31,7 @@ static void test_from_errno(void **state)
 	assert_int_equal(pmixstatus_from_errno(ENOSPC), PMIX_ERR_NOT_AVAILABLE);
 }
 
-/* The names the README and the tests read in the slurmd log. */
+/* The names the documentation and the tests read in the slurmd log. */
 static void test_names(void **state)
 {
 	static const pmix_status_t named[] = {

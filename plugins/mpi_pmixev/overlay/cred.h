@@ -4,8 +4,8 @@
  *
  * A credential's payload is a packed pmixev_ident (hellos, welcome) or
  * srun's address table; munge vouches for the signer's uid. The rules a
- * credential is held to (README, "Security model"): it must be root's or
- * one other uid's (SlurmdUser for stepds, the job owner for srun's
+ * credential is held to (doc/admin-guide.md, "Security model"): it must be
+ * root's or one other uid's (SlurmdUser for stepds, the job owner for srun's
  * table), and an identity must name this job, this step and the receiver.
  * Blocking calls to munged (auth.h): on the agent thread (in srun, the
  * one the rendezvous starts).

@@ -6,8 +6,9 @@
  * proc maps (PMIx's, raw and ANL forms), per-node peers, procs and
  * leaders, per-rank ranks, node ids and hostnames, tmpdirs, the locality
  * of this node's ranks and the step's process sets (base/psets.h). What
- * slurmstepd does not know for certain is left out rather than guessed (README,
- * "Keys"). Call after PMIx_server_init (locality strings need the server).
+ * slurmstepd does not know for certain is left out rather than guessed
+ * (doc/app-guide.md, "Namespace, keys and process sets"). Call after
+ * PMIx_server_init (locality strings need the server).
  */
 #ifndef PMIXEV_PMIX_NSPACE_H_
 #define PMIXEV_PMIX_NSPACE_H_

@@ -2,10 +2,10 @@
  * pmixd/toolsdir.h - the rendezvous of root's PMIx tools (an admin's `pps`
  * as root) with the step's PMIx server process: root's own directory
  * PMIXEV_RUN_DIR/NAME.srv/tools (only root writes it, so the job's user
- * cannot steer root's tools; README "PMIx tools"), whose files root writes
- * from what root knows - the server's namespace and rank, the gate's port,
- * the process's pid and identity, the library's version it was built
- * with - never from the process's own files. One file per name a tool may
+ * cannot steer root's tools; doc/app-guide.md "Attaching PMIx tools"), whose
+ * files root writes from what root knows - the server's namespace and rank, the
+ * gate's port, the process's pid and identity, the library's version it was
+ * built with - never from the process's own files. One file per name a tool may
  * look for: the server's namespace, the process's pid and slurmstepd's
  * (`pevent --pid`).
  */

@@ -3,7 +3,7 @@
  * clients: the pmix_info_t array, the source process and the range of a
  * PMIx_Notify_event, built from an INJECT frame (events of Slurm, the
  * site and the scheduler; checkpoint requests). Documented per event in
- * README "Events".
+ * doc/app-guide.md "Events".
  */
 #ifndef PMIXEV_PMIXSIDE_EVENT_INFOS_H_
 #define PMIXEV_PMIXSIDE_EVENT_INFOS_H_

@@ -224,7 +224,7 @@ static const char *gds_components(unsigned gds)
  * (-N3 -n96 stores 50 KB a node) in powers of two, 1 MiB to the
  * default 4 MiB; more segments are added when it fills. One value (a
  * PMIx_Put, a registered key) must fit in one data segment: a larger one
- * aborts the library (README, Limitations).
+ * aborts the library (doc/admin-guide.md, Limitations).
  */
 #define DS_META_RANK 24u /* sizeof(rank_meta_info) */
 #define DS_DATA_MIN  (1u << 20)
