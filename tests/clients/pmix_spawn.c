@@ -5,7 +5,7 @@
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
  *                   [--watch K] [--die R] [--alloc-id JOB] [--alloc-new]
- *                   [--cmd CMD | -- CMD ARGS...]
+ *                   [--from R] [--cmd CMD | -- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -28,7 +28,8 @@
  * 20 s) until it got K of them. --die R: child rank R kills itself
  * (SIGKILL) after its line. --cmd CMD: CMD without arguments (for
  * launchers that take "--" for themselves, as Open MPI's mpirun does).
- * --alloc-id JOB spawns into that job
+ * --from R: rank R spawns (and watches) instead of rank 0, and says so
+ * in its lines ("rank R: ..."). --alloc-id JOB spawns into that job
  * (PMIX_ALLOC_ID); --alloc-new first asks for a new job of one node
  * (PMIx_Allocation_request NEW, 2 minutes), prints "pmix_spawn: rank 0:
  * allocated JOB" (or "allocation failed: STATUS") and spawns into it.
@@ -50,7 +51,7 @@
 #define ENV_MAX 8
 
 struct opts {
-	long n, apps, watch, die;
+	long n, apps, watch, die, from;
 	const char *host, *wdir, *env[ENV_MAX];
 	const char *alloc_id;
 	bool alloc_new;
@@ -89,6 +90,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			i++;
 		else if (!strcmp(a, "--die") &&
 			 !client_parse_long(v, 0, 4096, &o->die))
+			i++;
+		else if (!strcmp(a, "--from") &&
+			 !client_parse_long(v, 0, 4096, &o->from))
 			i++;
 		else if (!strcmp(a, "--host"))
 			o->host = argv[++i];
@@ -243,9 +247,9 @@ static bool alloc_new(char *job, size_t len)
 			got = true;
 		}
 	if (got)
-		printf(PROG ": rank 0: allocated %s\n", job);
+		printf(PROG ": rank %u: allocated %s\n", ev_me.rank, job);
 	else
-		printf(PROG ": rank 0: allocation failed: %s\n",
+		printf(PROG ": rank %u: allocation failed: %s\n", ev_me.rank,
 		       PMIx_Error_string(rc));
 	if (res)
 		PMIX_INFO_FREE(res, nres);
@@ -296,10 +300,10 @@ static void spawn(const struct opts *o)
 	rc = PMIx_Spawn(njob ? job_info : NULL, njob, apps, (size_t)o->apps,
 			ns);
 	if (rc == PMIX_SUCCESS)
-		printf(PROG ": rank 0: spawned %s in %.0f ms\n", ns,
-		       (client_now() - t0) * 1000);
+		printf(PROG ": rank %u: spawned %s in %.0f ms\n", ev_me.rank,
+		       ns, (client_now() - t0) * 1000);
 	else
-		printf(PROG ": rank 0: spawn failed: %s\n",
+		printf(PROG ": rank %u: spawn failed: %s\n", ev_me.rank,
 		       PMIx_Error_string(rc));
 	for (size_t k = 0; k < njob; k++)
 		PMIX_INFO_DESTRUCT(&job_info[k]);
@@ -336,11 +340,12 @@ int main(int argc, char **argv)
 		       me.rank);
 	else if (o.child)
 		printf(PROG ": rank %u: --child, but not spawned\n", me.rank);
-	else if (me.rank == 0 && !o.cmd && !o.fail_cmd)
-		printf(PROG ": rank 0: nothing to spawn (no -- CMD)\n");
-	else if (me.rank == 0)
+	else if (me.rank == (pmix_rank_t)o.from && !o.cmd && !o.fail_cmd)
+		printf(PROG ": rank %u: nothing to spawn (no -- CMD)\n",
+		       me.rank);
+	else if (me.rank == (pmix_rank_t)o.from)
 		spawn(&o);
-	if (!child && o.watch && me.rank == 0)
+	if (!child && o.watch && me.rank == (pmix_rank_t)o.from)
 		wait_events(o.watch);
 	if (child > 0 && me.rank == (pmix_rank_t)o.die) {
 		fflush(stdout);

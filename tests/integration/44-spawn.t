@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 14
 
 exe=$PMIXEV_CLUSTER_WORKDIR/pmixev-exec
 install -m 0755 "$PMIXEV_BUILDDIR/programs/pmixev-exec" "$exe"
@@ -60,6 +60,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run noexe --mpi=pmixev $sp --n 2 --fail-cmd -- $sp
 	run stock --mpi=pmix $sp --n 2 -- $sp
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
+	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
 ' "$sp" "$work" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 diag "job ${job:-?}: $(printf '%s\n' "$out" | grep -E '^(four|nofit) ' | tr '\n' ' ')"
@@ -118,6 +119,13 @@ ev="^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [
 ok $? "a killed child is an event for its spawner: each child's end once, rank 1's as killed by signal 9" || f die
 [ "$(in_f die '^pmix_spawn: rank [12]: event')" -eq 0 ]
 ok $? "the other ranks of the parent step are not told of the children's ends" || f die
+
+# Rank 2, on n3, spawns: its node's root asks srun, and gets the answer.
+[ "$(in_f from2 "^pmix_spawn: rank 2: spawned slurm\.pmixev\.$job\.[0-9]+ in [0-9]+ ms$")" -eq 1 ] &&
+	[ "$(in_f from2 "^pmix_spawn: child rank [01] of slurm\.pmixev\.$job\.[0-9]+ on n[1-3]: parent slurm\.pmixev\.$job\.[0-9]+ rank 2 spawned=1$")" -eq 2 ] &&
+	[ "$(in_f from2 "^pmix_spawn: rank 2: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
+	[ "$(in_f from2 '^rc 0$')" -eq 1 ]
+ok $? "rank 2 on n3 spawns 2: the children know rank 2 as their parent, their ends reach it" || f from2
 
 # PMIX_ALLOC_ID: a job of one node granted by PMIx_Allocation_request
 # (NEW), then a spawn into it: the child is step 0 of the new job.
