@@ -106,9 +106,15 @@ ok $? "a spawn that cannot fit fails in ${nofit:-?} ms with Slurm's reason (PMIX
 ok $? "a spawn of a program that does not exist fails (PMIX_ERR_JOB_FAILED_TO_LAUNCH), srun saying which child ended first" ||
 	f noexe
 
-# Slurm's stock mpi/pmix has no spawn.
-[ "$(in_f stock '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ]
-ok $? "stock --mpi=pmix refuses the same spawn (not supported)" || f stock
+# Slurm's stock mpi/pmix has no spawn (where that Slurm has a working
+# mpi/pmix: Debian testing's 26.05 cannot load its own).
+if [ "$(in_f stock "Invalid MPI type 'pmix'")" -ge 1 ]; then
+	_tap_n=$((_tap_n + 1))
+	echo "ok $_tap_n # SKIP this Slurm's stock mpi/pmix does not load"
+else
+	[ "$(in_f stock '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ]
+	ok $? "stock --mpi=pmix refuses the same spawn (not supported)" || f stock
+fi
 
 # Child rank 1 is killed: the spawner (rank 0 alone) hears of each child's
 # end, from the child process, that of rank 1 as a kill by signal 9.
