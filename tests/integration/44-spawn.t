@@ -102,8 +102,8 @@ ok $? "a spawn that cannot fit fails in ${nofit:-?} ms with Slurm's reason (PMIX
 # A program that does not exist: the children end before they register.
 [ "$(in_f noexe '^pmix_spawn: rank 0: spawn failed: (JOB FAILED TO LAUNCH|PMIX_ERR_JOB_FAILED_TO_LAUNCH)$')" -eq 1 ] &&
 	[ "$(in_f noexe 'execve\(\).*No such file or directory')" -ge 1 ] &&
-	[ "$(in_f noexe 'child rank [01]: it ended before it connected to the PMIx server')" -eq 1 ]
-ok $? "a spawn of a program that does not exist fails (PMIX_ERR_JOB_FAILED_TO_LAUNCH), srun saying which child ended first" ||
+	[ "$(in_f noexe 'step [0-9.]+ failed to start: (child rank [01]: it ended before it connected to the PMIx server|node [01] of step [0-9.]+ left before its ranks registered)')" -eq 1 ]
+ok $? "a spawn of a program that does not exist fails (PMIX_ERR_JOB_FAILED_TO_LAUNCH), srun saying which child (or its node) ended first" ||
 	f noexe
 
 # Slurm's stock mpi/pmix has no spawn (where that Slurm has a working
