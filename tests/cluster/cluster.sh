@@ -69,7 +69,10 @@ environment:
   PMIXEV_CLUSTER_DIR   state directory (default /tmp/pmixev-cluster[ID])
   PMIXEV_BUILDDIR      build tree; \$PMIXEV_BUILDDIR/tests/cluster/build.env
                        defines SLURM_SYS_PLUGINDIR, PMIXEV_MPI_PLUGIN,
-                       PMIXEV_SPANK_PLUGIN
+                       PMIXEV_SPANK_PLUGIN (staged first in PluginDir)
+  PMIXEV_INSTALLED=1   run the installed pmixev package instead: its plugins
+                       from Slurm's plugin directory (the only PluginDir),
+                       its programs from where it put them; nothing staged
   PMIXEV_MPI_DEFAULT   MpiDefault in slurm.conf (default none)
   PMIXEV_SLURM_CONF_EXTRA  lines appended to slurm.conf (e.g. SlurmdDebug=debug)
   PMIXEV_TASK_PLUGIN   TaskPlugin (default task/none; task/affinity binds tasks)
@@ -511,6 +514,8 @@ cmd_env() {
 		PMIXEV_SLURMD_LOG_PATTERN "$LOGDIR/slurmd-%n.log" \
 		PMIXEV_MUNGED_LOG "$LOGDIR/munged.log" \
 		PMIXEV_MUNGE_SOCKET "$MUNGE_SOCKET"
+	# what the running cluster's pmixev is (setup.sh, write_configs)
+	[[ ! -r $ETC/paths.env ]] || sed 's/^/export /' "$ETC/paths.env"
 	if [[ ${PMIXEV_ASAN:-0} == 1 ]]; then
 		printf 'export PMIXEV_ASAN_ENV=%q\n' "$(asan_env | tr '\n' ' ')"
 	fi

@@ -38,14 +38,24 @@ find_sys_plugindir() {
 }
 
 # Sets PLUGIN_DIR (PluginDir value), SPANK_LINE, MPI_SRC, SPANK_SRC,
-# OWNER_SRC, PMIXD_SRC, EXEC_SRC, GUARD_SRC, COPY_PLUGINS.
+# OWNER_SRC, PMIXD_SRC, EXEC_SRC, GUARD_SRC, COPY_PLUGINS and the CL_*
+# paths of the tests (write_configs puts them in paths.env).
 # The built plugins are staged in $DIR/plugins: Slurm names an mpi plugin by
 # the text after "mpi_" in its path, so the build's own directory
 # (.../plugins/mpi_pmixev/.libs) would show up in `srun --mpi=list` as
-# "pmixev/.libs/mpi_pmixev".
+# "pmixev/.libs/mpi_pmixev". $DIR/plugins comes first in PluginDir: Slurm
+# loads a plugin from the first folder that has it, so a pmixev package
+# installed into the system plugin directory never stands in for the build.
 resolve_plugins() {
 	local build_env=${PMIXEV_BUILDDIR:-}/tests/cluster/build.env sysdir
 	MPI_SRC='' SPANK_SRC='' SPANK_LINE='' OWNER_SRC='' PMIXD_SRC='' EXEC_SRC='' GUARD_SRC='' COPY_PLUGINS=0
+	CL_INSTALLED=0 CL_PLUGINS='' CL_PROGRAMS='' CL_GUARD='' CL_SBIN=''
+	if [[ ${PMIXEV_INSTALLED:-0} == 1 ]]; then
+		sysdir=$(find_sys_plugindir)
+		PLUGIN_DIR=$sysdir
+		resolve_installed "$sysdir"
+		return 0
+	fi
 	if [[ -n ${PMIXEV_BUILDDIR:-} && -r $build_env ]]; then
 		# shellcheck source=/dev/null
 		. "$build_env"
@@ -66,14 +76,53 @@ resolve_plugins() {
 	runuser -u "$TEST_USER" -- test -r "$MPI_SRC" &&
 		runuser -u "$TEST_USER" -- test -r "$SPANK_SRC" || COPY_PLUGINS=1
 	SPANK_LINE="required $DIR/plugins/$(basename "$SPANK_SRC")"
-	# the staged plugins first: a pmixev package installed into Slurm's own
-	# directory must not shadow the build under test
 	PLUGIN_DIR=$DIR/plugins:$sysdir
+	CL_PLUGINS=$DIR/plugins CL_PROGRAMS=$DIR/plugins
+	CL_GUARD=$DIR/plugins/$(basename "${GUARD_SRC:-pmixev_pmix_guard.so}")
+	CL_SBIN=$PMIXEV_BUILDDIR/programs
+}
+
+# resolve_installed SYSDIR: PMIXEV_INSTALLED=1, the cluster runs what the
+# pmixev package installed, as a site does: its plugins from Slurm's own
+# plugin directory SYSDIR (the only PluginDir), the SPANK plugin loaded
+# from there, and the programs and the PMIx query guard where the mpi
+# plugin looks for them by default. Nothing of a build is staged.
+resolve_installed() {
+	local sysdir=$1 files
+	[[ $(dpkg-query -W -f='${db:Status-Abbrev}' pmixev 2>/dev/null) == 'ii ' ]] ||
+		die "PMIXEV_INSTALLED=1, but no pmixev package is installed (dpkg -i pmixev_*.deb)"
+	files=$(dpkg-query -L pmixev)
+	MPI_SRC=$(package_file "$files" mpi_pmixev.so)
+	SPANK_SRC=$(package_file "$files" spank_pmixev.so)
+	[[ ${MPI_SRC%/*} == "$sysdir" && ${SPANK_SRC%/*} == "$sysdir" ]] ||
+		die "the pmixev package put its plugins into ${MPI_SRC%/*}, not into Slurm's plugin directory $sysdir"
+	SPANK_LINE="required $SPANK_SRC"
+	CL_INSTALLED=1 CL_PLUGINS=$sysdir
+	CL_PROGRAMS=$(package_file "$files" pmixev-owner)
+	CL_PROGRAMS=${CL_PROGRAMS%/*}
+	CL_GUARD=$(package_file "$files" pmixev_pmix_guard.so)
+	CL_SBIN=$(package_file "$files" pmixev-check)
+	CL_SBIN=${CL_SBIN%/*}
+	say "the installed pmixev $(dpkg-query -W -f='${Version}' pmixev): plugins in $sysdir, programs in $CL_PROGRAMS"
+}
+
+# package_file FILES NAME: the file NAME of the pmixev package (FILES:
+# dpkg-query -L pmixev).
+package_file() {
+	local f
+	f=$(grep -m1 "/$2\$" <<<"$1") || die "the pmixev package has no $2"
+	[[ -f $f ]] || die "$f of the pmixev package is missing"
+	printf '%s\n' "$f"
 }
 
 # stage_plugins: symlinks to the build's plugins (a rebuild is picked up at
 # the next daemon start), or copies when the test user cannot read the build.
+# The installed package: nothing, and no staged files left from before.
 stage_plugins() {
+	if ((CL_INSTALLED)); then
+		rm -rf "$DIR/plugins"
+		return 0
+	fi
 	[[ -n $MPI_SRC ]] || return 0
 	install -d -m 0755 "$DIR/plugins"
 	local f
@@ -180,6 +229,12 @@ EOF
 	else
 		: >"$out/plugstack.conf"
 	fi
+	# Where the tests find what the cluster runs (cluster.sh env): the
+	# folder of the loaded plugins, the programs the mpi plugin runs, the
+	# query guard it loads, and pmixev-check and pmixev-notify.
+	printf '%s=%q\n' PMIXEV_CLUSTER_INSTALLED "$CL_INSTALLED" \
+		PMIXEV_CLUSTER_PLUGINS "$CL_PLUGINS" PMIXEV_CLUSTER_PROGRAMS "$CL_PROGRAMS" \
+		PMIXEV_CLUSTER_GUARD "$CL_GUARD" PMIXEV_CLUSTER_SBIN "$CL_SBIN" >"$out/paths.env"
 	{
 		printf '127.0.0.1\tlocalhost\n%s\t%s pmixev-ctl\n' "$CTL_ADDR" "$(hostname)"
 		for n in "${NODES[@]}"; do printf '%s\t%s\n' "$(node_addr "$n")" "$n"; done

@@ -8,7 +8,7 @@
 plan 5
 
 site=$(client pmix_site)
-notify=$PMIXEV_BUILDDIR/programs/pmixev-notify
+notify=$PMIXEV_CLUSTER_SBIN/pmixev-notify
 flag=$PMIXEV_CLUSTER_WORKDIR/11-site-sent
 text="ECC errors on DIMM 3"
 rm -f "$flag"

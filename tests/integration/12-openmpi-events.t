@@ -19,7 +19,7 @@ plan 3
 
 ompi_step_env
 hello=$(client mpi_hello)
-notify=$PMIXEV_BUILDDIR/programs/pmixev-notify
+notify=$PMIXEV_CLUSTER_SBIN/pmixev-notify
 flag=$PMIXEV_CLUSTER_WORKDIR/12-sent
 rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/12-ompi.out

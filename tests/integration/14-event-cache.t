@@ -13,7 +13,7 @@
 plan 7
 
 cache=$(client pmix_cache)
-notify=$PMIXEV_BUILDDIR/programs/pmixev-notify
+notify=$PMIXEV_CLUSTER_SBIN/pmixev-notify
 flag=$PMIXEV_CLUSTER_WORKDIR/14-cache-sent
 rm -f "$flag"
 log=$PMIXEV_CLUSTER_WORKDIR/14-cache.out

@@ -70,7 +70,7 @@ exe=$(readlink "/proc/$hp/exe")
 # The same program, whatever root the reader sees it from (in a Debian
 # root the link names the host's path): compared byte for byte while the
 # helper runs.
-cmp -s "/proc/$hp/exe" "$PMIXEV_CLUSTER_DIR/plugins/pmixev-owner" && same_exe=1 || same_exe=0
+cmp -s "/proc/$hp/exe" "$PMIXEV_CLUSTER_PROGRAMS/pmixev-owner" && same_exe=1 || same_exe=0
 maps=$(cat "/proc/$hp/maps" 2>/dev/null)
 wait "$srun_pid"
 slog=$(grep "step $job\.0 on n1: " "$(slurmd_log n1)")

@@ -10,8 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 plan 16
 
-prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
-aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
+prog=$PMIXEV_CLUSTER_PROGRAMS/pmixev-pmixd
+aside=$PMIXEV_CLUSTER_PROGRAMS/.pmixev-pmixd.aside
 trap '[ -e "$aside" ] && mv -f "$aside" "$prog"' EXIT
 uid=$(id -u "$PMIXEV_TEST_USER")
 
@@ -23,8 +23,8 @@ run_step --mpi=pmixev -N3 -n6 "$(client pmix_hello)"
 step_env=()
 [ "$rc" -eq 0 ] && [ "$(lines '^pmix_hello: rank [0-5] of 6 on n[1-3]: ok$')" -eq 6 ]
 ok $? "6 ranks on 3 nodes wire up through pmixev-pmixd" || show
-grep -q "step $job\.0 on n2: PMIx server process .*/plugins/pmixev-pmixd started as uid $uid" "$(slurmd_log n2)"
-ok $? "n2's stepd started it beside the plugin as the job owner (uid $uid)"
+grep -q "step $job\.0 on n2: PMIx server process $prog started as uid $uid" "$(slurmd_log n2)"
+ok $? "n2's stepd started it ($prog) as the job owner (uid $uid)"
 
 run_step --mpi=pmixev -N3 -n6 "$(client mpi_ring)"
 [ "$rc" -eq 0 ] && [ "$(lines '^mpi_ring: rank 0 of 6 on n1: 10 laps ok$')" -ge 1 ]
@@ -162,7 +162,7 @@ ok $? "n2's slurmstepd ended the step itself"
 mv "$prog" "$aside"
 run_step --mpi=pmixev -N1 -n1 -w n1 "$(client pmix_hello)"
 [ "$rc" -ne 0 ] &&
-	[ "$(lines "^mpi/pmixev: step $job\.0 refused: the PMIx server process did not start: [^ ]*/pmixev-pmixd: .*exec failed as uid $uid: No such file or directory \(looked for it in: [^ ]*/plugins/pmixev-pmixd, ")" -ge 1 ] &&
+	[ "$(lines "^mpi/pmixev: step $job\.0 refused: the PMIx server process did not start: [^ ]*/pmixev-pmixd: .*exec failed as uid $uid: No such file or directory \(looked for it in: $PMIXEV_CLUSTER_PLUGINS/pmixev-pmixd, ")" -ge 1 ] &&
 	[ "$(lines "no READY: Connection timed out")" -eq 0 ]
 ok $? "a missing pmixev-pmixd: the step fails at once with the path and the cause" || show
 mv "$aside" "$prog"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Root trusts nothing the step's PMIx server process sends: it runs the
 # job's code on the job's word. A hostile stand-in (tests/clients/
-# pmixd_forge), put in pmixev-pmixd's place beside mpi_pmixev.so where only
-# root writes (a job cannot choose it), attacks root from every node of a
+# pmixd_forge), put in pmixev-pmixd's place (beside mpi_pmixev.so, or
+# where the package installed it) where only root writes (a job cannot choose it), attacks root from every node of a
 # step, an attack per node (forge.plan):
 #   malformed frames (bad magic, 4 GiB announced, a type only root sends,
 #   a rank outside the step, a count of a million): root closes that
@@ -21,9 +21,9 @@
 . "$(dirname "$0")/lib.sh"
 plan 19
 
-prog=$PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd
-aside=$PMIXEV_CLUSTER_DIR/plugins/.pmixev-pmixd.aside
-planf=$PMIXEV_CLUSTER_DIR/plugins/forge.plan
+prog=$PMIXEV_CLUSTER_PROGRAMS/pmixev-pmixd
+aside=$PMIXEV_CLUSTER_PROGRAMS/.pmixev-pmixd.aside
+planf=$PMIXEV_CLUSTER_PROGRAMS/forge.plan
 restore() {
 	[ -e "$aside" ] && mv -f "$aside" "$prog"
 	rm -f "$planf"

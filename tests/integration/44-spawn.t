@@ -6,8 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 plan 14
 
-exe=$PMIXEV_CLUSTER_WORKDIR/pmixev-exec
-install -m 0755 "$PMIXEV_BUILDDIR/programs/pmixev-exec" "$exe"
+exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
 	'1|/tmp|FOO=first|/bin/sh|-c|echo "app0 rank $SLURM_PROCID $FOO $PWD"' \
 	'3|/|FOO=second|sh|-c|echo "app1 rank $SLURM_PROCID $FOO $PWD ${SLURM_PMIXEV_SPAWN_APPS:-clean}"')

@@ -10,8 +10,16 @@
 . "$(dirname "$0")/lib.sh"
 plan 12
 
-check=$PMIXEV_CLUSTER_WORKDIR/pmixev-check
-install -m 0755 "$PMIXEV_CHECK_BUILT" "$check"
+# The cluster's pmixev-check: the installed one, or a copy of the build's
+# (whose tree the test user may not reach). It says where it found the
+# cluster's programs.
+check=$PMIXEV_CLUSTER_SBIN/pmixev-check
+where=installed
+if [ "$PMIXEV_CLUSTER_INSTALLED" = 0 ]; then
+	install -m 0755 "$check" "$PMIXEV_CLUSTER_WORKDIR/pmixev-check"
+	check=$PMIXEV_CLUSTER_WORKDIR/pmixev-check
+	where='beside mpi_pmixev.so'
+fi
 etc=$(dirname "$SLURM_CONF")
 tmp=$(mktemp -d /tmp/pmixev-check.XXXXXX)
 chmod 0755 "$tmp"
@@ -37,15 +45,16 @@ conf_copy() {
 }
 
 # plugins_copy NAME: conf_copy NAME whose PluginDir starts with a copy of
-# the cluster's plugin folder ($tmp/NAME.plugins, files, not links), in its
-# place.
+# the cluster's pmixev, its plugins with the programs and the query guard
+# beside them ($tmp/NAME.plugins, files, not links).
 plugins_copy() {
-	local conf sys
+	local conf
 	conf=$(conf_copy "$1")
-	sys=$(sed -n 's/^PluginDir=//p' "$conf" | tr ':' '\n' |
-		grep -vxF "$PMIXEV_CLUSTER_DIR/plugins" | paste -sd:)
-	cp -rL "$PMIXEV_CLUSTER_DIR/plugins" "$tmp/$1.plugins"
-	sed -i "s|^PluginDir=.*|PluginDir=$tmp/$1.plugins:$sys|" "$conf"
+	mkdir "$tmp/$1.plugins"
+	cp -L "$PMIXEV_CLUSTER_PLUGINS"/mpi_pmixev.so "$PMIXEV_CLUSTER_PLUGINS"/spank_pmixev.so \
+		"$PMIXEV_CLUSTER_PROGRAMS"/pmixev-owner "$PMIXEV_CLUSTER_PROGRAMS"/pmixev-pmixd \
+		"$PMIXEV_CLUSTER_PROGRAMS"/pmixev-exec "$PMIXEV_CLUSTER_GUARD" "$tmp/$1.plugins"
+	sed -i "s|^PluginDir=|PluginDir=$tmp/$1.plugins:|" "$conf"
 	sed -i "s|^required .*/spank_pmixev.so|required $tmp/$1.plugins/spank_pmixev.so|" \
 		"$tmp/$1/plugstack.conf"
 	echo "$conf"
@@ -54,7 +63,7 @@ plugins_copy() {
 # 1. Healthy, as root: 13 checks, all ok.
 run_check
 [ "$rc" = 0 ] && [ "$(verdicts 'ok  ')" = 13 ] && [ "$(lines .)" = 13 ] &&
-	[ "$(lines "^ok    pmixev-pmixd: $PMIXEV_CLUSTER_DIR/plugins/pmixev-pmixd \(beside mpi_pmixev.so\) runs as $PMIXEV_TEST_USER in a network namespace of its own")" = 1 ] &&
+	[ "$(lines "^ok    pmixev-pmixd: $PMIXEV_CLUSTER_PROGRAMS/pmixev-pmixd \($where\) runs as $PMIXEV_TEST_USER in a network namespace of its own")" = 1 ] &&
 	[ "$(lines "^ok    Slurm release: slurmd $PMIXEV_SLURM_VERSION, ")" = 1 ] &&
 	[ "$(lines "^ok    OpenPMIx: pmixev-pmixd runs with OpenPMIx $PMIXEV_PMIX_VERSION ")" = 1 ] &&
 	[ "$(lines "^ok    munge: .* through $PMIXEV_MUNGE_SOCKET \(AuthInfo\)")" = 1 ]

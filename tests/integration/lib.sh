@@ -2,7 +2,10 @@
 # lib.sh - TAP helpers and cluster access for pmixev integration tests.
 #
 # Sourced by every tests/integration/*.t. Needs the local cluster running
-# (tests/cluster/cluster.sh start) and PMIXEV_BUILDDIR set to the build tree.
+# (tests/cluster/cluster.sh start) and PMIXEV_BUILDDIR set to the build tree
+# (its test clients and examples). What the cluster runs, the build's
+# pmixev or the installed package's, is in cluster.sh env:
+# PMIXEV_CLUSTER_PLUGINS, _PROGRAMS, _GUARD, _SBIN, _INSTALLED.
 
 set -u
 
