@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# package-check.sh [--host] [--root DIR]... [--rpm] - build pmixev's
-# packages from its release tarball (`make dist` of the tracked files) and
-# check what they install. Root only.
+# package-check.sh [--host] [--root DIR]... [--rpm] [--tarball FILE]
+#                  [--nocheck] - build pmixev's packages from its release
+# tarball (`make dist` of the tracked files) and check what they install.
+# Root only.
 #
 #   --host      .debs made by `dpkg-buildpackage -us -uc -b` here (Debian 12,
 #               Slurm 22.05); their installation is only simulated (apt-get
@@ -15,6 +16,10 @@
 #               machine's Slurm headers, its plugins going where slurm.spec
 #               puts Slurm's (/usr/lib64/slurm, as on a RHEL site); prints
 #               the file list and the Requires
+#   --tarball FILE  build from the release tarball FILE (e.g. the one of
+#               `make distcheck`) instead of making one
+#   --nocheck   no unit tests in the .deb builds (DEB_BUILD_OPTIONS=nocheck:
+#               README command 2 has run them on the same sources)
 #
 # Without options: --host --rpm, and --root "$PMIXEV_TRIXIE_ROOT" when that
 # is set. Each .deb check: lintian reports no error (its warnings are
@@ -23,23 +28,29 @@
 # mpi_pmixev.so; the package depends on exactly the Slurm release of the
 # headers (major.minor.micro, as Slurm's plugin loader); it has no file in
 # /etc and no maintainer script. Work files: PMIXEV_PKG_DIR (default
-# ./build-pkg), emptied first.
+# ./build-pkg), emptied first; the host's .deb stays in its deb-host/.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${PMIXEV_PKG_DIR:-$src/build-pkg}
 start=$(date +%s)
-host=0 rpm=0 roots=()
+host=0 rpm=0 roots=() tarball='' nocheck=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host) host=1 ;;
 	--rpm) rpm=1 ;;
+	--nocheck) nocheck=nocheck ;;
+	--tarball)
+		tarball=$(realpath "${2:?--tarball needs a file}")
+		[ -f "$tarball" ] || { echo "package-check: no tarball $2" >&2; exit 2; }
+		shift
+		;;
 	--root)
 		roots+=("${2:?--root needs a directory}")
 		shift
 		;;
 	*)
-		echo "package-check: unknown argument '$1' (--host, --root DIR, --rpm)" >&2
+		echo "package-check: unknown argument '$1' (--host, --root DIR, --rpm, --tarball FILE, --nocheck)" >&2
 		exit 2
 		;;
 	esac
@@ -71,11 +82,16 @@ in_root() {
 # The release tarball, from the tracked files (new ones need `git add -N`).
 rm -rf "$work"
 mkdir -p "$work/src"
-git -C "$src" ls-files -z | tar -C "$src" --null -T - -c | tar -x -C "$work/src"
-(cd "$work/src" && ./autogen.sh && ./configure && make dist) >"$work/dist.log" 2>&1 ||
-	{ tail -n 30 "$work/dist.log" >&2; fail "make dist"; }
-version=$(sed -n 's/^PACKAGE_VERSION = //p' "$work/src/Makefile")
-tarball=$work/src/pmixev-$version.tar.gz
+if [ -z "$tarball" ]; then
+	git -C "$src" ls-files -z | tar -C "$src" --null -T - -c | tar -x -C "$work/src"
+	(cd "$work/src" && ./autogen.sh && ./configure && make dist) >"$work/dist.log" 2>&1 ||
+		{ tail -n 30 "$work/dist.log" >&2; fail "make dist"; }
+	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$work/src/Makefile")
+	tarball=$work/src/pmixev-$version.tar.gz
+else
+	version=$(basename "$tarball" .tar.gz)
+	version=${version#pmixev-}
+fi
 say "release tarball $(basename "$tarball")"
 changelog=$(sed -n '1s/^pmixev (\([^)]*\)).*/\1/p' "$src/debian/changelog")
 [ "${changelog%-*}" = "$version" ] ||
@@ -166,11 +182,15 @@ deb() {
 		}
 		say "$name: build dependencies installed"
 	fi
-	"${run[@]}" sh -c 'cd "$1" && dpkg-buildpackage -us -uc -b -j2' \
+	"${run[@]}" env DEB_BUILD_OPTIONS="$nocheck" sh -c 'cd "$1" && dpkg-buildpackage -us -uc -b -j2' \
 		sh "$dir/pmixev-$version" >"$work/$name-build.log" 2>&1 ||
 		{ tail -n 40 "$work/$name-build.log" >&2; fail "$name: dpkg-buildpackage"; }
-	grep -E '^# (TOTAL|PASS|SKIP|FAIL):' "$work/$name-build.log" | tr '\n' ' '
-	echo
+	if [ -n "$nocheck" ]; then
+		echo "  unit tests: not run (--nocheck)"
+	else
+		grep -E '^# (TOTAL|PASS|SKIP|FAIL):' "$work/$name-build.log" | tr '\n' ' '
+		echo
+	fi
 	say "$name: dpkg-buildpackage -us -uc -b done"
 
 	changes=$(cd "$root$dir" && ls pmixev_*.changes)
@@ -235,7 +255,10 @@ rpm_check() {
 	mkdir "$top/tree"
 	rpm2cpio "$path" | (cd "$top/tree" && cpio -idm --quiet)
 	check_files "$top/tree" /usr/lib64/slurm
-	rel=$(sed -n 's/^SLURM_VERSION_STRING = //p' "$work/src/Makefile")
+	# the upstream release of the headers it was built against
+	rel=$(dpkg-query -W -f='${Version}' libslurm-dev)
+	rel=${rel#*:}
+	rel=${rel%-*}
 	dep=$(rpm -qp --requires "$path" 2>/dev/null)
 	echo "$dep" | grep -qx "slurm >= $rel" && echo "$dep" | grep -qx "slurm < ${rel%.*}.$((${rel##*.} + 1))" ||
 		fail "rpm: Requires do not pin Slurm $rel"
