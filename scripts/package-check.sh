@@ -109,7 +109,7 @@ exported() {
 check_files() {
 	local tree=$1 plugindir=$2 path n=0
 	for path in "$plugindir/mpi_pmixev.so" "$plugindir/spank_pmixev.so" \
-		/usr/sbin/pmixev-notify /usr/include/pmixev_events.h; do
+		/usr/sbin/pmixev-notify /usr/sbin/pmixev-check /usr/include/pmixev_events.h; do
 		[ -f "$tree$path" ] || fail "no $path in the package"
 	done
 	[ -z "$(find "$tree" -name '*.la')" ] || fail "libtool .la files in the package"
