@@ -18,6 +18,15 @@
 # PMIXEV_<DEBIAN>_CLUSTER_ID: trixie 5, testing 7, beside the host's 0);
 # PMIXEV_PROCTRACK and PMIXEV_TASK_PLUGIN reach that cluster (README
 # command 2 leaves them unset here: proctrack/linuxproc, task/none).
+# With PMIXEV_INSTALLED=1 (README command 2) the suite runs against the
+# Debian package instead, as a site installs it: built in the root from
+# the release tarball of that build (`make dist`; dpkg-buildpackage without
+# the unit tests, which the build ran, and with -d: the root has the
+# Build-Depends from the list below, not build-essential's g++),
+# installed there for the suite (the cluster's PMIXEV_INSTALLED=1: its
+# plugins from the root's Slurm plugin directory, its programs from
+# pmixev's libexec directory) and purged after; the test clients and
+# examples still come from the build.
 #
 # --bench: likewise, then run bench/SCRIPT ARGS there (e.g. run.sh --quick,
 # ulfm.sh): the benchmarks of this generation, stock mpi/pmix included. Its
@@ -83,6 +92,11 @@ suite_packages=(
 	iproute2 procps util-linux perl passwd psmisc bc e2fsprogs
 )
 ((suite)) && packages+=("${suite_packages[@]}")
+installed=0
+if ((suite)) && [ -z "$bench" ] && [ "${PMIXEV_INSTALLED:-0}" = 1 ]; then
+	installed=1
+	packages+=(debhelper)
+fi
 
 # The Debian mirror apt already uses (PMIXEV_DEBIAN_MIRROR overrides).
 mirror() {
@@ -150,12 +164,12 @@ fi
 cp /etc/hosts "$root/etc/hosts"
 grep -qw "$(hostname)" "$root/etc/hosts" || printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
 
-# Rebuilt only when the tracked files or the root's packages changed since
-# the last good build (the suite's packages add mpicc, which configure
-# looks for).
+# Rebuilt only when the tracked files or the root's packages (but pmixev's
+# own) changed since the last good build (the suite's packages add mpicc,
+# which configure looks for); so is the .deb.
 sum=$({
 	git -C "$src" ls-files -z | tar -C "$src" --null -T - -c --mtime=@0 --owner=0 --group=0
-	in_root dpkg-query -W
+	in_root dpkg-query -W | grep -v '^pmixev[[:space:]]'
 } | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$root/src/.pmixev-built" 2>/dev/null)" = "$sum" ]; then
 	echo "newer-slurm: the tree is unchanged since the last build in the root"
@@ -177,6 +191,16 @@ else
 	echo "$sum" >"$root/src/.pmixev-built"
 fi
 echo "newer-slurm: built and unit-tested against $(in_root dpkg-query -W -f='Slurm ${Version}' libslurm-dev) and $(in_root dpkg-query -W -f='OpenPMIx ${Version}' libpmix-dev)"
+if ((installed)) && [ "$(cat "$root/src/.pmixev-deb" 2>/dev/null)" != "$sum" ]; then
+	in_root sh -c '
+		cd /src/b && make dist >dist.out 2>&1 || { tail -n 20 dist.out; exit 1; }
+		rm -rf /src/pkg && mkdir /src/pkg && tar -xzf /src/b/pmixev-*.tar.gz -C /src/pkg &&
+			cd /src/pkg/pmixev-* || exit 1
+		DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b -d -j2 >../build.log 2>&1 ||
+			{ tail -n 40 ../build.log; exit 1; }'
+	echo "$sum" >"$root/src/.pmixev-deb"
+fi
+((installed)) && echo "newer-slurm: the Debian package: $(cd "$root/src/pkg" && ls pmixev_*.deb)"
 
 ((suite)) || exit 0
 if [ -n "$bench" ]; then
@@ -186,14 +210,19 @@ if [ -n "$bench" ]; then
 		bash "/src/bench/$bench" "$@"
 	exit
 fi
-echo "newer-slurm: integration tests on a 3-node $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) cluster in the $debian root"
+echo "newer-slurm: integration tests on a 3-node $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) cluster in the $debian root$( ((installed)) && echo ", against the installed package")"
 PMIXEV_ROOT_FULL=1 in_root env PMIXEV_CLUSTER_ID="$cluster_id" \
-	PMIXEV_BUILDDIR=/src/b \
+	PMIXEV_BUILDDIR=/src/b PMIXEV_INSTALLED="$installed" \
 	${PMIXEV_PROCTRACK:+PMIXEV_PROCTRACK="$PMIXEV_PROCTRACK"} \
 	${PMIXEV_TASK_PLUGIN:+PMIXEV_TASK_PLUGIN="$PMIXEV_TASK_PLUGIN"} bash -c '
 	cd /src || exit 1
 	cluster=/src/tests/cluster/cluster.sh
-	trap "bash $cluster stop >/dev/null 2>&1" EXIT
+	if [ "$PMIXEV_INSTALLED" = 1 ]; then
+		trap "bash $cluster stop >/dev/null 2>&1; dpkg --purge pmixev >/dev/null" EXIT
+		dpkg -i /src/pkg/pmixev_*.deb >/dev/null || exit 1
+	else
+		trap "bash $cluster stop >/dev/null 2>&1" EXIT
+	fi
 	bash "$cluster" start || { bash "$cluster" logs; exit 1; }
 	if [ $# -eq 0 ]; then set -- tests/integration/*.t; fi
 	prove -v --timer "$@" || { bash "$cluster" logs >&2; exit 1; }' bash "$@"
