@@ -31,7 +31,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 rc=0
-pages=(doc/man/pmixev.7 doc/man/pmixev-mpi.conf.5 doc/man/pmixev-notify.8)
+pages=(doc/man/pmixev.7 doc/man/pmixev-mpi.conf.5 doc/man/pmixev-notify.8 doc/man/pmixev-check.8)
 
 if ! command -v groff >/dev/null; then
 	echo "check-man: groff is missing (scripts/install-deps.sh installs groff-base)"
@@ -77,7 +77,7 @@ sub slurp {
 
 # The rendered pages, blanks collapsed.
 my %page;
-for my $name ('pmixev.7', 'pmixev-mpi.conf.5', 'pmixev-notify.8') {
+for my $name ('pmixev.7', 'pmixev-mpi.conf.5', 'pmixev-notify.8', 'pmixev-check.8') {
 	($page{$name} = slurp("$tmp/$name.txt")) =~ s/\s+/ /g;
 }
 
@@ -337,6 +337,21 @@ my ($options) = $page{$p8} =~ / OPTIONS (.*?) EXIT STATUS /;
 for my $o (($options // '') =~ /(?<![\w-])(--[a-z]+)/g) {
 	fail("doc/man/$p8 describes $o, which programs/pmixev-notify.c does not take")
 		unless ($notify{$o} // '') eq 'programs/pmixev-notify.c';
+}
+
+# ---- pmixev-check.8 ----
+my $pc = 'pmixev-check.8';
+my %check = map { ("--$_" => 1) }
+	slurp('programs/pmixev-check.c') =~ /\{"([a-z]+)", (?:required|no)_argument/g;
+fail('programs/pmixev-check.c: found no option') unless %check;
+for my $o (sort keys %check) {
+	fail("doc/man/$pc lacks the option $o (programs/pmixev-check.c)")
+		unless $page{$pc} =~ / OPTIONS .*\Q$o\E(?![a-z-]).* EXIT STATUS /;
+}
+my ($coptions) = $page{$pc} =~ / OPTIONS (.*?) EXIT STATUS /;
+for my $o (($coptions // '') =~ /(?<![\w-])(--[a-z]+)/g) {
+	fail("doc/man/$pc describes $o, which programs/pmixev-check.c does not take")
+		unless $check{$o};
 }
 
 # ---- versions and installation ----
