@@ -145,6 +145,11 @@ ok $? "NEW, then a spawn into job ${new:-?} (PMIX_ALLOC_ID): its step 0 runs the
 other=$(runuser -u "$PMIXEV_OTHER_USER" -- sbatch --parsable -N1 -t 2 -o /dev/null --wrap "sleep 60")
 out=$(as_user salloc -N1 -t 2 srun --mpi=pmixev -N1 -n1 "$sp" --alloc-id "$other" --n 1 -- "$sp" 2>&1)
 scancel "$other" 2>/dev/null
+# (the next test wants every node free: both jobs gone, within 15 s)
+for _ in $(seq 75); do
+	[ -z "$(squeue -h -j "${new:-0},${other:-0}" -t PD,R,CG -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
 [ -n "$other" ] && [ "$(lines '^pmix_spawn: rank 0: spawn failed: (NO-PERMISSIONS|PMIX_ERR_NO_PERMISSIONS)$')" -eq 1 ] &&
 	[ "$(lines "Unable to create step for job $other: Access/permission denied")" -ge 1 ]
 ok $? "a spawn into another user's job ${other:-?} is refused (PMIX_ERR_NO_PERMISSIONS, Slurm's reason on srun's stderr)" || show

@@ -50,7 +50,7 @@ new=$(printf '%s\n' "$out" | sed -n 's/^pmix_alloc: id \([0-9]*\)$/\1/p')
 	[ "$(lines "^pmix_alloc: squeue: $new $PMIXEV_TEST_USER RUNNING 1$")" -eq 1 ] &&
 	[ "$(lines '^pmix_alloc: nnodes 1$')" -eq 1 ] && [ "$(lines '^pmix_alloc: reqid r1$')" -eq 1 ] &&
 	[ "$(lines '^pmix_alloc: time (120|2:00)$')" -eq 1 ] && gone "$new" &&
-	grep -q "allocation: step $job\.0 rank 0: new: done (job $new" "$(slurmd_log n1)"
+	said "allocation: step $job\.0 rank 0: new: done \(job $new"
 ok $? "NEW of 1 node: job ${new:-?} runs as the owner's (squeue), answered with its id, nodes and time, cancelled when the step ends" || show
 
 # Slurm 24.11 refuses 4 nodes of a 3-node partition at once; 22.05
