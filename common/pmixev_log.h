@@ -12,6 +12,7 @@
 #define PMIXEV_LOG_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum pmixev_log_level {
 	PMIXEV_LOG_ERROR,
@@ -61,5 +62,12 @@ void pmixev_log_sink(enum pmixev_log_level level, const char *component,
 #define PMIXEV_INFO(...)       pmixev_log(PMIXEV_LOG_INFO, __VA_ARGS__)
 #define PMIXEV_VERBOSE(...)    pmixev_log(PMIXEV_LOG_VERBOSE, __VA_ARGS__)
 #define PMIXEV_DEBUG(dbg, ...) pmixev_log_debug((dbg), __VA_ARGS__)
+
+/* 1, 2, 4, 8, ...: whether the nth of a growing count is logged, so that
+ * what a job or a peer can repeat never floods the log. */
+static inline bool pmixev_log_worth(uint64_t n)
+{
+	return n && !(n & (n - 1));
+}
 
 #endif /* PMIXEV_LOG_H_ */

@@ -32,17 +32,11 @@ struct inject *inject_create(const struct step *s)
 	return c;
 }
 
-/* 1, 2, 4, 8, ...: log a growing count without flooding the log. */
-static int worth_logging(uint64_t n)
-{
-	return n && !(n & (n - 1));
-}
-
 void inject_undelivered(struct inject *c, const char *source, const char *why)
 {
 	uint64_t n = pmixev_evloss_undelivered(c->loss, source);
 
-	if (worth_logging(n))
+	if (pmixev_log_worth(n))
 		PMIXEV_ERROR("events: an event from %s did not reach all "
 			     "its processes: %s (%llu from %s so far)",
 			     source, why, (unsigned long long)n, source);

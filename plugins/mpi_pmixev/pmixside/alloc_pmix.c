@@ -118,6 +118,12 @@ void alloc_pmix_listen(struct pmixside *p)
 	chan_on(pmixside_chan(p), PMIXEV_PMIXD_ALLOC_DONE, on_done, p);
 }
 
+/* The request's codec, as calls_request takes it. */
+static int pack_msg(struct pmixev_buf *b, const void *m)
+{
+	return pmixev_pmixd_alloc_pack(b, m);
+}
+
 /* --- PMIx progress thread ------------------------------------------------- */
 
 /* Send the request read into `r` to root. PMIX_SUCCESS, or why not. */
@@ -125,34 +131,21 @@ static pmix_status_t send_call(struct pmixside *p, struct alloc_req *r,
 			       pmix_info_cbfunc_t cbfunc, void *cbdata)
 {
 	struct al_call *c = calloc(1, sizeof(*c));
-	struct pmixev_buf frame;
+	enum pmixev_result rc;
 
 	if (!c) {
 		snprintf(r->why, sizeof(r->why), "out of memory");
 		return PMIX_ERR_NOMEM;
 	}
-	c->call.id = r->m.id = calls_new_id(pmixside_calls(p));
 	c->call.done_type = PMIXEV_PMIXD_ALLOC_DONE;
 	c->call.answer = answer_call;
 	c->cbfunc = cbfunc;
 	c->cbdata = cbdata;
 	snprintf(c->reqid, sizeof(c->reqid), "%s", r->m.reqid);
-	pmixev_buf_init(&frame);
-	chan_frame_begin(&frame);
-	if (pmixev_pmixd_alloc_pack(&frame, &r->m) < 0) {
-		pmixev_buf_release(&frame);
-		free(c);
-		snprintf(r->why, sizeof(r->why), "out of memory");
-		return PMIX_ERR_NOMEM;
-	}
-	if (calls_send(pmixside_calls(p), &c->call, PMIXEV_PMIXD_ALLOC,
-		       &frame) < 0) {
-		free(c);
-		snprintf(r->why, sizeof(r->why),
-			 "the channel to root is closed");
-		return PMIX_ERR_UNREACH;
-	}
-	return PMIX_SUCCESS;
+	rc = calls_request(pmixside_calls(p), &c->call, &r->m.id,
+			   PMIXEV_PMIXD_ALLOC, pack_msg, &r->m, r->why,
+			   sizeof(r->why));
+	return status_to_pmix(rc);
 }
 
 pmix_status_t alloc_upcall(const pmix_proc_t *client,

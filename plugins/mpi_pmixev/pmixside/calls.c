@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "pmixev_pmixd_coll.h"
@@ -131,6 +132,29 @@ int calls_send(struct calls *cs, struct call *c, uint8_t type,
 		return 0;
 	/* Not sent; unless the channel's close answered it meanwhile. */
 	return take(cs, id) ? -1 : 0;
+}
+
+enum pmixev_result calls_request(struct calls *cs, struct call *c, uint64_t *id,
+				 uint8_t type, call_pack_fn pack,
+				 const void *msg, char *why, size_t whylen)
+{
+	enum pmixev_result rc = PMIXEV_OK;
+	struct pmixev_buf frame;
+
+	c->id = *id = calls_new_id(cs);
+	pmixev_buf_init(&frame);
+	chan_frame_begin(&frame);
+	if (pack(&frame, msg) < 0) {
+		pmixev_buf_release(&frame);
+		snprintf(why, whylen, "out of memory");
+		rc = PMIXEV_ERR_NOMEM;
+	} else if (calls_send(cs, c, type, &frame) < 0) {
+		snprintf(why, whylen, "the channel to root is closed");
+		rc = PMIXEV_ERR_UNREACH;
+	}
+	if (rc != PMIXEV_OK)
+		free(c);
+	return rc;
 }
 
 size_t calls_fail_all(struct calls *cs, enum pmixev_result result)

@@ -60,6 +60,20 @@ uint64_t calls_new_id(struct calls *cs);
 int calls_send(struct calls *cs, struct call *c, uint8_t type,
 	       struct pmixev_buf *frame);
 
+/* A request's codec: pack `msg` after the frame header in `b`. 0 or -1. */
+typedef int (*call_pack_fn)(struct pmixev_buf *b, const void *msg);
+
+/*
+ * Any thread: a request whose answer is a frame of c->done_type (c's
+ * answer set): `c` gets a fresh id, written to *id (the field of `msg`
+ * that names it) before `pack` packs `msg` as a frame of `type`, which is
+ * sent (calls_send). PMIXEV_OK; else PMIXEV_ERR_NOMEM or
+ * PMIXEV_ERR_UNREACH, the reason in `why`, and `c` freed.
+ */
+enum pmixev_result calls_request(struct calls *cs, struct call *c, uint64_t *id,
+				 uint8_t type, call_pack_fn pack,
+				 const void *msg, char *why, size_t whylen);
+
 /*
  * Owner's thread: take the waiting call `id` that root answers with a
  * frame of `done_type` (for a handler of an answer of its own shape). The

@@ -35,12 +35,6 @@ struct inject_pmix {
 	struct invite_watch *invites;
 };
 
-/* 1, 2, 4, 8, ...: log a growing count without flooding the log. */
-static int worth_logging(uint64_t n)
-{
-	return n && !(n & (n - 1));
-}
-
 void inject_pmix_cached(struct inject_pmix *c, const char *source)
 {
 	const char *from = NULL;
@@ -55,7 +49,7 @@ void inject_pmix_cached(struct inject_pmix *c, const char *source)
 	if (out)
 		snprintf(last, sizeof(last), "%s", from);
 	pthread_mutex_unlock(&c->lock);
-	if (!worth_logging(evicted))
+	if (!pmixev_log_worth(evicted))
 		return;
 	if (c->slots == c->cache)
 		PMIXEV_ERROR("events: the event cache is full "
@@ -81,7 +75,7 @@ void inject_pmix_undelivered(struct inject_pmix *c, const char *source,
 	pthread_mutex_lock(&c->lock);
 	n = pmixev_evloss_undelivered(c->loss, source);
 	pthread_mutex_unlock(&c->lock);
-	if (worth_logging(n))
+	if (pmixev_log_worth(n))
 		PMIXEV_ERROR("events: an event from %s did not reach all "
 			     "its processes: %s (%llu from %s so far)",
 			     source, why, (unsigned long long)n, source);

@@ -43,12 +43,6 @@ struct notice {
 	size_t ninfo;
 };
 
-/* 1, 2, 4, 8, ...: log a growing count without flooding the log. */
-static bool worth_logging(uint64_t n)
-{
-	return n && !(n & (n - 1));
-}
-
 static void close_invitation(struct invite_watch *w, struct invitation *v)
 {
 	if (v->open)
@@ -139,7 +133,7 @@ static int fill_invitees(const struct layout *lay, struct invitation *v,
 static void unwatched(struct invite_watch *w, const char *id, uint32_t inviter,
 		      const char *why)
 {
-	if (worth_logging(++w->unwatched))
+	if (pmixev_log_worth(++w->unwatched))
 		PMIXEV_ERROR("groups: the invitation to group %s by rank %u is "
 			     "not watched (%s): an invitee that ends will not "
 			     "fail it, nor its inviter's end reach the "
@@ -358,7 +352,7 @@ static void notify(struct invite_watch *w, struct notice *n)
 	pthread_mutex_lock(&w->lock);
 	lost = ++w->undelivered;
 	pthread_mutex_unlock(&w->lock);
-	if (worth_logging(lost))
+	if (pmixev_log_worth(lost))
 		PMIXEV_ERROR("groups: a %s for an invitation was not delivered "
 			     "on this node: %s (%llu so far)",
 			     PMIx_Error_string(n->code), PMIx_Error_string(rc),
