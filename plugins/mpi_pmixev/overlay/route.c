@@ -18,6 +18,7 @@ struct route {
 	struct handshake *hs;
 	struct heal *heal;
 	uint32_t nnodes;
+	uint64_t srun_unserved; /* srun's frames nothing here serves */
 	struct {
 		route_handler_fn fn;
 		void *ctx;
@@ -107,10 +108,11 @@ static int from_srun(struct route *rt, struct link *l,
 	if (rt->handlers[hdr->type].fn)
 		rt->handlers[hdr->type].fn(rt->handlers[hdr->type].ctx,
 					   hdr->src, payload, hdr->len);
-	else
+	else if (pmixev_log_worth(++rt->srun_unserved))
 		PMIXEV_ERROR("overlay: dropping %s from srun: nothing here "
-			     "serves it",
-			     pmixev_msg_type_name(hdr->type));
+			     "serves it (%llu dropped so far)",
+			     pmixev_msg_type_name(hdr->type),
+			     (unsigned long long)rt->srun_unserved);
 	return 0;
 }
 

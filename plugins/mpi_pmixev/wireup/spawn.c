@@ -46,7 +46,7 @@ struct spawn {
 	struct pending *live;
 	struct kid kids[KIDS_MAX];
 	unsigned nkids;
-	uint64_t requests, failed, dropped;
+	uint64_t requests, failed, dropped; /* dropped: srun's bad frames */
 };
 
 static void send_done(struct spawn *sp, uint64_t id, uint32_t rank,
@@ -143,9 +143,11 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	(void)src;
 	pmixev_buf_reader(&b, data, len);
 	if (pmixev_spawn_status_unpack(&b, &m) < 0) {
-		PMIXEV_ERROR("spawn: step %s: a malformed SPAWN_STATUS from "
-			     "srun",
-			     sp->s->lay.step.id);
+		if (pmixev_log_worth(++sp->dropped))
+			PMIXEV_ERROR("spawn: step %s: a malformed SPAWN_STATUS "
+				     "from srun (%llu dropped so far)",
+				     sp->s->lay.step.id,
+				     (unsigned long long)sp->dropped);
 		return;
 	}
 	for (p = sp->live; p && p->id != m.id; p = p->next)
@@ -217,11 +219,13 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	    pmixev_xstep_event_unpack(&b, 0, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
 	    xe.ev.rank == PMIXEV_EVENT_NO_RANK) {
-		sp->dropped++;
-		PMIXEV_ERROR("spawn: step %s: dropping an XSTEP from srun: %s",
-			     lay->step.id,
-			     k ? "not a rank's end"
-			       : "not from a step spawned here");
+		if (pmixev_log_worth(++sp->dropped))
+			PMIXEV_ERROR("spawn: step %s: dropping an XSTEP from "
+				     "srun: %s (%llu dropped so far)",
+				     lay->step.id,
+				     k ? "not a rank's end"
+				       : "not from a step spawned here",
+				     (unsigned long long)sp->dropped);
 		return;
 	}
 	pmixev_xstep_nspace(k->job, k->step, in.child, sizeof(in.child));
@@ -320,7 +324,7 @@ void spawn_destroy(struct spawn *sp)
 		pending_free(sp->live);
 	if (sp->requests || sp->dropped)
 		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed; "
-			    "%llu child event(s) dropped",
+			    "%llu frame(s) of srun dropped",
 			    sp->s->lay.step.id,
 			    (unsigned long long)sp->requests,
 			    (unsigned long long)sp->failed,
