@@ -31,6 +31,7 @@ struct option_desc {
 
 static const char *const policy_words[] = {"notify", "kill", "requeue", NULL};
 static const char *const gds_words[] = {"auto", "hash", "shmem", NULL};
+static const char *const switch_words[] = {"no", "yes", NULL};
 
 static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 	[PMIXEV_CONF_DEBUG] = {"PMIxevDebug", "SLURM_PMIXEV_DEBUG",
@@ -118,6 +119,12 @@ static const struct option_desc options[PMIXEV_CONF_NKEYS] = {
 		{"PMIxevAllocExtendCmd", NULL,
 		 offsetof(struct pmixev_conf, alloc_extend), 0, 0, 0, "",
 		 sizeof(((struct pmixev_conf *)0)->alloc_extend), ""},
+	[PMIXEV_CONF_SPAWN] = {"PMIxevSpawn", "SLURM_PMIXEV_SPAWN",
+			       offsetof(struct pmixev_conf, spawn), 0, 0, 1, "",
+			       0, NULL, switch_words, false},
+	[PMIXEV_CONF_ALLOC] = {"PMIxevAlloc", "SLURM_PMIXEV_ALLOC",
+			       offsetof(struct pmixev_conf, alloc), 0, 0, 1, "",
+			       0, NULL, switch_words, false},
 };
 
 #define NOPTIONS ((size_t)PMIXEV_CONF_NKEYS)
@@ -153,6 +160,9 @@ static const enum pmixev_conf_rule rules[PMIXEV_CONF_NKEYS] = {
 	/* The store lives in the job owner's pmixev-pmixd and its tasks. */
 	[PMIXEV_CONF_GDS] = PMIXEV_RULE_FREE,
 	[PMIXEV_CONF_ALLOC_EXTEND] = PMIXEV_RULE_SITE,
+	/* A site that serves no spawn or allocation keeps them off. */
+	[PMIXEV_CONF_SPAWN] = PMIXEV_RULE_LOWER,
+	[PMIXEV_CONF_ALLOC] = PMIXEV_RULE_LOWER,
 };
 
 static unsigned *member(struct pmixev_conf *conf, size_t idx)

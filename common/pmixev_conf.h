@@ -5,10 +5,10 @@
  * A value comes from mpi.conf (key PMIxev*) and may be overridden per job by
  * the environment (SLURM_PMIXEV_*) unless it is the site's alone (no
  * environment name). Most are integers; PMIxevLogSyslog, PMIxevLogMail and
- * PMIxevAllocExtendCmd are absolute paths or "none"; PMIxevMonitorPolicy and
- * PMIxevGds are words and PMIxevMonitorAllowed a comma list of words. Every
- * value is validated here; an invalid one is rejected with a message naming the
- * key and the value.
+ * PMIxevAllocExtendCmd are absolute paths or "none"; PMIxevMonitorPolicy,
+ * PMIxevGds, PMIxevSpawn and PMIxevAlloc are words and PMIxevMonitorAllowed a
+ * comma list of words. Every value is validated here; an invalid one is
+ * rejected with a message naming the key and the value.
  *
  * Each option also says what a job's value may do to the site's (its
  * rule, below): an option that bounds what root's stepds hold, spend or
@@ -52,6 +52,10 @@ struct pmixev_conf {
 	/* PMIx_Allocation_request's EXTEND (site only). */
 	char alloc_extend[256]; /* PMIxevAllocExtendCmd: the command that may
 				   grant it, "" none */
+	/* Dynamic jobs, each 1 (served) or 0 (refused); a job may only turn
+	 * them off. */
+	unsigned spawn; /* PMIxevSpawn: PMIx_Spawn as new steps */
+	unsigned alloc; /* PMIxevAlloc: PMIx_Allocation_request */
 };
 
 /* What a monitor alert leads to (jobmgmt/monitor.h). */
@@ -99,6 +103,8 @@ enum pmixev_conf_idx {
 	PMIXEV_CONF_MONITOR_ALLOWED,
 	PMIXEV_CONF_GDS,
 	PMIXEV_CONF_ALLOC_EXTEND,
+	PMIXEV_CONF_SPAWN,
+	PMIXEV_CONF_ALLOC,
 	PMIXEV_CONF_NKEYS
 };
 

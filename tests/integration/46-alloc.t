@@ -6,9 +6,11 @@
 # PMIX_TIMEOUT; one that cannot run now (every node taken) ended at its
 # PMIX_TIMEOUT, cancelled; one node of the own job released (the
 # job shrinks); EXTEND refused with the reason; a fabric key refused by
-# name; another user cannot release nodes of the owner's job.
+# name; another user cannot release nodes of the owner's job; a job that
+# turns allocation requests and spawns off (SLURM_PMIXEV_ALLOC=no,
+# SLURM_PMIXEV_SPAWN=no) has them refused.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 12
 
 al=$(client pmix_alloc)
 st() { lines "^pmix_alloc: $1: [A-Z_ -]+ \[$2\] "; }
@@ -121,6 +123,23 @@ run_step --mpi=pmixev -N1 -n1 -t 1 "$al" new nodes 1 key pmix.alloc.net
 	said "allocation: step $job\.0: a request from rank 0 refused \([A-Z_-]+\): pmix\.alloc\.net is not supported under Slurm$" &&
 	[ -z "$(squeue -h -u "$PMIXEV_TEST_USER" -n "$job.pmixev-alloc" -o %i)" ]
 ok $? "a fabric request (PMIX_ALLOC_FABRIC) refused by name, nothing asked of Slurm" || show
+
+# A job turns the dynamic services off (PMIxevAlloc, PMIxevSpawn): root
+# refuses each request, says so in the log, and asks nothing of Slurm.
+step_env=(SLURM_PMIXEV_ALLOC=no)
+run_step --mpi=pmixev -N1 -n1 -t 1 "$al" new nodes 1
+step_env=()
+[ "$(st new -47)" -eq 1 ] &&
+	said "allocation: step $job\.0 rank 0: new refused \(PMIx status -47\): allocation requests are turned off for this step \(PMIxevAlloc=no\)$" &&
+	[ -z "$(squeue -h -u "$PMIXEV_TEST_USER" -n "$job.pmixev-alloc" -o %i)" ]
+ok $? "SLURM_PMIXEV_ALLOC=no: a NEW request is refused (PMIX_ERR_NOT_SUPPORTED), logged, no job made" || show
+sp=$(client pmix_spawn)
+step_env=(SLURM_PMIXEV_SPAWN=no)
+run_step --mpi=pmixev -N1 -n1 -t 1 "$sp" --n 1 -- /bin/true
+step_env=()
+[ "$(lines '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ] &&
+	said "spawn: step $job\.0 rank 0 asks for a spawn: refused, PMIxevSpawn is no$"
+ok $? "SLURM_PMIXEV_SPAWN=no: a spawn is refused (PMIX_ERR_NOT_SUPPORTED) before srun is asked, logged" || show
 
 victim=$(as_user sbatch --parsable -N2 -t 3 -o /dev/null --wrap "sleep 300")
 for _ in $(seq 100); do

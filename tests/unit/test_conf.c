@@ -252,6 +252,45 @@ static void test_gds(void **state)
 		"SLURM_PMIXEV_GDS='ds12': expected one of auto hash shmem");
 }
 
+/* PMIxevSpawn and PMIxevAlloc: yes or no; a job may turn them off only. */
+static void test_switches(void **state)
+{
+	char *off[] = {"SLURM_PMIXEV_SPAWN=no", "SLURM_PMIXEV_ALLOC=no", NULL};
+	char *on[] = {"SLURM_PMIXEV_SPAWN=yes", "SLURM_PMIXEV_ALLOC=yes", NULL};
+	char *bad[] = {"SLURM_PMIXEV_SPAWN=off", NULL};
+	struct pmixev_conf c, site;
+	char err[128] = "", buf[8];
+
+	pmixev_conf_defaults(&c);
+	assert_int_equal(c.spawn, 1);
+	assert_int_equal(c.alloc, 1);
+	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_SPAWN), "PMIxevSpawn");
+	assert_string_equal(pmixev_conf_key(PMIXEV_CONF_ALLOC), "PMIxevAlloc");
+	pmixev_conf_format(&c, PMIXEV_CONF_ALLOC, buf, sizeof(buf));
+	assert_string_equal(buf, "yes");
+	assert_int_equal(pmixev_conf_apply_env(&c, bad, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "SLURM_PMIXEV_SPAWN='off': expected one of no yes");
+	/* The job turns both off under a site that serves them. */
+	pmixev_conf_defaults(&site);
+	assert_int_equal(pmixev_conf_apply_env(&c, off, err, sizeof(err)), 0);
+	assert_int_equal(pmixev_conf_bound(&c, &site, NULL, NULL), 0);
+	assert_int_equal(c.spawn, 0);
+	assert_int_equal(c.alloc, 0);
+	/* A site that turned them off keeps them off. */
+	assert_int_equal(pmixev_conf_set(&site, PMIXEV_CONF_SPAWN, "no", err,
+					 sizeof(err)),
+			 0);
+	assert_int_equal(pmixev_conf_set(&site, PMIXEV_CONF_ALLOC, "no", err,
+					 sizeof(err)),
+			 0);
+	pmixev_conf_defaults(&c);
+	assert_int_equal(pmixev_conf_apply_env(&c, on, err, sizeof(err)), 0);
+	assert_int_equal(pmixev_conf_bound(&c, &site, NULL, NULL), 2);
+	assert_int_equal(c.spawn, 0);
+	assert_int_equal(c.alloc, 0);
+}
+
 static void test_format(void **state)
 {
 	struct pmixev_conf c;
@@ -380,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_path_option),
 		cmocka_unit_test(test_monitor_policy),
 		cmocka_unit_test(test_gds),
+		cmocka_unit_test(test_switches),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_bound),

@@ -389,6 +389,12 @@ static void carry_out(struct allocs *al, const struct pmixev_pmixd_alloc *m)
 {
 	struct alloc_call *c;
 
+	if (!al->s->conf.alloc) {
+		refuse(al, m, PMIX_ERR_NOT_SUPPORTED,
+		       "allocation requests are turned off for this step "
+		       "(PMIxevAlloc=no)");
+		return;
+	}
 	if (m->directive == PMIXEV_PMIXD_ALLOC_REAQUIRE) {
 		refuse(al, m, PMIX_ERR_NOT_SUPPORTED,
 		       "Slurm cannot lend resources, so none can be "

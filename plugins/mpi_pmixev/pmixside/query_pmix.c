@@ -125,9 +125,10 @@ static pmix_status_t psets(const struct layout *lay, enum qkey key,
 }
 
 /* The spawn directives pmixev acts on, comma-joined, as PRRTE answers. */
-static pmix_status_t spawn_support(const char *name, pmix_info_t *out)
+static pmix_status_t spawn_support(const struct pmixside *p, const char *name,
+				   pmix_info_t *out)
 {
-	char *keys = spawn_read_support();
+	char *keys = pmixside_spawns(p) ? spawn_read_support() : strdup("");
 
 	if (!keys)
 		return PMIX_ERR_NOMEM;
@@ -151,7 +152,7 @@ static pmix_status_t answer_step(const struct query_call *c,
 	case Q_NAMESPACE_INFO:
 		return namespace_info(lay, out);
 	case Q_SPAWN_SUPPORT:
-		return spawn_support(name, out);
+		return spawn_support(c->p, name, out);
 	case Q_DEBUG_SUPPORT: /* pmixev launches and attaches no debuggers */
 		PMIX_INFO_LOAD(out, name, "", PMIX_STRING);
 		return PMIX_SUCCESS;

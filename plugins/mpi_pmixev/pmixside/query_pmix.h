@@ -7,11 +7,13 @@
  *   PMIX_QUERY_NAMESPACE_INFO  (data array of PMIX_INFO) per namespace an
  *                              info array: PMIX_NSPACE, PMIX_JOBID
  *                              ("JOB.STEP"), PMIX_JOB_SIZE, PMIX_NUM_NODES
- *   PMIX_QUERY_SPAWN_SUPPORT   (string) "": pmixev spawns nothing yet
- *   PMIX_QUERY_DEBUG_SUPPORT   (string) "": nor launches debuggers
+ *   PMIX_QUERY_SPAWN_SUPPORT   (string) the spawn keys served, "" when
+ *                              PMIxevSpawn is no
+ *   PMIX_QUERY_DEBUG_SUPPORT   (string) "": pmixev launches no debugger
  *   PMIX_SERVER_URI            (string) this node's PMIx server
- *   PMIX_QUERY_NUM_PSETS       (size_t) 0, PMIX_QUERY_PSET_NAMES (string)
- *                              "": no process sets
+ *   PMIX_QUERY_NUM_PSETS       (size_t), PMIX_QUERY_PSET_NAMES (string),
+ *   PMIX_QUERY_PSET_MEMBERSHIP the step's process sets, one per
+ *                              application (slurm://app/N)
  *   PMIXEV_QUERY_EVENTS        lost events (pmixside/inject_pmix.h)
  *
  * and from root: PMIX_QUERY_PROC_TABLE, PMIX_QUERY_LOCAL_PROC_TABLE,

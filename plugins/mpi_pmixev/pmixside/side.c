@@ -29,6 +29,7 @@ struct pmixside {
 	const struct layout *lay;
 	size_t event_max;   /* PMIxevEventMax, bytes */
 	size_t publish_max; /* PMIxevPublishMax, bytes */
+	bool spawns;	    /* PMIxevSpawn */
 	atomic_bool ckpt_watched;
 };
 
@@ -96,6 +97,7 @@ struct pmixside *pmixside_create(const struct layout *lay,
 	p->lay = lay;
 	p->event_max = (size_t)conf->event_kib << 10;
 	p->publish_max = (size_t)conf->publish_mib << 20;
+	p->spawns = conf->spawn;
 	if (!(p->chan = chan_create(agent_base(p->agent), fd,
 				    PMIXEV_PMIXD_FROM_ROOT, chan_closed, p)) ||
 	    !(p->calls = calls_create(p->chan)) ||
@@ -163,6 +165,11 @@ const struct layout *pmixside_layout(const struct pmixside *p)
 struct calls *pmixside_calls(struct pmixside *p)
 {
 	return p->calls;
+}
+
+bool pmixside_spawns(const struct pmixside *p)
+{
+	return p->spawns;
 }
 
 size_t pmixside_publish_max(const struct pmixside *p)

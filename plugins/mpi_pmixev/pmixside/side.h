@@ -75,6 +75,8 @@ struct inject_pmix *pmixside_inject(struct pmixside *p);
 /* The groups constructed here, watched for their members' ends. */
 struct group_watch *pmixside_groups(struct pmixside *p);
 size_t pmixside_event_max(const struct pmixside *p);
+/* Whether the step serves PMIx_Spawn (PMIxevSpawn). */
+bool pmixside_spawns(const struct pmixside *p);
 
 /*
  * An upcall's request to root, answered through its PMIx callback: a

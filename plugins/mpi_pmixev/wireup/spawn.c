@@ -247,6 +247,15 @@ static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
 
 	pmixev_buf_init(&body);
 	pmixev_buf_init(&frame);
+	if (!s->conf.spawn) {
+		PMIXEV_INFO("spawn: step %s rank %u asks for a spawn: refused, "
+			    "PMIxevSpawn is no",
+			    s->lay.step.id, m->rank);
+		send_done(sp, m->id, m->rank, PMIX_ERR_NOT_SUPPORTED, "",
+			  "spawning is turned off for this step "
+			  "(PMIxevSpawn=no)");
+		goto out;
+	}
 	if (!carry_take(&sp->s->pmixd_budget, PMIXEV_PMIXD_SPAWN)) {
 		send_done(sp, m->id, m->rank, PMIX_ERR_OUT_OF_RESOURCE, "",
 			  "too many spawns in flight on this node");
