@@ -3,8 +3,8 @@
  * its outcome.
  *
  * usage: pmix_alloc [--timeout S] [--id JOB] [--reqid ID] [--hold SECS]
- *                   DIRECTIVE [nodes N] [cpus N] [list NODES] [time SECS]
- *                   [key NAME]
+ *                   [--cancel-after SECS] DIRECTIVE [nodes N] [cpus N]
+ *                   [list NODES] [time SECS] [key NAME]
  *   DIRECTIVE  new | extend | release | reacquire
  *   ("key NAME" adds a string directive NAME, required, as a job would to
  *   try a key pmixev does not serve)
@@ -20,7 +20,10 @@
  * squeue: ..." (squeue's
  * "%i %u %T %D" of that job) while the step still runs. Then it sleeps
  * --hold seconds and prints "pmix_alloc: done". Other ranks wait at
- * the end fence. Exit status 0 unless PMIx_Init or the fence failed.
+ * the end fence. With --cancel-after, rank 1 waits SECS, then
+ * cancels the request by its id with PMIx_Job_control's
+ * PMIX_JOB_CTRL_CANCEL and prints "pmix_alloc: rank R: cancel: STATUS
+ * [CODE]". Exit status 0 unless PMIx_Init or the fence failed.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -124,7 +127,8 @@ int main(int argc, char **argv)
 	pmix_alloc_directive_t dir;
 	const char *name;
 	char job[32] = "";
-	long hold = 0;
+	long hold = 0, cancel_after = -1;
+	const char *reqid = NULL;
 	int i = 1;
 	double t0;
 
@@ -138,17 +142,22 @@ int main(int argc, char **argv)
 			PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_ID, argv[i + 1],
 				       PMIX_STRING);
 		} else if (!strcmp(argv[i], "--reqid")) {
-			PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_REQ_ID,
-				       argv[i + 1], PMIX_STRING);
+			reqid = argv[i + 1];
+			PMIX_INFO_LOAD(&info[n++], PMIX_ALLOC_REQ_ID, reqid,
+				       PMIX_STRING);
+		} else if (!strcmp(argv[i], "--cancel-after")) {
+			cancel_after = atol(argv[i + 1]);
 		} else if (!strcmp(argv[i], "--hold")) {
 			hold = atol(argv[i + 1]);
 		}
 	}
 	if (i >= argc || !(dir = directive(argv[i]))) {
-		fprintf(stderr, "usage: " PROG " [--timeout S] [--id JOB] "
-				"[--reqid ID] [--hold SECS] new|extend|release|"
-				"reacquire [nodes N] [cpus N] [list NODES] "
-				"[time SECS] [key NAME]\n");
+		fprintf(stderr,
+			"usage: " PROG " [--timeout S] [--id JOB] "
+			"[--reqid ID] [--hold SECS] [--cancel-after SECS] "
+			"new|extend|release|"
+			"reacquire [nodes N] [cpus N] [list NODES] "
+			"[time SECS] [key NAME]\n");
 		return 2;
 	}
 	name = argv[i++];
@@ -211,6 +220,17 @@ int main(int argc, char **argv)
 			PMIX_INFO_FREE(res, nres);
 		sleep((unsigned)hold);
 		printf(PROG ": done\n");
+	} else if (me.rank == 1 && cancel_after >= 0 && reqid) {
+		pmix_info_t ctl;
+
+		sleep((unsigned)cancel_after);
+		PMIX_INFO_LOAD(&ctl, PMIX_JOB_CTRL_CANCEL, reqid, PMIX_STRING);
+		rc = PMIx_Job_control(NULL, 0, &ctl, 1, &res, &nres);
+		printf(PROG ": rank %u: cancel: %s [%d]\n", me.rank,
+		       PMIx_Error_string(rc), (int)rc);
+		PMIX_INFO_DESTRUCT(&ctl);
+		if (res)
+			PMIX_INFO_FREE(res, nres);
 	}
 	if ((rc = PMIx_Fence(NULL, 0, NULL, 0)) != PMIX_SUCCESS) {
 		printf(PROG ": rank %u: fence: %s\n", me.rank,

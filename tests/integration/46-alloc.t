@@ -10,7 +10,7 @@
 # turns allocation requests and spawns off (SLURM_PMIXEV_ALLOC=no,
 # SLURM_PMIXEV_SPAWN=no) has them refused.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 
 al=$(client pmix_alloc)
 st() { lines "^pmix_alloc: $1: [A-Z_ -]+ \[$2\] "; }
@@ -72,6 +72,21 @@ t=$(printf '%s\n' "$out" | sed -n 's/^pmix_alloc: new: .* (\([0-9.]*\) s)$/\1/p'
 	said "allocation: step $job\.0 rank 0: new refused \(PMIx status -24\): job [0-9]+ did not start within the request.s timeout \(cancelled\)" &&
 	[ -z "$(squeue -h -u "$PMIXEV_TEST_USER" -n "$job.pmixev-alloc" -t PD,R -o %i)" ]
 ok $? "NEW while every node is taken: PMIX_ERR_TIMEOUT after its PMIX_TIMEOUT of 5 s (${t:-?} s), logged with the cause, the job cancelled" || show
+
+# The same request cancelled by its id from rank 1 on another node
+# (PMIx_Job_control's PMIX_JOB_CTRL_CANCEL): rank 0's request ends at once.
+# shellcheck disable=SC2016 # expanded by the job's shell
+out=$(as_user salloc -N3 --exclusive -t 3 bash -c '
+	echo "job $SLURM_JOB_ID"
+	srun -N2 -n2 --mpi=pmixev "$0" --timeout 30 --reqid wanted --cancel-after 2 new nodes 1 2>&1
+' "$al" 2>&1)
+job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
+t=$(printf '%s\n' "$out" | sed -n 's/^pmix_alloc: new: .* (\([0-9.]*\) s)$/\1/p')
+[ "$(st new -180)" -eq 1 ] && [ "$(echo "${t:-99} >= 1.5 && ${t:-99} < 10" | bc)" = 1 ] &&
+	[ "$(lines '^pmix_alloc: rank 1: cancel: [A-Z_ -]+ \[0\]$')" -eq 1 ] &&
+	said "allocation: step $job\.0 rank 0: new refused \(PMIx status -180\): cancelled: its PMIX_ALLOC_REQ_ID was cancelled" &&
+	[ -z "$(squeue -h -u "$PMIXEV_TEST_USER" -n "$job.pmixev-alloc" -t PD,R -o %i)" ]
+ok $? "NEW cancelled by PMIx_Job_control(PMIX_JOB_CTRL_CANCEL, its PMIX_ALLOC_REQ_ID) from rank 1 on another node: PMIX_ERR_JOB_CANCELED after ${t:-?} s, not 30; the job cancelled" || show
 
 in_alloc -N2 -- --timeout 30 release nodes 1
 [ "$(st release 0)" -eq 1 ] && [ "$(lines '^after: NumNodes=1$')" -eq 1 ] &&

@@ -228,8 +228,9 @@ static void on_state(void *arg, const struct pmixev_owner_resp *r)
 	if (c->cancelled) {
 		cancel_job(c->al, c->job);
 		alloc_forget(c->al, c->job);
-		alloc_finish_st(c, PMIX_ERR_JOB_CANCELED,
-				"cancelled by PMIX_ALLOC_REQ_CANCEL");
+		alloc_finish_st(
+			c, PMIX_ERR_JOB_CANCELED,
+			"cancelled: its PMIX_ALLOC_REQ_ID was cancelled");
 		return;
 	}
 	if (r && !r->job.rc && base == JOB_RUNNING) {
@@ -361,14 +362,15 @@ static void start_new(struct alloc_call *c)
 		on_new(c, NULL);
 }
 
-/* PMIX_ALLOC_REQ_CANCEL: this node's NEW requests with that id. */
-static void cancel_reqs(struct allocs *al, const struct pmixev_pmixd_alloc *m)
+unsigned allocs_cancel_local(struct allocs *al, const char *reqid)
 {
 	unsigned n = 0;
 
+	if (!reqid[0])
+		return 0;
 	for (struct alloc_call *c = al->live; c; c = c->next)
-		if (c->m.directive == PMIXEV_PMIXD_ALLOC_NEW && m->reqid[0] &&
-		    !strcmp(c->m.reqid, m->reqid) && !c->cancelled) {
+		if (c->m.directive == PMIXEV_PMIXD_ALLOC_NEW &&
+		    !strcmp(c->m.reqid, reqid) && !c->cancelled) {
 			c->cancelled = true;
 			n++;
 			/* Waiting for its next look: end it now. */
@@ -377,7 +379,13 @@ static void cancel_reqs(struct allocs *al, const struct pmixev_pmixd_alloc *m)
 				look(c);
 			}
 		}
-	if (n)
+	return n;
+}
+
+/* PMIX_ALLOC_REQ_CANCEL: this node's NEW requests with that id. */
+static void cancel_reqs(struct allocs *al, const struct pmixev_pmixd_alloc *m)
+{
+	if (allocs_cancel_local(al, m->reqid))
 		refuse(al, m, PMIX_SUCCESS, "");
 	else
 		refuse(al, m, PMIX_ERR_NOT_FOUND,

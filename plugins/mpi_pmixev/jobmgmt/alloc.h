@@ -22,7 +22,9 @@
  *   REAQUIRE PMIX_ERR_NOT_SUPPORTED: Slurm cannot lend resources.
  *   CANCEL   (5.x PMIX_ALLOC_REQ_CANCEL) the NEW requests of this node with
  *            that PMIX_ALLOC_REQ_ID end with PMIX_ERR_JOB_CANCELED, their
- *            jobs cancelled.
+ *            jobs cancelled. PMIx_Job_control's PMIX_JOB_CTRL_CANCEL with
+ *            that id does the same on every node of the step
+ *            (jobmgmt/ckpt_cancel.h).
  * At most PMIXEV_PMIXD_BUDGET_ALLOC requests in flight per node. The jobs
  * granted are cancelled when the step's tasks on this node have ended
  * (their lifetime is the requesting step's) unless 5.x's
@@ -38,6 +40,10 @@ struct allocs;
 
 /* Carries out ALLOC frames on the step's channel. NULL: out of memory. */
 struct allocs *allocs_create(struct step *s);
+
+/* End this node's NEW requests whose PMIX_ALLOC_REQ_ID is `reqid`
+ * (PMIX_ERR_JOB_CANCELED, their jobs cancelled); how many. */
+unsigned allocs_cancel_local(struct allocs *al, const char *reqid);
 
 /* The step's tasks here ended: cancel the jobs its requests got. */
 void allocs_step_ended(struct allocs *al);

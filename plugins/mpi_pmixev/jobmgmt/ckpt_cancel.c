@@ -14,6 +14,7 @@
 #include "base/pending.h"
 #include "base/step.h"
 #include "overlay/overlay.h"
+#include "jobmgmt/alloc.h"
 #include "jobmgmt/ckpt.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
@@ -41,10 +42,12 @@ struct ckpt_cancel {
 	struct pending_set *cancels;
 };
 
-/* This node's requests with that id ended; how many. */
+/* This node's requests with that id ended (checkpoints, and allocation
+ * requests by their PMIX_ALLOC_REQ_ID); how many. */
 static unsigned cancel_here(struct ckpt_cancel *cc, const char *ctl_id)
 {
-	return ckpt_cancel_local(cc->s->ckpt, ctl_id);
+	return ckpt_cancel_local(cc->s->ckpt, ctl_id) +
+	       allocs_cancel_local(cc->s->allocs, ctl_id);
 }
 
 static void cancel_free(void *req)

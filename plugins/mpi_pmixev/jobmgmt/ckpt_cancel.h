@@ -1,7 +1,8 @@
 /*
  * jobmgmt/ckpt_cancel.h - PMIX_JOB_CTRL_CANCEL across the step
- * (jobmgmt/jobctl.h): a request in progress is held by the node of the rank
- * that made it (jobmgmt/ckpt.h), so a cancel made anywhere asks every node
+ * (jobmgmt/jobctl.h): a request in progress - a checkpoint (jobmgmt/ckpt.h)
+ * or an allocation request (jobmgmt/alloc.h) - is held by the node of the
+ * rank that made it, so a cancel made anywhere asks every node
  * of the step (overlay CANCEL_REQ) to end its requests whose
  * PMIX_JOB_CTRL_ID it names, and counts their answers (CANCEL_RESP) into
  * one. Agent thread.
