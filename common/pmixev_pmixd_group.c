@@ -9,7 +9,7 @@
  *                                          (all: nranks 0; else >= 1)
  *   group_done   u64 id, u8 result, u64 ctxid, u8 flags, u32 leader,
  *                u32 nfailed, nfailed * u32 rank, bytes endpt
- *   group_abort  str grpid, u8 why (1)
+ *   group_abort  str grpid, u32 rank (local), u8 why (1)
  */
 #include "config.h"
 
@@ -253,9 +253,11 @@ static bool why_ok(unsigned why)
 int pmixev_pmixd_group_abort_pack(struct pmixev_buf *b,
 				  const struct pmixev_pmixd_group_abort *m)
 {
-	if (!pmixev_pmixd_group_id_ok(m->grpid, NULL) || !why_ok(m->why))
+	if (!pmixev_pmixd_group_id_ok(m->grpid, NULL) || !why_ok(m->why) ||
+	    m->rank == PMIXEV_PMIXD_NO_RANK)
 		return pmixd_invalid();
 	pmixev_buf_put_str(b, m->grpid);
+	pmixev_buf_put_u32(b, m->rank);
 	pmixev_buf_put_u8(b, (uint8_t)m->why);
 	return pmixd_pack_done(b);
 }
@@ -264,13 +266,15 @@ int pmixev_pmixd_group_abort_unpack(struct pmixev_buf *b,
 				    const struct pmixev_pmixd_bounds *lim,
 				    struct pmixev_pmixd_group_abort *m)
 {
-	struct pmixev_pmixd_group_abort t;
+	struct pmixev_pmixd_group_abort t = {.rank = PMIXEV_PMIXD_NO_RANK};
 	uint8_t why = 0;
 
 	pmixev_buf_get_str(b, t.grpid, sizeof(t.grpid));
+	pmixev_buf_get_u32(b, &t.rank);
 	pmixev_buf_get_u8(b, &why);
 	if (pmixd_unpack_done(b) < 0 || !why_ok(why) ||
-	    !pmixev_pmixd_group_id_ok(t.grpid, lim))
+	    !pmixev_pmixd_group_id_ok(t.grpid, lim) ||
+	    !pmixd_rank_local(lim, t.rank))
 		return -1;
 	t.why = (enum pmixev_pmixd_group_why)why;
 	*m = t;

@@ -117,12 +117,17 @@ void pmixev_pmixd_group_done_release(struct pmixev_pmixd_group_done *m);
 bool pmixev_pmixd_group_done_fits(const struct pmixev_pmixd_group_done *m,
 				  const struct pmixev_pmixd_group *req);
 
-/* GROUP_ABORT (O->R): a member notified PMIX_GROUP_CONSTRUCT_ABORT. */
+/*
+ * GROUP_ABORT (O->R): local rank `rank` notified PMIX_GROUP_CONSTRUCT_ABORT
+ * for group `grpid`. No answer: root fails the constructs of that id with
+ * that member that it holds (doc/groups.md §4).
+ */
 enum pmixev_pmixd_group_why {
 	PMIXEV_PMIXD_GROUP_ABORTED = 1,
 };
 struct pmixev_pmixd_group_abort {
 	char grpid[PMIXEV_PMIXD_GROUP_ID_MAX];
+	uint32_t rank; /* local */
 	enum pmixev_pmixd_group_why why;
 };
 int pmixev_pmixd_group_abort_pack(struct pmixev_buf *b,

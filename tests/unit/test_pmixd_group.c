@@ -444,8 +444,8 @@ static void test_done_fits(void **state)
 
 static void test_abort(void **state)
 {
-	struct pmixev_pmixd_group_abort a = {.grpid = "tag1",
-					     .why = PMIXEV_PMIXD_GROUP_ABORTED};
+	struct pmixev_pmixd_group_abort a = {
+		.grpid = "tag1", .rank = 2, .why = PMIXEV_PMIXD_GROUP_ABORTED};
 	struct pmixev_pmixd_group_abort got;
 	struct pmixev_buf w, r;
 
@@ -455,8 +455,22 @@ static void test_abort(void **state)
 	fx_reader(&r, &w);
 	assert_int_equal(pmixev_pmixd_group_abort_unpack(&r, &fx, &got), 0);
 	assert_string_equal(got.grpid, "tag1");
+	assert_int_equal(got.rank, 2);
 	assert_int_equal(got.why, PMIXEV_PMIXD_GROUP_ABORTED);
 	assert_strict(&w, un_abort);
+	pmixev_buf_release(&w);
+	/* A rank on the other node, or beyond the step: refused by root. */
+	a.rank = 5;
+	assert_int_equal(pmixev_pmixd_group_abort_pack(&w, &a), 0);
+	assert_int_equal(un_abort(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	a.rank = 8;
+	assert_int_equal(pmixev_pmixd_group_abort_pack(&w, &a), 0);
+	assert_int_equal(un_abort(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	a.rank = PMIXEV_PMIXD_NO_RANK;
+	assert_int_equal(pmixev_pmixd_group_abort_pack(&w, &a), -1);
+	a.rank = 0;
 	a.why = 2;
 	assert_int_equal(pmixev_pmixd_group_abort_pack(&w, &a), -1);
 	a.why = PMIXEV_PMIXD_GROUP_ABORTED;
@@ -465,8 +479,15 @@ static void test_abort(void **state)
 	a.grpid[0] = '\0';
 	assert_int_equal(pmixev_pmixd_group_abort_pack(&w, &a), -1);
 	assert_int_equal(w.len, 0);
-	/* The wire: a NUL inside the id, an id of 256 bytes. */
+	/* The wire: a NUL inside the id, an id of 256 bytes, the step's
+	 * namespace as the id. */
 	pmixev_buf_put_bytes(&w, "ta\0g", 4);
+	pmixev_buf_put_u32(&w, 0);
+	pmixev_buf_put_u8(&w, 1);
+	assert_int_equal(un_abort(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+	pmixev_buf_put_str(&w, fx.nspace);
+	pmixev_buf_put_u32(&w, 0);
 	pmixev_buf_put_u8(&w, 1);
 	assert_int_equal(un_abort(w.data, w.len), -1);
 	pmixev_buf_release(&w);
@@ -475,10 +496,12 @@ static void test_abort(void **state)
 
 		memset(id, 'i', sizeof(id));
 		pmixev_buf_put_bytes(&w, id, sizeof(id));
+		pmixev_buf_put_u32(&w, 0);
 		pmixev_buf_put_u8(&w, 1);
 		assert_int_equal(un_abort(w.data, w.len), -1);
 		pmixev_buf_release(&w);
 		pmixev_buf_put_bytes(&w, id, sizeof(id) - 1);
+		pmixev_buf_put_u32(&w, 3);
 		pmixev_buf_put_u8(&w, 1);
 		assert_int_equal(un_abort(w.data, w.len), 0);
 		pmixev_buf_release(&w);
