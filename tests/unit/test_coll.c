@@ -485,6 +485,60 @@ static void test_goes_on_without(void **state)
 	assert_string_equal(w.root_in, "x");
 }
 
+static bool sig_is(const char *sig, void *arg)
+{
+	return !strcmp(sig, arg);
+}
+
+/*
+ * A collective failed on one node's word (coll_fail_where): on every node
+ * it involves, those still to call included; one that sent its part up
+ * already fails it too; others of the set, kind or name go on.
+ */
+static void test_fail_where(void **state)
+{
+	const enum pmixev_result ab = PMIXEV_ERR_GROUP_ABORT;
+	struct answer a[NNODES] = {0}, b = {0}, c = {0}, d = {0}, e = {0};
+
+	local(0, "*", "a", &a[0]);
+	local(1, "*", "b", &a[1]);
+	local(1, "2-5", "y", &b);
+	pump();
+	assert_int_equal(coll_fail_where(w.coll[1], PMIXEV_COLL_FENCE, sig_is,
+					 "0-1", ab, "test"),
+			 0);
+	assert_int_equal(coll_fail_where(w.coll[1], PMIXEV_COLL_CONNECT, sig_is,
+					 "*", ab, "test"),
+			 0);
+	assert_int_equal(coll_fail_where(w.coll[1], PMIXEV_COLL_FENCE, sig_is,
+					 "*", ab, "test"),
+			 1);
+	pump();
+	assert_true(a[0].n == 1 && a[0].result == ab);
+	assert_true(a[1].n == 1 && a[1].result == ab);
+	assert_int_equal(b.n, 0);
+	/* node 2 had not called: it gets the failure when it does */
+	local(2, "*", "c", &a[2]);
+	assert_true(a[2].n == 1 && a[2].result == ab);
+	local(2, "2-5", "z", &c);
+	pump();
+	assert_true(b.n == 1 && b.result == PMIXEV_OK);
+	assert_string_equal(c.data, "R:yz");
+	assert_int_equal(w.at_root, 1);
+	/* node 2 sent its part up already: failed there, failed everywhere */
+	local(2, "2-5", "u", &d);
+	pump();
+	assert_int_equal(coll_fail_where(w.coll[2], PMIXEV_COLL_FENCE, sig_is,
+					 "2-5", ab, "test"),
+			 1);
+	pump();
+	assert_true(d.n == 1 && d.result == ab);
+	local(1, "2-5", "v", &e);
+	pump();
+	assert_true(e.n == 1 && e.result == ab);
+	assert_int_equal(w.at_root, 1);
+}
+
 int main(void)
 {
 	static int quick = 1;
@@ -508,6 +562,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ends_with_member, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_goes_on_without, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_fail_where, setup,
 						teardown),
 	};
 

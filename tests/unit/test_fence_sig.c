@@ -267,6 +267,29 @@ static void test_group_nodes(void **state)
 	pmixev_taskmap_free(&map);
 }
 
+/* Which group collectives a member's abort of an id reaches: those of
+ * that id (the whole id after the first '#') that hold the member. */
+static void test_group_has(void **state)
+{
+	struct pmixev_taskmap map;
+
+	make_map(&map);
+	assert_true(fence_sig_group_has(&map, "1-3,5#tag", "tag", 2));
+	assert_true(fence_sig_group_has(&map, "1-3,5#tag", "tag", 5));
+	assert_false(fence_sig_group_has(&map, "1-3,5#tag", "tag", 4));
+	assert_false(fence_sig_group_has(&map, "1-3,5#tag", "tag", 0));
+	assert_false(fence_sig_group_has(&map, "1-3,5#tag", "ta", 2));
+	assert_false(fence_sig_group_has(&map, "1-3,5#tag", "tag2", 2));
+	assert_true(fence_sig_group_has(&map, "*#a#b", "a#b", 6));
+	assert_false(fence_sig_group_has(&map, "*#a#b", "a", 6));
+	assert_false(fence_sig_group_has(&map, "*#a#b", "a#b", 7));
+	/* Not a group's, or malformed. */
+	assert_false(fence_sig_group_has(&map, "1-3", "1-3", 2));
+	assert_false(fence_sig_group_has(&map, "3-1#tag", "tag", 2));
+	assert_false(fence_sig_group_has(&map, "7#tag", "tag", 7));
+	pmixev_taskmap_free(&map);
+}
+
 /* A name whose collective ended well, with nothing in flight or owed to
  * a local caller, is forgotten: the next one over the set is number 1. */
 static void test_forget_done(void **state)
@@ -376,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_group_format),
 		cmocka_unit_test(test_group_bound),
 		cmocka_unit_test(test_group_nodes),
+		cmocka_unit_test(test_group_has),
 		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_forget_done),

@@ -204,6 +204,55 @@ void group_pmix_listen(struct pmixside *p)
 
 /* --- PMIx progress thread ------------------------------------------------- */
 
+/* The string value of PMIX_GROUP_ID in `info`, or NULL. */
+static const char *group_id_of(const pmix_info_t info[], size_t ninfo)
+{
+	for (size_t i = 0; i < ninfo; i++)
+		if (PMIX_CHECK_KEY(&info[i], PMIX_GROUP_ID) &&
+		    info[i].value.type == PMIX_STRING)
+			return info[i].value.data.string;
+	return NULL;
+}
+
+void group_pmix_abort(struct pmixside *p, const pmix_proc_t *source,
+		      pmix_data_range_t range, const pmix_info_t info[],
+		      size_t ninfo)
+{
+	const struct layout *lay = pmixside_layout(p);
+	const struct pmixev_pmixd_bounds lim = {.map = &lay->map,
+						.nodeid = lay->nodeid,
+						.nspace = lay->nspace,
+						.srv_nspace = lay->srv_nspace};
+	struct pmixev_pmixd_group_abort m = {.rank = source->rank,
+					     .why = PMIXEV_PMIXD_GROUP_ABORTED};
+	const char *id = group_id_of(info, ninfo);
+	struct pmixev_buf frame;
+
+	if (range == PMIX_RANGE_PROC_LOCAL ||
+	    !PMIX_CHECK_NSPACE(source->nspace, lay->nspace) ||
+	    !layout_is_local(lay, source->rank))
+		return;
+	if (!id || !pmixev_pmixd_group_id_ok(id, &lim)) {
+		PMIXEV_INFO(
+			"group: rank %u notified PMIX_GROUP_CONSTRUCT_ABORT "
+			"without a valid PMIX_GROUP_ID (%s): no construct "
+			"aborted",
+			source->rank, id ? id : "none");
+		return;
+	}
+	strcpy(m.grpid, id);
+	pmixev_buf_init(&frame);
+	chan_frame_begin(&frame);
+	if (pmixev_pmixd_group_abort_pack(&frame, &m) < 0 ||
+	    chan_post_any(pmixside_chan(p), PMIXEV_PMIXD_GROUP_ABORT, &frame) <
+		    0) {
+		pmixev_buf_release(&frame);
+		PMIXEV_ERROR("group %s: rank %u's abort of its construct not "
+			     "sent (channel to root closed or out of memory)",
+			     id, source->rank);
+	}
+}
+
 /* The major version of the OpenPMIx library we run with. */
 static int lib_major(void)
 {

@@ -19,6 +19,17 @@
 /* Take root's GROUP_DONE answers on the pmix side's channel. */
 void group_pmix_listen(struct pmixside *p);
 
+/*
+ * Local rank `source` notified PMIX_GROUP_CONSTRUCT_ABORT (any range but
+ * PROC_LOCAL) with `info`: send root GROUP_ABORT for the PMIX_GROUP_ID it
+ * names, after any construct it already handed up (the frames keep their
+ * order), so that root fails those of its constructs that are in flight
+ * (doc/groups.md §4). PMIx progress thread.
+ */
+void group_pmix_abort(struct pmixside *p, const pmix_proc_t *source,
+		      pmix_data_range_t range, const pmix_info_t info[],
+		      size_t ninfo);
+
 /* The `group` upcall (pmix_server_grp_fn_t). */
 pmix_status_t group_upcall(pmix_group_operation_t op, char grp[],
 			   const pmix_proc_t procs[], size_t nprocs,

@@ -16,6 +16,7 @@
 #include "pmixbase/wire.h"
 #include "pmixev_log.h"
 #include "pmixev_proto.h"
+#include "pmixside/group_pmix.h"
 #include "pmixside/inject_pmix.h"
 #include "pmixside/invite_watch.h"
 #include "pmixside/side.h"
@@ -135,6 +136,10 @@ pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
 	char name[PMIX_MAX_NSLEN + 16], buf[128];
 	const char *why;
 
+	/* A member's abort of a group construct is root's to carry out,
+	 * whatever the range; the event itself is relayed as any other. */
+	if (code == PMIX_GROUP_CONSTRUCT_ABORT)
+		group_pmix_abort(p, source, range, info, ninfo);
 	if (range == PMIX_RANGE_LOCAL || range == PMIX_RANGE_PROC_LOCAL ||
 	    range == PMIX_RANGE_RM)
 		return PMIX_OPERATION_SUCCEEDED;

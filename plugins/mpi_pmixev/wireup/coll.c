@@ -243,6 +243,38 @@ static void on_rank_gone(void *ctx, uint32_t rank)
 	pending_each(c->trackers, recheck, NULL);
 }
 
+struct fail_where {
+	enum pmixev_coll_kind kind;
+	bool (*pick)(const char *sig, void *arg);
+	void *arg;
+	enum pmixev_result result;
+	const char *why;
+	size_t n;
+};
+
+static void fail_if(void *req, void *ctx)
+{
+	struct tracker *t = req;
+	struct fail_where *w = ctx;
+
+	if (t->ss->kind != w->kind || !w->pick(t->ss->sig, w->arg))
+		return;
+	PMIXEV_INFO("%s %s #%llu failed: %s", fence_kind_name(w->kind),
+		    t->ss->sig, (unsigned long long)t->seq, w->why);
+	w->n++;
+	tracker_finish(t, w->result, NULL, 0, PMIXEV_TREE_NONE);
+}
+
+size_t coll_fail_where(struct coll *c, enum pmixev_coll_kind kind,
+		       bool (*pick)(const char *sig, void *arg), void *arg,
+		       enum pmixev_result result, const char *why)
+{
+	struct fail_where w = {kind, pick, arg, result, why, 0};
+
+	pending_each(c->trackers, fail_if, &w);
+	return w.n;
+}
+
 bool coll_rank_dead(const struct coll *c, uint32_t rank)
 {
 	return rank < c->lay->step.ntasks &&

@@ -116,6 +116,16 @@ void coll_local(struct coll *c, enum pmixev_coll_kind kind, const char *sig,
  */
 void coll_pmix_gone(struct coll *c, bool tell);
 
+/*
+ * Fail with `result` (not PMIXEV_OK) each `kind` collective this node
+ * holds whose signature `pick` takes, as a peer's error does: on every
+ * node it involves, its local call answered at once (`why` is logged,
+ * as information). Returns how many it failed.
+ */
+size_t coll_fail_where(struct coll *c, enum pmixev_coll_kind kind,
+		       bool (*pick)(const char *sig, void *arg), void *arg,
+		       enum pmixev_result result, const char *why);
+
 /* Has rank `rank` of the step ended (exited, or lost with its node)? */
 bool coll_rank_dead(const struct coll *c, uint32_t rank);
 

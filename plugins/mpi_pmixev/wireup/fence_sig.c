@@ -311,3 +311,20 @@ const char *fence_kind_name(enum pmixev_coll_kind kind)
 		return "disconnect";
 	}
 }
+
+bool fence_sig_group_has(const struct pmixev_taskmap *map, const char *sig,
+			 const char *grpid, uint32_t rank)
+{
+	const char *id = fence_sig_group_id(sig);
+	uint32_t *ranks = NULL, n = 0;
+	bool all, in = false;
+
+	if (!id || strcmp(id, grpid) ||
+	    fence_sig_ranks(map, sig, &all, &ranks, &n) < 0)
+		return false;
+	in = all && rank < map->ntasks;
+	for (uint32_t i = 0; !in && i < n && ranks[i] <= rank; i++)
+		in = ranks[i] == rank;
+	free(ranks);
+	return in;
+}

@@ -112,6 +112,13 @@ int fence_sig_format_group(bool all, const uint32_t *ranks, size_t nranks,
 const char *fence_sig_group_id(const char *sig);
 
 /*
+ * Is `sig` a group collective's signature whose id is `grpid` and whose
+ * ranks hold `rank` (false too when `sig` is malformed or no memory)?
+ */
+bool fence_sig_group_has(const struct pmixev_taskmap *map, const char *sig,
+			 const char *grpid, uint32_t rank);
+
+/*
  * Mark in `nodes` (map->nnodes entries) the nodes that host a rank of
  * `sig` (its ranks: up to a '#', which a group id must follow). 0, or -1
  * when `sig` is malformed or names a rank beyond the map.

@@ -6,6 +6,7 @@
 #include "wireup/group.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,13 @@ struct groups {
 	struct pmixev_group_ids ids;
 	bool ids_ok;	     /* the step id leaves room for ids */
 	unsigned long given; /* context ids issued here */
+	uint64_t idle;	     /* aborts that found no construct here */
+};
+
+/* A GROUP_ABORT as aborted_by reads it. */
+struct abort_pick {
+	const struct pmixev_taskmap *map;
+	const struct pmixev_pmixd_group_abort *m;
 };
 
 /* A construct or destruct this node's pmix side asked for, until it ends
@@ -280,6 +288,41 @@ out:
 	return 0;
 }
 
+/* Does the construct named `sig` hold the member that aborts `arg`? */
+static bool aborted_by(const char *sig, void *arg)
+{
+	const struct abort_pick *a = arg;
+
+	return fence_sig_group_has(a->map, sig, a->m->grpid, a->m->rank);
+}
+
+/*
+ * A local member notified PMIX_GROUP_CONSTRUCT_ABORT for a group: its
+ * constructs in flight here fail, and with them on every node. Nothing to
+ * answer; one that finds none is only logged (at the 1st, 2nd, 4th, ...).
+ */
+static int on_abort(void *ctx, struct pmixev_buf *body)
+{
+	struct groups *g = ctx;
+	struct step *s = g->s;
+	struct pmixev_pmixd_group_abort m;
+	struct abort_pick a = {.map = &s->lay.map, .m = &m};
+	char why[64];
+
+	if (pmixev_pmixd_group_abort_unpack(body, &s->pmixd_lim, &m) < 0)
+		return -1;
+	snprintf(why, sizeof(why), "its member rank %u aborted it", m.rank);
+	if (coll_fail_where(s->coll, PMIXEV_COLL_GROUP_CONSTRUCT, aborted_by,
+			    &a, PMIXEV_ERR_GROUP_ABORT, why) == 0 &&
+	    pmixev_log_worth(++g->idle))
+		PMIXEV_DEBUG(1,
+			     "group construct %s: rank %u aborted it, but no "
+			     "construct of it with that member is in flight "
+			     "on this node: nothing to do (%llu such abort(s))",
+			     m.grpid, m.rank, (unsigned long long)g->idle);
+	return 0;
+}
+
 /*
  * A member ended: a construct goes on without it where its node's members
  * asked for an optional group, else is aborted on every node at once; a
@@ -332,6 +375,7 @@ struct groups *groups_create(struct step *s)
 		return NULL;
 	}
 	chan_on(s->chan, PMIXEV_PMIXD_GROUP, on_group, g);
+	chan_on(s->chan, PMIXEV_PMIXD_GROUP_ABORT, on_abort, g);
 	return g;
 }
 

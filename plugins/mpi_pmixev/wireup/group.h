@@ -12,6 +12,9 @@
  * had to re-root away from node 0, a construct that asks for one fails
  * with PMIX_ERR_UNREACH. The result goes down to every member's node and
  * back to its pmix side as GROUP_DONE. The endpoint data stays opaque.
+ * A GROUP_ABORT (a local member notified PMIX_GROUP_CONSTRUCT_ABORT)
+ * fails the constructs of that id with that member held here with
+ * PMIXEV_ERR_GROUP_ABORT, which spreads to every member's node.
  */
 #ifndef PMIXEV_WIREUP_GROUP_H_
 #define PMIXEV_WIREUP_GROUP_H_
@@ -21,9 +24,9 @@
 struct groups;
 
 /*
- * Set the group kinds on `s->coll` and take the pmix side's GROUP frames
- * on `s->chan` (checked against `s->pmixd_lim`). Before the agent runs.
- * NULL when out of memory or a kind was set already.
+ * Set the group kinds on `s->coll` and take the pmix side's GROUP and
+ * GROUP_ABORT frames on `s->chan` (checked against `s->pmixd_lim`). Before the
+ * agent runs. NULL when out of memory or a kind was set already.
  */
 struct groups *groups_create(struct step *s);
 
