@@ -20,6 +20,8 @@
  *              whose stand-in never answers root's DMODEX_SERVE, 2 s
  *              timeout each
  *   badgroup   a GROUP whose group id names another step's namespace
+ *   floodabort 100000 GROUP_ABORTs by this node's first rank, of ids
+ *              "g1".."g4000" in turn (floodgroup's), answered by nothing
  *   floodgroup 4000 GROUP constructs over the ranks of nodes 0 and 1
  *              (run it on one of them), each with its own id and 4 KiB
  *              of endpoint data, that the other never joins (2 s each)
@@ -416,6 +418,21 @@ static void group_one(uint64_t id)
 	send_frame(PMIXEV_PMIXD_GROUP, &b);
 }
 
+/* A member's abort of group "gN", N cycling through floodgroup's ids. */
+static void abort_one(uint64_t id)
+{
+	struct pmixev_pmixd_group_abort m = {.rank = local_rank(),
+					     .why = PMIXEV_PMIXD_GROUP_ABORTED};
+	struct pmixev_buf b;
+
+	snprintf(m.grpid, sizeof(m.grpid), "g%llu",
+		 (unsigned long long)(id % 4000 + 1));
+	begin(&b);
+	if (pmixev_pmixd_group_abort_pack(&b, &m) < 0)
+		say("GROUP_ABORT does not pack");
+	send_frame(PMIXEV_PMIXD_GROUP_ABORT, &b);
+}
+
 /* A GROUP naming another step's namespace as its id: the codec's own
  * pack refuses that, so a valid id of the same length is packed and
  * patched. */
@@ -493,6 +510,12 @@ static void attack(const char *a)
 		bad_group();
 	} else if (!strcmp(a, "floodgroup")) {
 		flood(a, 4000, group_one);
+	} else if (!strcmp(a, "floodabort")) {
+		for (unsigned i = 0; i < 100000 && !closed; i++) {
+			abort_one(i);
+			drain(0, 0);
+		}
+		say("floodabort: 100000 sent");
 	} else if (!strcmp(a, "floodspawn")) {
 		flood(a, 200, spawn_one);
 	} else if (strcmp(a, "idle")) {

@@ -13,13 +13,14 @@
 #   (many over their budget), the events root cannot relay are counted;
 #   group constructs: one whose id names another step's namespace closes
 #   the channel; 4000 of 4 KiB each that no other node joins are all
-#   answered, beyond PMIxevFenceMax at once;
+#   answered, beyond PMIxevFenceMax at once; 100000 aborts of them from
+#   the other member node leave its channel open;
 #   spawns: 200 at once, of more processes than the job holds: 8 passed to
 #   srun (which Slurm refuses), the others refused at once, all answered;
 #   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 20
 
 prog=$PMIXEV_CLUSTER_PROGRAMS/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_PROGRAMS/.pmixev-pmixd.aside
@@ -110,12 +111,16 @@ ok $? "two nodes' requests to a server that never answers: it holds 4096, the re
 bounded
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
 
-forge "floodgroup idle badgroup" 5
+forge "floodgroup floodabort badgroup" 5
 ended "$log3" "a malformed GROUP message" &&
 	printf '%s\n' "$log1" | grep -Eq "forge: floodgroup: 4000 sent, 4000 answered, [1-9][0-9]* over budget" &&
 	printf '%s\n' "$log1" | grep -q "group construct 0-1#g[0-9]* #1 refused: 1024 collective(s) in flight on this node"
 ok $? "a group id that names another step: refused as malformed; 4000 constructs another node never joins: every one answered, beyond 1024 in flight at once" ||
 	printf '%s\n' "$log1" "$log3" | grep -E "forge|group|GROUP|flight" | tail -n 20 | sed 's/^/#   /' >&2
+printf '%s\n' "$log2" | grep -q "forge: floodabort: 100000 sent" &&
+	! printf '%s\n' "$log2" | grep -q "the PMIx server process ended ("
+ok $? "100000 aborts of those constructs from the other member node, which holds none: the channel stays" ||
+	printf '%s\n' "$log2" | grep -E "forge|group|GROUP" | tail -n 20 | sed 's/^/#   /' >&2
 bounded
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
 

@@ -8,12 +8,13 @@
 # sparse and one-node groups, non-blocking constructs, 50 at once; a
 # group id that is a namespace refused; PMIX_TIMEOUT enforced by the host;
 # a member that ends aborts a construct (unless the group is optional)
-# and makes a destruct partly successful; members told of a member's end
+# and makes a destruct partly successful; a member that notifies
+# PMIX_GROUP_CONSTRUCT_ABORT aborts it for every member at once; members told of a member's end
 # (NOTIFY_TERMINATION) and of the leader's; the group queries (number,
 # names, membership, local range) answered from node 0's registry of live
 # groups.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 17
 
 grp=$(client pmix_group)
 g="^pmix_group: rank [0-5] on n[1-3]"
@@ -101,6 +102,38 @@ run_step --mpi=pmixev -K0 -N3 -n6 -t 1 "$grp" --die-after 5 --ctxid
 [ "$(lines "$g: construct grp1: (PMIX_)?SUCCESS ")" -eq 6 ] &&
 	[ "$(lines "^pmix_group: rank [0-4] on n[12]: destruct grp1: (PARTIAL SUCCESS|PMIX_ERR_PARTIAL_SUCCESS) in [0-9.]+ ms$")" -eq 5 ]
 ok $? "a member that exits after the construct: the others' destruct ends at once, partly successful" || show
+
+# A member aborts the construct in flight (RFC0033: it notifies
+# PMIX_GROUP_CONSTRUCT_ABORT with PMIX_GROUP_ID) while rank 5 (n3) is 2 s
+# late: rank 3 (n1, with three node mates) from PMIx_Group_construct_nb,
+# half a second after its call; every member returns
+# PMIX_GROUP_CONSTRUCT_ABORT at once, rank 5 as soon as it calls, long
+# before PMIX_TIMEOUT (10 s: within half of it, as a 2 s late member
+# would otherwise let it succeed), and every other member still gets the
+# event.
+# Then rank 5 aborts from a second thread while blocked in
+# PMIx_Group_construct, rank 4 (n2) late.
+ga=$(client pmix_group_abort)
+abort_re='(GROUP-CONSTRUCT-ABORT|PMIX_GROUP_CONSTRUCT_ABORT)'
+# slowest R...: the longest construct among the ranks R (a regex class).
+slowest() {
+	printf '%s\n' "$out" | sed -En "s/^pmix_group_abort: rank $1 on n[1-3]: construct grp1: $abort_re in ([0-9]+)\..*/\2/p" |
+		sort -n | tail -n1
+}
+run_step --mpi=pmixev -N3 -n6 -t 1 "$ga" --abort 3 --late 5:2 --watch
+s1=$(slowest '[0-4]') l1=$(slowest 5)
+[ "$rc" -eq 0 ] && [ "$(lines "^pmix_group_abort: rank [0-5] on n[1-3]: construct grp1: $abort_re in ")" -eq 6 ] &&
+	[ "$(lines "^pmix_group_abort: rank 3 on n1: notify abort grp1: (PMIX_)?SUCCESS$")" -eq 1 ] &&
+	[ "$(printf '%s\n' "$out" | grep -E "^pmix_group_abort: rank [0-245] on n[1-3]: event $abort_re from rank 3 group grp1$" | sort -u | wc -l)" -eq 5 ] &&
+	[ "${s1:-99999}" -lt 5000 ] && [ "${l1:-99999}" -lt 1000 ]
+ok $? "a member aborts the construct (non-blocking, then notifies PMIX_GROUP_CONSTRUCT_ABORT): all six get PMIX_GROUP_CONSTRUCT_ABORT (slowest of the early ${s1:-?} ms, the late one ${l1:-?} ms), the others the event too, the step ends with 0" ||
+	show
+run_step --mpi=pmixev -N3 -n6 -t 1 "$ga" --abort 5 --thread --late 4:2
+s2=$(slowest '[0-35]')
+[ "$rc" -eq 0 ] && [ "$(lines "^pmix_group_abort: rank [0-5] on n[1-3]: construct grp1: $abort_re in ")" -eq 6 ] &&
+	[ "${s2:-99999}" -lt 5000 ]
+ok $? "a member blocked in PMIx_Group_construct aborts it from a second thread: all six get PMIX_GROUP_CONSTRUCT_ABORT (slowest of the early ${s2:-?} ms)" ||
+	show
 
 # PMIX_GROUP_OPTIONAL: rank 2 (alone on n3) exits a second after the
 # others called; they complete without it (OpenPMIx 5: membership 0 and
