@@ -11,7 +11,8 @@
  *   dmodex       u64 id, u32 rank, u32 timeout_sec
  *   serve        u64 sid, u32 rank
  *   pubsub       u64 id, u8 op (1..3), u32 rank, u8 wait,
- *                u32 timeout_sec, u32 n (1..1024),
+ *                u32 timeout_sec, u8 range (0, 2..5, 7),
+ *                u8 persist (0..4; publish only, else 0), u32 n (1..1024),
  *                n * { str key, bytes value }
  *   pubsub_done  u64 id, u8 result, u32 n (0..1024),
  *                n * { str key, u32 rank, bytes value }
@@ -176,6 +177,33 @@ static bool op_ok(unsigned op)
 	return op >= PMIXEV_PMIXD_PUBLISH && op <= PMIXEV_PMIXD_UNPUBLISH;
 }
 
+bool pmixev_pmixd_range_ok(unsigned range)
+{
+	switch (range) {
+	case PMIXEV_PMIXD_RANGE_UNDEF:
+	case PMIXEV_PMIXD_RANGE_LOCAL:
+	case PMIXEV_PMIXD_RANGE_NAMESPACE:
+	case PMIXEV_PMIXD_RANGE_SESSION:
+	case PMIXEV_PMIXD_RANGE_GLOBAL:
+	case PMIXEV_PMIXD_RANGE_PROC_LOCAL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A request's directives: wait only for a lookup, persist only for a
+ * publish, a range the directory serves, a bounded timeout. */
+static bool directives_ok(unsigned op, bool wait, uint32_t timeout_sec,
+			  unsigned range, unsigned persist)
+{
+	return op_ok(op) && (!wait || op == PMIXEV_PMIXD_LOOKUP) &&
+	       timeout_sec <= PMIXEV_PMIXD_TIMEOUT_MAX &&
+	       pmixev_pmixd_range_ok(range) &&
+	       persist <= (op == PMIXEV_PMIXD_PUBLISH ? PMIXEV_PMIXD_PERSIST_MAX
+						      : 0);
+}
+
 /*
  * Entries as they may travel: 1..ENTRIES_MAX keys in a request (0.. in an
  * answer), none empty, values only where `values` (else none), at most
@@ -248,8 +276,8 @@ void pmixev_pmixd_entries_release(struct pmixev_pmixd_entry **e, uint32_t *n)
 int pmixev_pmixd_pubsub_pack(struct pmixev_buf *b,
 			     const struct pmixev_pmixd_pubsub *m)
 {
-	if (!op_ok(m->op) || (m->wait && m->op != PMIXEV_PMIXD_LOOKUP) ||
-	    m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	if (!directives_ok(m->op, m->wait, m->timeout_sec, m->range,
+			   m->persist) ||
 	    !entries_ok(m->e, m->n, true, m->op == PMIXEV_PMIXD_PUBLISH,
 			SIZE_MAX))
 		return pmixd_invalid();
@@ -258,6 +286,8 @@ int pmixev_pmixd_pubsub_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->rank);
 	pmixd_put_flag(b, m->wait);
 	pmixev_buf_put_u32(b, m->timeout_sec);
+	pmixev_buf_put_u8(b, m->range);
+	pmixev_buf_put_u8(b, m->persist);
 	put_entries(b, m->e, m->n, false);
 	return pmixd_pack_done(b);
 }
@@ -274,9 +304,10 @@ int pmixev_pmixd_pubsub_unpack(struct pmixev_buf *b,
 	pmixev_buf_get_u32(b, &t.rank);
 	pmixev_buf_get_u8(b, &wait);
 	pmixev_buf_get_u32(b, &t.timeout_sec);
-	if (!pmixev_buf_ok(b) || !op_ok(op) || !pmixd_flag_ok(wait) ||
-	    (wait && op != PMIXEV_PMIXD_LOOKUP) ||
-	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	pmixev_buf_get_u8(b, &t.range);
+	pmixev_buf_get_u8(b, &t.persist);
+	if (!pmixev_buf_ok(b) || !pmixd_flag_ok(wait) ||
+	    !directives_ok(op, wait, t.timeout_sec, t.range, t.persist) ||
 	    !pmixd_rank_local(lim, t.rank))
 		return -1;
 	t.op = (enum pmixev_pmixd_pubsub_op)op;

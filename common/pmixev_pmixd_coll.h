@@ -92,9 +92,25 @@ struct pmixev_pmixd_entry {
 };
 
 /*
+ * PMIx's ranges and persistences, restated (pmix_common.h): the ranges a
+ * step's directory serves, and the persistence it acts on.
+ */
+#define PMIXEV_PMIXD_RANGE_UNDEF	0 /* PMIX_RANGE_UNDEF: the default */
+#define PMIXEV_PMIXD_RANGE_LOCAL	2 /* PMIX_RANGE_LOCAL */
+#define PMIXEV_PMIXD_RANGE_NAMESPACE	3 /* PMIX_RANGE_NAMESPACE */
+#define PMIXEV_PMIXD_RANGE_SESSION	4 /* PMIX_RANGE_SESSION */
+#define PMIXEV_PMIXD_RANGE_GLOBAL	5 /* PMIX_RANGE_GLOBAL */
+#define PMIXEV_PMIXD_RANGE_PROC_LOCAL	7 /* PMIX_RANGE_PROC_LOCAL */
+#define PMIXEV_PMIXD_PERSIST_FIRST_READ 1 /* PMIX_PERSIST_FIRST_READ */
+#define PMIXEV_PMIXD_PERSIST_MAX	4 /* PMIX_PERSIST_SESSION */
+
+/* A range PUBSUB may carry: up to PROC_LOCAL, neither RM nor CUSTOM. */
+bool pmixev_pmixd_range_ok(unsigned range);
+
+/*
  * PUBSUB (O->R): a local rank's request, 1..ENTRIES_MAX keys. Values only
  * for PUBLISH, at most lim->publish_max bytes in all; `wait` only for
- * LOOKUP.
+ * LOOKUP; `persist` (0..PERSIST_MAX) only for PUBLISH, else 0.
  */
 struct pmixev_pmixd_pubsub {
 	uint64_t id;
@@ -102,6 +118,8 @@ struct pmixev_pmixd_pubsub {
 	uint32_t rank; /* local */
 	bool wait;
 	uint32_t timeout_sec;
+	uint8_t range;	 /* pmixev_pmixd_range_ok */
+	uint8_t persist; /* publish only */
 	uint32_t n;
 	struct pmixev_pmixd_entry *e; /* [n]: unpack allocates */
 };

@@ -42,14 +42,6 @@ UNPACKER(un_data, struct pmixev_pmixd_data, pmixev_pmixd_data_unpack(&r, &m))
 UNPACKER(un_dmodex, struct pmixev_pmixd_dmodex,
 	 pmixev_pmixd_dmodex_unpack(&r, &fx, &m))
 UNPACKER(un_serve, struct pmixev_pmixd_serve, pmixev_pmixd_serve_unpack(&r, &m))
-UNPACKER(un_pubsub, struct pmixev_pmixd_pubsub,
-	 (pmixev_pmixd_pubsub_unpack(&r, &fx, &m) < 0
-		  ? -1
-		  : (pmixev_pmixd_entries_release(&m.e, &m.n), 0)))
-UNPACKER(un_psdone, struct pmixev_pmixd_pubsub_done,
-	 (pmixev_pmixd_pubsub_done_unpack(&r, &m) < 0
-		  ? -1
-		  : (pmixev_pmixd_entries_release(&m.e, &m.n), 0)))
 
 static void test_header(void **state)
 {
@@ -480,64 +472,6 @@ static void test_dmodex(void **state)
 	assert_int_equal(pmixev_pmixd_data_pack(&w, &a), -1);
 }
 
-static void test_pubsub(void **state)
-{
-	struct pmixev_pmixd_entry e[2] = {{.key = "k1"}, {.key = "k2"}};
-	struct pmixev_pmixd_pubsub p = {
-		.id = 1, .op = PMIXEV_PMIXD_PUBLISH, .rank = 2, .n = 2, .e = e};
-	struct pmixev_pmixd_pubsub_done d = {.id = 1, .n = 2, .e = e};
-	struct pmixev_buf w;
-
-	(void)state;
-	e[0].value = (const uint8_t *)"0123456789";
-	e[0].nvalue = 10;
-	e[1].value = (const uint8_t *)"abcdef";
-	e[1].nvalue = 6; /* 16 bytes: publish_max exactly */
-	pmixev_buf_init(&w);
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
-	assert_strict(&w, un_pubsub);
-	e[1].nvalue = 7;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
-	assert_int_equal(un_pubsub(w.data, w.len), -1);
-	pmixev_buf_release(&w);
-	e[1].rank = 6;
-	assert_int_equal(pmixev_pmixd_pubsub_done_pack(&w, &d), 0);
-	assert_strict(&w, un_psdone);
-	/* Values on a lookup, wait on a publish, unknown op, no keys. */
-	p.op = PMIXEV_PMIXD_LOOKUP;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
-	e[0].nvalue = e[1].nvalue = 0;
-	p.wait = true;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
-	assert_strict(&w, un_pubsub);
-	p.op = PMIXEV_PMIXD_UNPUBLISH;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
-	p.wait = false;
-	p.op = 4;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
-	p.op = PMIXEV_PMIXD_UNPUBLISH;
-	p.n = 0;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
-	p.n = 2;
-	e[1].key[0] = '\0';
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), -1);
-	e[1].key[0] = 'k';
-	/* A requester off this node. */
-	p.rank = 4;
-	assert_int_equal(pmixev_pmixd_pubsub_pack(&w, &p), 0);
-	assert_int_equal(un_pubsub(w.data, w.len), -1);
-	pmixev_buf_release(&w);
-	/* A count above ENTRIES_MAX, or above what the bytes hold. */
-	pmixev_buf_put_u64(&w, 1);
-	pmixev_buf_put_u8(&w, PMIXEV_PMIXD_UNPUBLISH);
-	pmixev_buf_put_u32(&w, 0);
-	pmixev_buf_put_u8(&w, 0);
-	pmixev_buf_put_u32(&w, 0);
-	pmixev_buf_put_u32(&w, PMIXEV_PMIXD_ENTRIES_MAX + 1);
-	assert_int_equal(un_pubsub(w.data, w.len), -1);
-	pmixev_buf_release(&w);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,7 +485,6 @@ int main(void)
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_fence),
 		cmocka_unit_test(test_dmodex),
-		cmocka_unit_test(test_pubsub),
 	};
 
 	return cmocka_run_group_tests(tests, fx_setup, fx_teardown);
