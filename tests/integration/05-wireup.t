@@ -8,7 +8,7 @@
 # pmix to run the same checks against Slurm's stock mpi/pmix (22.05), which
 # is known to fail some of them - each such check says so below.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 mpi=${PMIXEV_WIREUP_MPI:-pmixev}
 diag "testing --mpi=$mpi"
@@ -91,9 +91,9 @@ run_step --mpi="$mpi" -t 2 -N3 -n6 "$fence" --loop 20
 ok $? "pmix_fence --loop 20: 20 data-less fences, each rank reports the median" || show
 
 # ---- publish / lookup / unpublish: rank 0 publishes, the last rank (on the
-# last node) looks up. Stock pmix fails: its publish, lookup and unpublish
+# last node) looks up; two ranks per node. Stock pmix fails: its publish, lookup and unpublish
 # upcalls return PMIX_ERR_NOT_SUPPORTED.
-run_step --mpi="$mpi" -t 2 -N3 -n6 "$pubsub"
+run_step --mpi="$mpi" -t 2 -N3 -n6 --ntasks-per-node=2 "$pubsub"
 [ "$rc" -eq 0 ] && [ "$(lines '^pmix_pubsub: rank [0-9]+ of 6 on n[0-9]+: [a-z]+: ok$')" -eq 6 ] &&
 	[ "$(lines '^pmix_pubsub: rank 5 on n[0-9]+: looked up pmixev\.test\.[0-9]+ with PMIX_WAIT after [0-9.]+ s: ok$')" -eq 1 ] &&
 	[ "$(lines '^pmix_pubsub: rank 5 on n[0-9]+: pmixev\.test\.[0-9]+ is gone after the unpublish: ok$')" -eq 1 ]
@@ -102,6 +102,35 @@ pub=$(nodes_of '^pmix_pubsub: rank 0 of 6 on n[0-9]+: publisher:')
 look=$(nodes_of '^pmix_pubsub: rank 5 of 6 on n[0-9]+: looker:')
 [ -n "$pub" ] && [ -n "$look" ] && [ "$pub" != "$look" ]
 ok $? "pmix_pubsub: publisher (rank 0 on ${pub% }) and looker (rank 5 on ${look% }) ran on different nodes" || show
+# Range and persistence, in the same step: a PMIX_PERSIST_FIRST_READ key is
+# gone once read (by rank 5 on n3, then rank 2 on n2 misses it; a waiting
+# lookup's read counts too), a SESSION key is read twice, a LOCAL key only
+# on the publisher's node, a PROC_LOCAL one by the publisher alone, an
+# unpublish in range LOCAL does not remove a SESSION key, and a publish in
+# range RM is refused with PMIX_ERR_NOT_SUPPORTED and logged.
+scope_checks=(
+	'rank 3 on n2: scope: first-read key found by a waiting lookup'
+	'rank 5 on n3: scope: first-read key found'
+	'rank 5 on n3: scope: session key found'
+	'rank 5 on n3: scope: local key not found off its node'
+	'rank 5 on n3: scope: proc-local key not found by another rank'
+	'rank 1 on n1: scope: local key found on its node'
+	'rank 1 on n1: scope: proc-local key not found by another rank'
+	'rank 0 on n1: scope: proc-local key found by its publisher'
+	'rank 0 on n1: scope: publish in range rm refused'
+	'rank 2 on n2: scope: first-read key gone after its first read'
+	'rank 2 on n2: scope: session key found again'
+	'rank 4 on n3: scope: waited-for first-read key gone'
+	'rank 0 on n1: scope: unpublish in range local leaves the session key'
+	'rank 0 on n1: scope: unpublish in the default range removes it'
+)
+missing=0
+for c in "${scope_checks[@]}"; do
+	printf '%s\n' "$out" | grep -qxF "pmix_pubsub: $c: ok" || { diag "missing: $c"; missing=1; }
+done
+[ "$missing" -eq 0 ] && [ "$(lines '^pmix_pubsub: rank [0-9]+: scope: ')" -eq 0 ] &&
+	grep -q "step $job\.0 on n1: .*publish/lookup: range PMIX_RANGE_RM is not served" "$(slurmd_log n1)"
+ok $? "pmix_pubsub: FIRST_READ keys go at their first read, SESSION stays, LOCAL and PROC_LOCAL keep to node and publisher, RM is refused and logged" || show
 
 # ---- PMIx_Abort: the last rank aborts with status 7 after a fence; the others
 # would sleep 60 s. Stock pmix ends the step at once and srun exits 7, but

@@ -1,7 +1,7 @@
 /*
  * Unit tests for plugins/mpi_pmixev/pmixbase/directives.c: PMIX_TIMEOUT,
- * PMIX_COLLECT_DATA and PMIX_WAIT as fence, direct modex and
- * publish/lookup read them.
+ * PMIX_COLLECT_DATA, PMIX_WAIT, PMIX_RANGE and PMIX_PERSISTENCE as fence,
+ * direct modex and publish/lookup read them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +21,39 @@ static void test_none(void **state)
 	assert_int_equal(d.timeout_sec, 0);
 	assert_false(d.collect);
 	assert_false(d.wait);
+	assert_int_equal(d.range, PMIX_RANGE_UNDEF);
+	assert_int_equal(d.persist, PMIX_PERSIST_INDEF);
+}
+
+/* The first PMIX_RANGE and PMIX_PERSISTENCE count, by their own type or
+ * as a uint8; any other type makes them invalid, not the default. */
+static void test_scope(void **state)
+{
+	pmix_data_range_t local = PMIX_RANGE_LOCAL, global = PMIX_RANGE_GLOBAL;
+	pmix_persistence_t first = PMIX_PERSIST_FIRST_READ;
+	uint8_t proc_local = PMIX_RANGE_PROC_LOCAL, app = PMIX_PERSIST_APP;
+	int four = 4;
+	pmix_info_t info[4];
+	struct directives d;
+
+	PMIX_INFO_LOAD(&info[0], PMIX_RANGE, &local, PMIX_DATA_RANGE);
+	PMIX_INFO_LOAD(&info[1], PMIX_PERSISTENCE, &first, PMIX_PERSIST);
+	PMIX_INFO_LOAD(&info[2], PMIX_RANGE, &global, PMIX_DATA_RANGE);
+	PMIX_INFO_LOAD(&info[3], PMIX_PERSISTENCE, &app, PMIX_UINT8);
+	directives_read(info, 4, &d);
+	assert_int_equal(d.range, PMIX_RANGE_LOCAL);
+	assert_int_equal(d.persist, PMIX_PERSIST_FIRST_READ);
+	directives_read(&info[2], 2, &d);
+	assert_int_equal(d.range, PMIX_RANGE_GLOBAL);
+	assert_int_equal(d.persist, PMIX_PERSIST_APP);
+	PMIX_INFO_LOAD(&info[0], PMIX_RANGE, &proc_local, PMIX_UINT8);
+	PMIX_INFO_LOAD(&info[1], PMIX_PERSISTENCE, &four, PMIX_INT);
+	directives_read(info, 2, &d);
+	assert_int_equal(d.range, PMIX_RANGE_PROC_LOCAL);
+	assert_int_equal(d.persist, PMIX_PERSIST_INVALID);
+	PMIX_INFO_LOAD(&info[0], PMIX_RANGE, &four, PMIX_INT);
+	directives_read(info, 1, &d);
+	assert_int_equal(d.range, PMIX_RANGE_INVALID);
 }
 
 /* The first positive PMIX_TIMEOUT of type int counts. */
@@ -74,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_is_directive),

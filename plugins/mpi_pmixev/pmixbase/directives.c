@@ -1,7 +1,8 @@
 /*
  * pmixbase/directives.c - the directives of a client's infos (PMIX_TIMEOUT,
- * PMIX_COLLECT_DATA, PMIX_WAIT). Pure code, called on the PMIx progress
- * thread by the upcalls that copy their arguments.
+ * PMIX_COLLECT_DATA, PMIX_WAIT, PMIX_RANGE, PMIX_PERSISTENCE). Pure code,
+ * called on the PMIx progress thread by the upcalls that copy their
+ * arguments.
  */
 #include "config.h"
 
@@ -9,12 +10,23 @@
 
 #include <string.h>
 
+/* A one-byte enumeration's value: its own type or a plain uint8. */
+static uint8_t read_u8(const pmix_value_t *v, pmix_data_type_t type)
+{
+	if (v->type == type)
+		return type == PMIX_DATA_RANGE ? v->data.range
+					       : v->data.persist;
+	return v->type == PMIX_UINT8 ? v->data.uint8 : UINT8_MAX;
+}
+
 void directives_read(const pmix_info_t info[], size_t ninfo,
 		     struct directives *d)
 {
-	bool have_collect = false;
+	bool have_collect = false, have_range = false, have_persist = false;
 
 	memset(d, 0, sizeof(*d));
+	d->range = PMIX_RANGE_UNDEF;
+	d->persist = PMIX_PERSIST_INDEF;
 	for (size_t i = 0; i < ninfo; i++) {
 		const pmix_info_t *in = &info[i];
 
@@ -29,6 +41,14 @@ void directives_read(const pmix_info_t info[], size_t ninfo,
 			have_collect = true;
 		} else if (PMIX_CHECK_KEY(in, PMIX_WAIT)) {
 			d->wait = true;
+		} else if (PMIX_CHECK_KEY(in, PMIX_RANGE)) {
+			if (!have_range)
+				d->range = read_u8(&in->value, PMIX_DATA_RANGE);
+			have_range = true;
+		} else if (PMIX_CHECK_KEY(in, PMIX_PERSISTENCE)) {
+			if (!have_persist)
+				d->persist = read_u8(&in->value, PMIX_PERSIST);
+			have_persist = true;
 		}
 	}
 }

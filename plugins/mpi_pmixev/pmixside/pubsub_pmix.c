@@ -13,6 +13,7 @@
 
 #include "base/step.h"
 #include "pmixbase/directives.h"
+#include "pmixev_log.h"
 #include "pmixbase/status.h"
 #include "pmixbase/wire.h"
 #include "pmixev_pmixd_coll.h"
@@ -123,9 +124,44 @@ static pmix_status_t send_call(struct ps_call *c, struct pmixev_pmixd_pubsub *m)
 }
 
 /*
+ * The range and persistence of `dir` as PUBSUB carries them into `m`, or
+ * why not: a value that is no range or persistence (BAD_REQUEST), or a
+ * range the step's directory does not serve (NOT_SUPPORTED: RM, CUSTOM;
+ * the first such request is logged).
+ */
+static enum pmixev_result read_scope(enum pmixev_pmixd_pubsub_op op,
+				     const struct directives *dir,
+				     struct pmixev_pmixd_pubsub *m)
+{
+	/* One process per step and node, this thread alone: logged once. */
+	static bool told;
+
+	if (dir->range == PMIX_RANGE_RM || dir->range == PMIX_RANGE_CUSTOM) {
+		if (!told)
+			PMIXEV_ERROR("publish/lookup: range %s is not served "
+				     "(PMIX_ERR_NOT_SUPPORTED; further "
+				     "requests in RM or CUSTOM are not "
+				     "logged)",
+				     dir->range == PMIX_RANGE_RM
+					     ? "PMIX_RANGE_RM"
+					     : "PMIX_RANGE_CUSTOM");
+		told = true;
+		return PMIXEV_ERR_NOT_SUPPORTED;
+	}
+	if (!pmixev_pmixd_range_ok(dir->range) ||
+	    (op == PMIXEV_PMIXD_PUBLISH &&
+	     dir->persist > PMIXEV_PMIXD_PERSIST_MAX))
+		return PMIXEV_ERR_BAD_REQUEST;
+	m->range = dir->range;
+	m->persist = op == PMIXEV_PMIXD_PUBLISH ? dir->persist : 0;
+	return PMIXEV_OK;
+}
+
+/*
  * A call for `proc` with room for `nentries` entries in `m`. NULL when
- * the caller is not a local rank of the step, asks for too many keys, or
- * memory is short (*rc says which).
+ * the caller is not a local rank of the step, asks for too many keys, in
+ * a range or persistence not served (read_scope), or memory is short
+ * (*rc says which).
  */
 static struct ps_call *call_new(enum pmixev_pmixd_pubsub_op op,
 				const pmix_proc_t *proc,
@@ -144,6 +180,9 @@ static struct ps_call *call_new(enum pmixev_pmixd_pubsub_op op,
 	    !layout_is_local(lay, proc->rank) ||
 	    nentries > PMIXEV_PMIXD_ENTRIES_MAX)
 		return NULL;
+	directives_read(info, ninfo, &dir);
+	if ((*rc = read_scope(op, &dir, m)) != PMIXEV_OK)
+		return NULL;
 	*rc = PMIXEV_ERR_NOMEM;
 	if (!(c = calloc(1, sizeof(*c))) ||
 	    !(m->e = calloc(nentries ? nentries : 1, sizeof(*m->e)))) {
@@ -155,7 +194,6 @@ static struct ps_call *call_new(enum pmixev_pmixd_pubsub_op op,
 	c->call.answer = answer_call;
 	c->p = p;
 	c->op = op;
-	directives_read(info, ninfo, &dir);
 	m->op = op;
 	m->rank = proc->rank;
 	m->wait = op == PMIXEV_PMIXD_LOOKUP && dir.wait;

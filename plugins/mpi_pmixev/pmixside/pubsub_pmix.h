@@ -6,8 +6,10 @@
  * (published values packed by PMIx, opaque to root) and sends it; the
  * pmix side's agent answers PMIx when PUBSUB_DONE comes, unpacking the
  * values a lookup found. Only the step's local ranks publish and look up;
- * a request of more than PMIXEV_PMIXD_ENTRIES_MAX keys, an empty key, or
- * values of more than PMIxevPublishMax in one request is refused here.
+ * a request of more than PMIXEV_PMIXD_ENTRIES_MAX keys, an empty key,
+ * values of more than PMIxevPublishMax in one request, a PMIX_RANGE or
+ * PMIX_PERSISTENCE of another type, or a range the directory does not
+ * serve (PMIX_RANGE_RM, _CUSTOM: PMIX_ERR_NOT_SUPPORTED) is refused here.
  */
 #ifndef PMIXEV_PMIXSIDE_PUBSUB_PMIX_H_
 #define PMIXEV_PMIXSIDE_PUBSUB_PMIX_H_

@@ -86,6 +86,7 @@ static int on_pubsub(void *ctx, struct pmixev_buf *body)
 	struct step *s = ctx;
 	struct pmixev_pmixd_pubsub m;
 	struct pubsub_entry *e = NULL;
+	struct pubsub_how how;
 	struct ps_frame_call *c;
 
 	if (pmixev_pmixd_pubsub_unpack(body, &s->pmixd_lim, &m) < 0)
@@ -117,8 +118,12 @@ static int on_pubsub(void *ctx, struct pmixev_buf *body)
 	c->chan = s->chan;
 	c->budget = &s->pmixd_budget;
 	c->id = m.id;
-	pubsub_request(s->pubsub, dir_op(m.op), m.rank, m.wait, m.timeout_sec,
-		       e, m.n, answer, c);
+	how.wait = m.wait;
+	how.timeout_sec = m.timeout_sec;
+	how.range = m.range;
+	how.persist = m.persist;
+	pubsub_request(s->pubsub, dir_op(m.op), m.rank, &how, e, m.n, answer,
+		       c);
 out:
 	free(e);
 	pmixev_pmixd_entries_release(&m.e, &m.n);

@@ -1,7 +1,8 @@
 /*
  * wireup/pubsub_dir.c - the step's publish/lookup directory, held by node 0
  * (see pubsub_dir.h): the requests a node sends it, and the directory
- * itself with the lookups it holds. Agent thread only.
+ * itself with the ranges of its entries and the lookups it holds. Agent
+ * thread only.
  */
 #include "config.h"
 
@@ -12,25 +13,15 @@
 #include <string.h>
 
 #include "base/agent.h"
+#include "base/pending.h"
 #include "overlay/overlay.h"
 #include "pmixev_buf.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
-#include "base/pending.h"
+#include "pmixev_pmixd_coll.h"
+#include "wireup/pubsub_msg.h"
 
-#define MAX_ENTRIES 1024 /* keys in one request */
-#define GRACE_SEC   5	 /* requester waits this much longer than the root */
-
-/* A request as it travels to the directory. */
-struct req_msg {
-	uint64_t id;
-	uint8_t op;
-	uint32_t rank;
-	uint8_t wait;
-	uint32_t timeout;
-	size_t n;
-	struct pubsub_entry *e; /* values point into the message */
-};
+#define GRACE_SEC 5 /* requester waits this much longer than the root */
 
 /* A request of ours, pending until the directory answers. */
 struct request {
@@ -40,15 +31,23 @@ struct request {
 };
 
 struct published {
-	struct pubsub_entry e; /* value owned */
+	struct pubsub_entry e; /* value owned; e.rank: the publisher */
+	uint32_t node;	       /* the publisher's */
+	uint8_t range, persist;
 	struct published *next;
+};
+
+/* Who asks: a rank on a node, looking within a range. */
+struct asker {
+	uint32_t node, rank;
+	uint8_t range;
 };
 
 /* A lookup with PMIX_WAIT, held by the directory until its keys come. */
 struct waiter {
 	struct pubsub *ps;
 	struct pending *p;
-	uint32_t src;
+	struct asker who;
 	uint64_t id; /* the requester's */
 	size_t n;
 	struct pubsub_entry *keys; /* keys only */
@@ -68,69 +67,39 @@ struct pubsub {
 	unsigned refused_publishes; /* publishes over the bound */
 };
 
-/* --- wire format ------------------------------------------------------ */
+/* --- ranges ------------------------------------------------------------- */
 
-static int pack_entries(struct pmixev_buf *b, const struct pubsub_entry *e,
-			size_t n, bool values)
+/* How far a range reaches within the step, narrowest first. */
+enum reach { REACH_PROC, REACH_NODE, REACH_STEP };
+
+static enum reach reach_of(uint8_t range)
 {
-	pmixev_buf_put_u32(b, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		pmixev_buf_put_str(b, e[i].key);
-		pmixev_buf_put_u32(b, e[i].rank);
-		if (values)
-			pmixev_buf_put_bytes(b, e[i].value, e[i].nvalue);
+	switch (range) {
+	case PMIXEV_PMIXD_RANGE_PROC_LOCAL:
+		return REACH_PROC;
+	case PMIXEV_PMIXD_RANGE_LOCAL:
+		return REACH_NODE;
+	default:
+		return REACH_STEP;
 	}
-	return pmixev_buf_ok(b) ? 0 : -1;
 }
 
-static int unpack_entries(struct pmixev_buf *b, struct pubsub_entry **out,
-			  size_t *n, bool values)
+/* May `who` see `d`: its range reaches who, and its publisher is within
+ * who's range (the narrower of the two decides). */
+static bool visible(const struct published *d, const struct asker *who)
 {
-	uint32_t count = 0;
-	struct pubsub_entry *e;
+	enum reach r = reach_of(d->range);
 
-	if (pmixev_buf_get_u32(b, &count) < 0 || count > MAX_ENTRIES ||
-	    count > pmixev_buf_remaining(b))
-		return -1;
-	if (!(e = calloc(count ? count : 1, sizeof(*e))))
-		return -1;
-	for (uint32_t i = 0; i < count; i++) {
-		const uint8_t *v = NULL;
-
-		pmixev_buf_get_str(b, e[i].key, sizeof(e[i].key));
-		pmixev_buf_get_u32(b, &e[i].rank);
-		if (values && pmixev_buf_get_bytes(b, &v, &e[i].nvalue) == 0)
-			e[i].value = (uint8_t *)v;
+	if (reach_of(who->range) < r)
+		r = reach_of(who->range);
+	switch (r) {
+	case REACH_PROC:
+		return d->e.rank == who->rank;
+	case REACH_NODE:
+		return d->node == who->node;
+	default:
+		return true;
 	}
-	if (!pmixev_buf_ok(b)) {
-		free(e);
-		return -1;
-	}
-	*out = e;
-	*n = count;
-	return 0;
-}
-
-static int unpack_req(const uint8_t *buf, size_t len, struct req_msg *r)
-{
-	struct pmixev_buf b;
-
-	memset(r, 0, sizeof(*r));
-	pmixev_buf_reader(&b, buf, len);
-	pmixev_buf_get_u64(&b, &r->id);
-	pmixev_buf_get_u8(&b, &r->op);
-	pmixev_buf_get_u32(&b, &r->rank);
-	pmixev_buf_get_u8(&b, &r->wait);
-	pmixev_buf_get_u32(&b, &r->timeout);
-	if (!pmixev_buf_ok(&b) || r->op < PUBSUB_PUBLISH ||
-	    r->op > PUBSUB_UNPUBLISH ||
-	    unpack_entries(&b, &r->e, &r->n, r->op == PUBSUB_PUBLISH) < 0)
-		return -1;
-	if (pmixev_buf_remaining(&b)) {
-		free(r->e);
-		return -1;
-	}
-	return 0;
 }
 
 /* --- requester side ---------------------------------------------------- */
@@ -166,22 +135,16 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct pubsub *ps = ctx;
 	struct pubsub_entry *e = NULL;
-	struct pmixev_buf b;
+	enum pmixev_result result;
 	uint64_t id = 0;
-	uint8_t result = 0;
 	size_t n = 0;
 
-	pmixev_buf_reader(&b, buf, len);
-	pmixev_buf_get_u64(&b, &id);
-	pmixev_buf_get_u8(&b, &result);
-	if (!pmixev_buf_ok(&b) || !pmixev_result_valid(result) ||
-	    unpack_entries(&b, &e, &n, true) < 0 || pmixev_buf_remaining(&b)) {
+	if (pubsub_resp_unpack(buf, len, &id, &result, &e, &n) < 0) {
 		PMIXEV_ERROR("publish/lookup: malformed answer from node %u",
 			     src);
-		free(e);
 		return;
 	}
-	answer(ps, src, id, (enum pmixev_result)result, e, n);
+	answer(ps, src, id, result, e, n);
 	free(e);
 }
 
@@ -198,44 +161,70 @@ static void reply(struct pubsub *ps, uint32_t dst, uint64_t id,
 		return;
 	}
 	pmixev_buf_init(&b);
-	pmixev_buf_put_u64(&b, id);
-	pmixev_buf_put_u8(&b, (uint8_t)result);
-	if (pack_entries(&b, e, n, true) < 0 ||
+	if (pubsub_resp_pack(&b, id, result, e, n) < 0 ||
 	    overlay_send(ps->ov, dst, PMIXEV_MSG_PUBSUB_RESP, b.data, b.len) <
 		    0)
 		PMIXEV_ERROR("publish/lookup: cannot answer node %u", dst);
 	pmixev_buf_release(&b);
 }
 
-static struct published *find(struct pubsub *ps, const char *key)
+/* The entry of `key` `who` may see (any entry when `who` is NULL). */
+static struct published *find(struct pubsub *ps, const char *key,
+			      const struct asker *who)
 {
 	for (struct published *d = ps->dir; d; d = d->next)
-		if (strcmp(d->e.key, key) == 0)
+		if (strcmp(d->e.key, key) == 0 && (!who || visible(d, who)))
 			return d;
 	return NULL;
 }
 
-/* All keys published? Then answer with them (and return 1). */
-static int try_lookup(struct pubsub *ps, uint32_t src, uint64_t id,
+static size_t entry_bytes(const struct pubsub_entry *e)
+{
+	return strlen(e->key) + e->nvalue;
+}
+
+/* Take `d` out of the directory, if it is still there (a lookup may
+ * name one key twice). */
+static void drop(struct pubsub *ps, struct published *d)
+{
+	for (struct published **pp = &ps->dir; *pp; pp = &(*pp)->next)
+		if (*pp == d) {
+			*pp = d->next;
+			ps->held -= entry_bytes(&d->e);
+			free(d->e.value);
+			free(d);
+			return;
+		}
+}
+
+/* All keys published where `who` sees them? Then answer with them, drop
+ * those published PMIX_PERSIST_FIRST_READ, and return 1. */
+static int try_lookup(struct pubsub *ps, const struct asker *who, uint64_t id,
 		      const struct pubsub_entry *keys, size_t n)
 {
 	struct pubsub_entry *found = calloc(n ? n : 1, sizeof(*found));
+	struct published **hit = calloc(n ? n : 1, sizeof(*hit));
 
-	if (!found) {
-		reply(ps, src, id, PMIXEV_ERR_NOMEM, NULL, 0);
+	if (!found || !hit) {
+		free(found);
+		free(hit);
+		reply(ps, who->node, id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct published *d = find(ps, keys[i].key);
-
-		if (!d) {
+		if (!(hit[i] = find(ps, keys[i].key, who))) {
 			free(found);
+			free(hit);
 			return 0;
 		}
-		found[i] = d->e;
+		found[i] = hit[i]->e;
 	}
-	reply(ps, src, id, PMIXEV_OK, found, n);
+	reply(ps, who->node, id, PMIXEV_OK, found, n);
+	for (size_t i = 0; i < n; i++)
+		if (hit[i]->persist == PMIXEV_PMIXD_PERSIST_FIRST_READ)
+			drop(ps, hit[i]);
 	free(found);
+	free(hit);
 	return 1;
 }
 
@@ -259,7 +248,7 @@ static void waiter_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
 	struct waiter *w = req;
 
-	reply(w->ps, w->src, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
+	reply(w->ps, w->who.node, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 	waiter_free(w);
 }
 
@@ -267,7 +256,7 @@ static void wake_one(void *req, void *ctx)
 {
 	struct waiter *w = req;
 
-	if (try_lookup(w->ps, w->src, w->id, w->keys, w->n))
+	if (try_lookup(w->ps, &w->who, w->id, w->keys, w->n))
 		waiter_free(w);
 }
 
@@ -276,17 +265,13 @@ static void wake_waiters(struct pubsub *ps)
 	pending_each(ps->waiters, wake_one, NULL);
 }
 
-static size_t entry_bytes(const struct pubsub_entry *e)
-{
-	return strlen(e->key) + e->nvalue;
-}
-
-static enum pmixev_result publish(struct pubsub *ps, const struct req_msg *r)
+static enum pmixev_result publish(struct pubsub *ps, uint32_t src,
+				  const struct pubsub_req_msg *r)
 {
 	size_t bytes = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		if (find(ps, r->e[i].key))
+		if (find(ps, r->e[i].key, NULL))
 			return PMIXEV_ERR_EXISTS;
 		bytes += entry_bytes(&r->e[i]);
 	}
@@ -312,6 +297,9 @@ static enum pmixev_result publish(struct pubsub *ps, const struct req_msg *r)
 		d->e = r->e[i];
 		d->e.rank = r->rank;
 		d->e.value = memcpy(value, r->e[i].value, r->e[i].nvalue);
+		d->node = src;
+		d->range = r->how.range;
+		d->persist = r->how.persist;
 		d->next = ps->dir;
 		ps->dir = d;
 		ps->held += entry_bytes(&d->e);
@@ -319,30 +307,29 @@ static enum pmixev_result publish(struct pubsub *ps, const struct req_msg *r)
 	return PMIXEV_OK;
 }
 
-static enum pmixev_result unpublish(struct pubsub *ps, const struct req_msg *r)
+/* The caller's entries of the keys that reach no further than the
+ * unpublish's range. */
+static enum pmixev_result unpublish(struct pubsub *ps,
+				    const struct pubsub_req_msg *r)
 {
+	enum reach within = reach_of(r->how.range);
 	enum pmixev_result rc = PMIXEV_ERR_NOT_FOUND;
 
-	for (size_t i = 0; i < r->n; i++) {
-		struct published **pp, *d;
-
-		for (pp = &ps->dir; (d = *pp); pp = &d->next)
+	for (size_t i = 0; i < r->n; i++)
+		for (struct published *d = ps->dir; d; d = d->next)
 			if (strcmp(d->e.key, r->e[i].key) == 0 &&
-			    d->e.rank == r->rank) {
-				*pp = d->next;
-				ps->held -= entry_bytes(&d->e);
-				free(d->e.value);
-				free(d);
+			    d->e.rank == r->rank &&
+			    reach_of(d->range) <= within) {
+				drop(ps, d);
 				rc = PMIXEV_OK;
 				break;
 			}
-	}
 	return rc;
 }
 
 /* A lookup may wait only while the directory has room for it: what it
  * holds counts against PMIxevPublishMax like the published keys. */
-static bool room_to_wait(struct pubsub *ps, const struct req_msg *r,
+static bool room_to_wait(struct pubsub *ps, const struct pubsub_req_msg *r,
 			 size_t bytes)
 {
 	if (bytes <= ps->max_bytes - ps->held)
@@ -356,27 +343,28 @@ static bool room_to_wait(struct pubsub *ps, const struct req_msg *r,
 	return false;
 }
 
-static void park(struct pubsub *ps, uint32_t src, const struct req_msg *r)
+static void park(struct pubsub *ps, const struct asker *who,
+		 const struct pubsub_req_msg *r)
 {
 	size_t bytes = sizeof(struct waiter) + r->n * sizeof(*r->e);
+	unsigned t = r->how.timeout_sec ? r->how.timeout_sec : ps->timeout_sec;
 	struct waiter *w = NULL;
 
 	if (!room_to_wait(ps, r, bytes)) {
-		reply(ps, src, r->id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
+		reply(ps, who->node, r->id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
 		return;
 	}
 	if (!(w = calloc(1, sizeof(*w))) ||
 	    !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys))) ||
-	    !(w->p = pending_add(ps->waiters, w, src,
-				 r->timeout ? r->timeout : ps->timeout_sec))) {
+	    !(w->p = pending_add(ps->waiters, w, who->node, t))) {
 		if (w)
 			free(w->keys);
 		free(w);
-		reply(ps, src, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
+		reply(ps, who->node, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return;
 	}
 	w->ps = ps;
-	w->src = src;
+	w->who = *who;
 	w->id = r->id;
 	w->n = r->n;
 	w->bytes = bytes;
@@ -385,21 +373,24 @@ static void park(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 		memcpy(w->keys[i].key, r->e[i].key, sizeof(w->keys[i].key));
 }
 
-static void serve(struct pubsub *ps, uint32_t src, const struct req_msg *r)
+static void serve(struct pubsub *ps, uint32_t src,
+		  const struct pubsub_req_msg *r)
 {
+	struct asker who = {
+		.node = src, .rank = r->rank, .range = r->how.range};
 	enum pmixev_result rc;
 
 	switch (r->op) {
 	case PUBSUB_PUBLISH:
-		rc = publish(ps, r);
+		rc = publish(ps, src, r);
 		reply(ps, src, r->id, rc, NULL, 0);
 		if (rc == PMIXEV_OK)
 			wake_waiters(ps);
 		break;
 	case PUBSUB_LOOKUP:
-		if (!try_lookup(ps, src, r->id, r->e, r->n)) {
-			if (r->wait)
-				park(ps, src, r);
+		if (!try_lookup(ps, &who, r->id, r->e, r->n)) {
+			if (r->how.wait)
+				park(ps, &who, r);
 			else
 				reply(ps, src, r->id, PMIXEV_ERR_NOT_FOUND,
 				      NULL, 0);
@@ -414,9 +405,10 @@ static void serve(struct pubsub *ps, uint32_t src, const struct req_msg *r)
 static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct pubsub *ps = ctx;
-	struct req_msg r;
+	struct pubsub_req_msg r;
 
-	if (src >= ps->lay->step.nnodes || unpack_req(buf, len, &r) < 0) {
+	if (src >= ps->lay->step.nnodes ||
+	    pubsub_req_unpack(buf, len, &r) < 0) {
 		PMIXEV_ERROR("publish/lookup: malformed request from node %u",
 			     src);
 		return;
@@ -428,25 +420,24 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 /* --- API ------------------------------------------------------------------ */
 
 void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
-		    bool wait, unsigned timeout_sec,
-		    const struct pubsub_entry *e, size_t n, pubsub_done_fn done,
-		    void *arg)
+		    const struct pubsub_how *how, const struct pubsub_entry *e,
+		    size_t n, pubsub_done_fn done, void *arg)
 {
-	unsigned t = timeout_sec ? timeout_sec : ps->timeout_sec;
+	unsigned t = how->timeout_sec ? how->timeout_sec : ps->timeout_sec;
 	struct request *q = calloc(1, sizeof(*q));
 	struct pmixev_buf b;
-	struct req_msg r = {.op = (uint8_t)op,
-			    .rank = rank,
-			    .wait = wait,
-			    .timeout = t,
-			    .n = n,
-			    .e = (struct pubsub_entry *)e};
+	struct pubsub_req_msg r = {.op = (uint8_t)op,
+				   .rank = rank,
+				   .how = *how,
+				   .n = n,
+				   .e = (struct pubsub_entry *)e};
 	enum pmixev_result rc = PMIXEV_OK;
 
-	if (!q || n > MAX_ENTRIES ||
+	r.how.timeout_sec = t;
+	if (!q || n > PUBSUB_MSG_ENTRIES_MAX ||
 	    !(q->p = pending_add(ps->requests, q, 0, t + GRACE_SEC))) {
-		rc = q && n > MAX_ENTRIES ? PMIXEV_ERR_BAD_REQUEST
-					  : PMIXEV_ERR_NOMEM;
+		rc = q && n > PUBSUB_MSG_ENTRIES_MAX ? PMIXEV_ERR_BAD_REQUEST
+						     : PMIXEV_ERR_NOMEM;
 		free(q);
 		done(rc, NULL, 0, arg);
 		return;
@@ -459,13 +450,10 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		return;
 	}
 	pmixev_buf_init(&b);
-	pmixev_buf_put_u64(&b, r.id);
-	pmixev_buf_put_u8(&b, r.op);
-	pmixev_buf_put_u32(&b, r.rank);
-	pmixev_buf_put_u8(&b, r.wait);
-	pmixev_buf_put_u32(&b, r.timeout);
-	if (pack_entries(&b, e, n, op == PUBSUB_PUBLISH) < 0 ||
-	    overlay_send(ps->ov, 0, PMIXEV_MSG_PUBSUB_REQ, b.data, b.len) < 0)
+	if (pubsub_req_pack(&b, &r) < 0)
+		rc = PMIXEV_ERR_BAD_REQUEST;
+	else if (overlay_send(ps->ov, 0, PMIXEV_MSG_PUBSUB_REQ, b.data, b.len) <
+		 0)
 		rc = PMIXEV_ERR_UNREACH;
 	pmixev_buf_release(&b);
 	if (rc != PMIXEV_OK)

@@ -2,9 +2,19 @@
  * wireup/pubsub_dir.h - PMIx publish/lookup/unpublish across the step's nodes.
  *
  * The step's directory lives in the root stepd (node 0); requests from any
- * node are routed there over the overlay. A lookup with PMIX_WAIT is held
- * until every key is published or its timeout expires. Values travel as
- * PMIx-packed pmix_value_t. All calls on the agent thread.
+ * node are routed there over the overlay (pubsub_msg.h). A lookup with
+ * PMIX_WAIT is held until every key is published or its timeout expires.
+ * Values travel as PMIx-packed pmix_value_t. All calls on the agent thread.
+ *
+ * Ranges (PMIx's values): PMIX_RANGE_LOCAL reaches the ranks on the
+ * publisher's node, PMIX_RANGE_PROC_LOCAL the publisher alone, any other
+ * (default, NAMESPACE, SESSION, GLOBAL) the whole step. An entry is seen
+ * by a lookup when its range reaches the looking rank and the publisher is
+ * within the lookup's own range; an unpublish removes the caller's entries
+ * that reach no further than its range (default: the step). Keys are
+ * unique in the directory whatever their range. PMIX_PERSIST_FIRST_READ
+ * removes an entry when a lookup first returns it; every other
+ * persistence keeps it until unpublished or the step ends.
  */
 #ifndef PMIXEV_PMIX_PUBSUB_DIR_H_
 #define PMIXEV_PMIX_PUBSUB_DIR_H_
@@ -13,22 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <pmix_common.h>
-
 #include "base/step.h"
 #include "pmixev_result.h"
+#include "wireup/pubsub_msg.h"
 
 struct pubsub;
-
-enum pubsub_op { PUBSUB_PUBLISH = 1, PUBSUB_LOOKUP, PUBSUB_UNPUBLISH };
-
-/* One key, and for publish/lookup results its packed value. */
-struct pubsub_entry {
-	char key[PMIX_MAX_KEYLEN + 1];
-	uint32_t rank; /* publisher */
-	uint8_t *value;
-	size_t nvalue;
-};
 
 /* Result, and (lookup) the entries found, valid during the call. */
 typedef void (*pubsub_done_fn)(enum pmixev_result result,
@@ -42,13 +41,12 @@ typedef void (*pubsub_done_fn)(enum pmixev_result result,
 struct pubsub *pubsub_create(struct step *s);
 
 /*
- * Run `op` for `rank` with `n` entries (values only for publish; copied).
- * `done` runs exactly once.
+ * Run `op` for `rank` (a rank of this node) as `how` says, with `n`
+ * entries (values only for publish; copied). `done` runs exactly once.
  */
 void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
-		    bool wait, unsigned timeout_sec,
-		    const struct pubsub_entry *e, size_t n, pubsub_done_fn done,
-		    void *arg);
+		    const struct pubsub_how *how, const struct pubsub_entry *e,
+		    size_t n, pubsub_done_fn done, void *arg);
 
 /* Free everything without calling any `done`. */
 void pubsub_destroy(struct pubsub *ps);
