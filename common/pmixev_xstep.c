@@ -47,11 +47,11 @@ void pmixev_xstep_nspace(uint32_t job, uint32_t step, char *buf, size_t len)
 static bool dst_node_ok(uint8_t inner, uint32_t node)
 {
 	switch (inner) {
-	case PMIXEV_XSTEP_LAYOUT:
 	case PMIXEV_XSTEP_READY:
 	case PMIXEV_XSTEP_COLL_PART:
 	case PMIXEV_XSTEP_COLL_RESULT:
 		return node == PMIXEV_XSTEP_ROOT;
+	case PMIXEV_XSTEP_LAYOUT:
 	case PMIXEV_XSTEP_EVENT:
 		return node == PMIXEV_XSTEP_ROOT || node == PMIXEV_XSTEP_ALL;
 	case PMIXEV_XSTEP_DMODEX_REQ:

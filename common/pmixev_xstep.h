@@ -58,8 +58,8 @@ enum pmixev_xstep_inner {
 /*
  * The header, 25 bytes on the wire. Valid (pmixev_xstep_hdr_ok) when
  * both steps pass pmixev_xstep_step_ok and differ, src_node is a node id
- * (< NODES_MAX), and dst_node suits the inner type: ROOT for LAYOUT,
- * READY, COLL_PART and COLL_RESULT; ROOT or ALL for EVENT; a node id for
+ * (< NODES_MAX), and dst_node suits the inner type: ROOT for READY,
+ * COLL_PART and COLL_RESULT; ROOT or ALL for LAYOUT and EVENT; a node id for
  * the DMODEX and PUBSUB ones. srun routes on (dst_job, dst_step) only.
  */
 struct pmixev_xstep_hdr {

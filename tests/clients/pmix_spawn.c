@@ -5,7 +5,7 @@
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
  *                   [--watch K] [--die R] [--alloc-id JOB] [--alloc-new]
- *                   [--from R] [--cmd CMD | -- CMD ARGS...]
+ *                   [--from R] [--info] [--cmd CMD | -- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -33,6 +33,14 @@
  * (PMIX_ALLOC_ID); --alloc-new first asks for a new job of one node
  * (PMIx_Allocation_request NEW, 2 minutes), prints "pmix_spawn: rank 0:
  * allocated JOB" (or "allocation failed: STATUS") and spawns into it.
+ *
+ * --info: the other namespace's job data. Each parent rank (the spawner
+ * at once, the others after a fence that brings them the child's
+ * namespace) prints "pmix_spawn: rank R on HOST: NSPACE job size N
+ * spawned S parent NSPACE_P rank RP" from PMIx_Get of the child
+ * namespace's PMIX_JOB_SIZE, PMIX_SPAWNED and PMIX_PARENT_ID ("-1" and
+ * "none" for what it cannot get); each child prints "pmix_spawn: child
+ * rank R: parent NSPACE_P job size N" from its parent namespace's.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -56,7 +64,7 @@ struct opts {
 	const char *alloc_id;
 	bool alloc_new;
 	int nenv;
-	bool fail_cmd, child, cwd;
+	bool fail_cmd, child, cwd, info;
 	char **cmd;   /* CMD ARGS..., NULL-terminated */
 	char *one[2]; /* --cmd CMD */
 };
@@ -77,6 +85,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->child = true;
 		else if (!strcmp(a, "--cwd"))
 			o->cwd = true;
+		else if (!strcmp(a, "--info"))
+			o->info = true;
 		else if (!v)
 			return -1;
 		else if (!strcmp(a, "--n") &&
@@ -165,6 +175,77 @@ static void child_report(const pmix_proc_t *me, const pmix_proc_t *parent,
 		snprintf(line + n, sizeof(line) - n, " cwd %s",
 			 getcwd(dir, sizeof(dir)) ? dir : "?");
 	printf("%s\n", line);
+}
+
+/* `ns`'s PMIX_JOB_SIZE, or -1. */
+static long job_size(const char *ns)
+{
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+	long n = -1;
+
+	PMIX_LOAD_PROCID(&wild, ns, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_UINT32)
+		n = (long)v->data.uint32;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	return n;
+}
+
+/* --info of a parent rank: the child namespace `ns`'s job data. */
+static void child_info(const pmix_proc_t *me, const char *ns)
+{
+	pmix_proc_t wild = {0}, parent = {0};
+	pmix_value_t *v = NULL;
+	int spawned_ = -1;
+
+	snprintf(parent.nspace, sizeof(parent.nspace), "none");
+	PMIX_LOAD_PROCID(&wild, ns, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_BOOL)
+		spawned_ = v->data.flag;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	v = NULL;
+	if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) == PMIX_SUCCESS &&
+	    v->type == PMIX_PROC && v->data.proc)
+		parent = *v->data.proc;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	printf(PROG ": rank %u on %s: %s job size %ld spawned %d parent %s "
+		    "rank %u\n",
+	       me->rank, client_host(), ns, job_size(ns), spawned_,
+	       parent.nspace, parent.rank);
+}
+
+/* --info of the parent ranks that did not spawn: the spawner's child
+ * namespace (its key "spawn.child"), then its job data. */
+static void others_info(const pmix_proc_t *me, const struct opts *o)
+{
+	pmix_proc_t wild, from;
+	pmix_info_t collect;
+	pmix_value_t *v = NULL;
+	pmix_status_t rc;
+	bool yes = true;
+
+	PMIx_Commit();
+	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+	PMIX_INFO_LOAD(&collect, PMIX_COLLECT_DATA, &yes, PMIX_BOOL);
+	if (PMIx_Fence(&wild, 1, &collect, 1) != PMIX_SUCCESS)
+		printf(PROG ": rank %u: the --info fence failed\n", me->rank);
+	PMIX_INFO_DESTRUCT(&collect);
+	if (me->rank == (pmix_rank_t)o->from)
+		return;
+	PMIX_LOAD_PROCID(&from, me->nspace, (pmix_rank_t)o->from);
+	rc = PMIx_Get(&from, "spawn.child", NULL, 0, &v);
+	if (rc == PMIX_SUCCESS && v->type == PMIX_STRING)
+		child_info(me, v->data.string);
+	else
+		printf(PROG ": rank %u: no child namespace from rank %ld: %s\n",
+		       me->rank, o->from, PMIx_Error_string(rc));
+	if (v)
+		PMIX_VALUE_RELEASE(v);
 }
 
 /* The process-end events from other namespaces (--watch). */
@@ -299,10 +380,21 @@ static void spawn(const struct opts *o)
 	t0 = client_now();
 	rc = PMIx_Spawn(njob ? job_info : NULL, njob, apps, (size_t)o->apps,
 			ns);
-	if (rc == PMIX_SUCCESS)
+	if (rc == PMIX_SUCCESS) {
 		printf(PROG ": rank %u: spawned %s in %.0f ms\n", ev_me.rank,
 		       ns, (client_now() - t0) * 1000);
-	else
+		if (o->info) {
+			pmix_value_t val = {.type = PMIX_STRING,
+					    .data.string = ns};
+
+			child_info(&ev_me, ns);
+			if (PMIx_Put(PMIX_GLOBAL, "spawn.child", &val) !=
+			    PMIX_SUCCESS)
+				printf(PROG ": rank %u: cannot put the child "
+					    "namespace\n",
+				       ev_me.rank);
+		}
+	} else
 		printf(PROG ": rank %u: spawn failed: %s\n", ev_me.rank,
 		       PMIx_Error_string(rc));
 	for (size_t k = 0; k < njob; k++)
@@ -322,7 +414,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"usage: " PROG " [--n N] [--host LIST] [--wdir DIR] "
 			"[--env NAME=V] [--fail-cmd] [--apps K] [--child] "
-			"[--cwd] [-- CMD ARGS...]\n");
+			"[--cwd] [--info] [-- CMD ARGS...]\n");
 		return 2;
 	}
 	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
@@ -335,6 +427,9 @@ int main(int argc, char **argv)
 		watch();
 	if (child > 0)
 		child_report(&me, &parent, &o);
+	if (child > 0 && o.info)
+		printf(PROG ": child rank %u: parent %s job size %ld\n",
+		       me.rank, parent.nspace, job_size(parent.nspace));
 	else if (child < 0)
 		printf(PROG ": rank %u: PMIX_SPAWNED without PMIX_PARENT_ID\n",
 		       me.rank);
@@ -345,6 +440,8 @@ int main(int argc, char **argv)
 		       me.rank);
 	else if (me.rank == (pmix_rank_t)o.from)
 		spawn(&o);
+	if (!child && o.info)
+		others_info(&me, &o);
 	if (!child && o.watch && me.rank == (pmix_rank_t)o.from)
 		wait_events(o.watch);
 	if (child > 0 && me.rank == (pmix_rank_t)o.die) {

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -49,7 +49,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run() { local f=$1; shift; srun --exact -N3 -n3 "$@" >"$w/44-$f.out" 2>&1; echo "rc $?" >>"$w/44-$f.out"; }
 	echo "job $SLURM_JOB_ID"
 	t0=$(date +%s%N)
-	run four --mpi=pmixev $sp --n 4 --env FOO=bar -- $sp --env FOO --cwd
+	run four --mpi=pmixev $sp --info --n 4 --env FOO=bar -- $sp --env FOO --cwd
 	echo "four $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	run host --mpi=pmixev $sp --n 2 --host n3 -- $sp
 	run apps --mpi=pmixev $sp --n 2 --apps 2 -- $sp
@@ -77,6 +77,15 @@ ok $? "rank 0 spawns 4 processes: step $job.1, each child knows its parent (PMIX
 	{ f four; show; }
 grep -Eq "spawn: step $job\.0 rank 0: slurm\.pmixev\.$job\.1 is up" "$(slurmd_log n1)"
 ok $? "n1's slurmd log says the spawn's child namespace is up" || tail -n 20 "$(slurmd_log n1)"
+
+# Every node of the parent step has the child's namespace: the spawner at
+# once (its answer carries the job data), ranks 1 and 2 on n2 and n3.
+known=" job size 4 spawned 1 parent slurm\.pmixev\.$job\.0 rank 0$"
+[ "$(in_f four "^pmix_spawn: rank 0 on n1: slurm\.pmixev\.$job\.1$known")" -eq 1 ] &&
+	[ "$(in_f four "^pmix_spawn: rank 1 on n2: slurm\.pmixev\.$job\.1$known")" -eq 1 ] &&
+	[ "$(in_f four "^pmix_spawn: rank 2 on n3: slurm\.pmixev\.$job\.1$known")" -eq 1 ]
+ok $? "every parent rank (n1-n3) gets the child namespace's PMIX_JOB_SIZE 4, PMIX_SPAWNED and PMIX_PARENT_ID" ||
+	{ f four | grep -E 'job size|child namespace|fence'; }
 
 [ "$(in_f host "^pmix_spawn: child rank [01] of slurm\.pmixev\.$job\.[0-9]+ on n3: parent slurm\.pmixev\.$job\.[0-9]+ rank 0 spawned=1")" -eq 2 ] &&
 	[ "$(in_f host '^rc 0$')" -eq 1 ]

@@ -99,7 +99,8 @@ static void test_hdr(void **state)
 				 to_root || in == PMIXEV_XSTEP_EVENT);
 		h.dst_node = PMIXEV_XSTEP_ALL;
 		assert_int_equal(pmixev_xstep_hdr_ok(&h),
-				 in == PMIXEV_XSTEP_EVENT);
+				 in == PMIXEV_XSTEP_EVENT ||
+					 in == PMIXEV_XSTEP_LAYOUT);
 		h.dst_node = PMIXEV_XSTEP_NODES_MAX - 1;
 		assert_int_equal(pmixev_xstep_hdr_ok(&h), to_node);
 		h.dst_node = PMIXEV_XSTEP_NODES_MAX;

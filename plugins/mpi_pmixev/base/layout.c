@@ -40,6 +40,21 @@ void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m)
 	m->parent_rank = lay->parent_rank;
 }
 
+void layout_to_family(const struct layout *lay, struct pmixev_pmixd_start *m)
+{
+	*m = (struct pmixev_pmixd_start){0};
+	m->step = lay->step;
+	m->step.node[0] = '\0';
+	m->step.id[0] = '\0';
+	m->nodes = lay->nodes;
+	m->node_of = lay->map.node_of;
+	m->napps = lay->apps.nnodes;
+	m->app_of = lay->apps.node_of;
+	snprintf(m->nspace, sizeof(m->nspace), "%s", lay->nspace);
+	snprintf(m->parent, sizeof(m->parent), "%s", lay->parent);
+	m->parent_rank = lay->parent_rank;
+}
+
 /*
  * The task-map text ("0,2;1,3") of `ntasks` ranks in `ngroups` groups,
  * rank r in group of[r] (< ngroups). Malloc'd, or NULL.

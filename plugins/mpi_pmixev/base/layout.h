@@ -83,6 +83,13 @@ void layout_free(struct layout *lay);
 void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m);
 
 /*
+ * The same for another step of the family (XSTEP LAYOUT): only what is
+ * the whole step's; everything of this node (its name and id text,
+ * nodeid, owner, directories, settings, cores) left 0 or "".
+ */
+void layout_to_family(const struct layout *lay, struct pmixev_pmixd_start *m);
+
+/*
  * Fill `lay` from START `m` (copied; free with layout_free). 0, or -1 with
  * the reason in `err` (the maps do not hold, or no memory).
  */

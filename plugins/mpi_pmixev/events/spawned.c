@@ -77,6 +77,39 @@ void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m)
 	pmixev_buf_release(&b);
 }
 
+/*
+ * The tree root's word to the parent step: this step's layout, so that
+ * its nodes register this step's namespace. Sent before this node's
+ * NODE_READY on the same link, so that it leaves before the step's READY.
+ */
+static void send_layout(struct spawned *sd)
+{
+	const struct layout *lay = &sd->s->lay;
+	const struct pmixev_xstep_hdr h = {.src_job = lay->step.job_id,
+					   .src_step = lay->step.step_id,
+					   .src_node = lay->nodeid,
+					   .dst_job = sd->parent_job,
+					   .dst_step = sd->parent_step,
+					   .dst_node = PMIXEV_XSTEP_ALL,
+					   .inner = PMIXEV_XSTEP_LAYOUT};
+	struct pmixev_xstep_layout m = {.spawn_id = lay->spawn_id,
+					.parent_rank = lay->parent_rank};
+	struct pmixev_buf b;
+
+	snprintf(m.parent_nspace, sizeof(m.parent_nspace), "%s", lay->parent);
+	layout_to_family(lay, &m.start);
+	pmixev_buf_init(&b);
+	if (pmixev_xstep_hdr_pack(&b, &h) < 0 ||
+	    pmixev_xstep_layout_pack(&b, &m) < 0 ||
+	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_XSTEP, b.data,
+			 b.len) < 0)
+		PMIXEV_ERROR("spawn: step %s: cannot send its layout to the "
+			     "parent step %u.%u: its namespace stays unknown "
+			     "there",
+			     lay->step.id, sd->parent_job, sd->parent_step);
+	pmixev_buf_release(&b);
+}
+
 void spawned_connected(struct spawned *sd, uint32_t rank)
 {
 	const struct layout *lay;
@@ -87,11 +120,14 @@ void spawned_connected(struct spawned *sd, uint32_t rank)
 	if (!layout_is_local(lay, rank) || sd->connected[rank])
 		return;
 	sd->connected[rank] = true;
-	if (++sd->nconnected == layout_nlocal(lay))
-		tell(sd, &(struct pmixev_xstep_ready){
-				 .spawn_id = lay->spawn_id,
-				 .status = PMIXEV_OK,
-				 .failed_rank = PMIXEV_XSTEP_NO_RANK});
+	if (++sd->nconnected < layout_nlocal(lay))
+		return;
+	if (lay->nodeid == 0)
+		send_layout(sd);
+	tell(sd,
+	     &(struct pmixev_xstep_ready){.spawn_id = lay->spawn_id,
+					  .status = PMIXEV_OK,
+					  .failed_rank = PMIXEV_XSTEP_NO_RANK});
 }
 
 /* A rank ended: before it connected, this node's ranks cannot all

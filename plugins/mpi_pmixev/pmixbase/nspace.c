@@ -13,6 +13,7 @@
 #include <pmix.h>
 
 #include "base/psets.h"
+#include "pmixbase/nspace_int.h"
 
 /* Comma-separated ranks of one node ("0,1,2"); malloc'd. */
 static char *peers_of(const struct layout *lay, uint32_t node)
@@ -29,14 +30,7 @@ static char *peers_of(const struct layout *lay, uint32_t node)
 	return s;
 }
 
-/* The maps in every form: the raw node list "n1,n2,n3" and ranks per node
- * "0,1;2;3" (PMIX_NODE_LIST, PMIX_*_MAP_RAW), PMIx's regex forms of both,
- * and the ANL notation. */
-struct maps {
-	char *nodes, *procs, *node_regex, *proc_regex, *anl;
-};
-
-static void maps_free(struct maps *m)
+void nspace_maps_free(struct nspace_maps *m)
 {
 	free(m->nodes);
 	free(m->procs);
@@ -45,12 +39,12 @@ static void maps_free(struct maps *m)
 	free(m->anl);
 }
 
-static int maps_build(const struct layout *lay, struct maps *m)
+int nspace_maps_build(const struct layout *lay, struct nspace_maps *m)
 {
 	size_t ncap = 1, pcap = 1, noff = 0, poff = 0;
 	char *peers;
 
-	*m = (struct maps){0};
+	*m = (struct nspace_maps){0};
 	for (uint32_t i = 0; i < lay->step.nnodes; i++) {
 		ncap += strlen(lay->nodes[i]) + 1;
 		pcap += (size_t)lay->map.count[i] * 11 + 1;
@@ -72,12 +66,11 @@ static int maps_build(const struct layout *lay, struct maps *m)
 		goto fail;
 	return 0;
 fail:
-	maps_free(m);
+	nspace_maps_free(m);
 	return -1;
 }
 
-/* Add a nested info array built in `sub` under `key`; releases `sub`. */
-static pmix_status_t add_array(void *list, const char *key, void *sub)
+pmix_status_t nspace_add_array(void *list, const char *key, void *sub)
 {
 	pmix_data_array_t da;
 	pmix_status_t rc = PMIx_Info_list_convert(sub, &da);
@@ -140,7 +133,7 @@ static pmix_status_t node_info(void *list, const struct layout *lay,
 	     (rc = PMIx_Info_list_add(sub, PMIX_AVAIL_PHYS_MEMORY, &memory,
 				      PMIX_UINT64))))
 		goto out;
-	rc = add_array(list, PMIX_NODE_INFO_ARRAY, sub);
+	rc = nspace_add_array(list, PMIX_NODE_INFO_ARRAY, sub);
 	sub = NULL;
 out:
 	if (sub)
@@ -205,7 +198,7 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 		PMIx_Info_list_release(sub);
 		return rc;
 	}
-	return add_array(list, PMIX_PROC_INFO_ARRAY, sub);
+	return nspace_add_array(list, PMIX_PROC_INFO_ARRAY, sub);
 }
 
 static pmix_status_t app_info(void *list, const struct layout *lay,
@@ -227,11 +220,10 @@ static pmix_status_t app_info(void *list, const struct layout *lay,
 		PMIx_Info_list_release(sub);
 		return rc;
 	}
-	return add_array(list, PMIX_APP_INFO_ARRAY, sub);
+	return nspace_add_array(list, PMIX_APP_INFO_ARRAY, sub);
 }
 
-/* PMIX_SPAWNED, and PMIX_PARENT_ID when a PMIx_Spawn started the step. */
-static pmix_status_t spawned(void *list, const struct layout *lay)
+pmix_status_t nspace_spawned(void *list, const struct layout *lay)
 {
 	bool is = lay->parent[0] != '\0';
 	pmix_proc_t parent;
@@ -253,18 +245,19 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 	pmix_rank_t ldr =
 		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
 	pmix_rank_t offset = 0;
-	struct maps m = {0};
+	struct nspace_maps m = {0};
 	char *peers = NULL;
 	bool yes = true;
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
-	if (maps_build(lay, &m) < 0 || !(peers = peers_of(lay, lay->nodeid)))
+	if (nspace_maps_build(lay, &m) < 0 ||
+	    !(peers = peers_of(lay, lay->nodeid)))
 		goto out;
 	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
 				     PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NPROC_OFFSET, &offset,
 				     PMIX_PROC_RANK)) ||
-	    (rc = spawned(list, lay)) ||
+	    (rc = nspace_spawned(list, lay)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,
@@ -305,7 +298,7 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++)
 		rc = app_info(list, lay, a);
 out:
-	maps_free(&m);
+	nspace_maps_free(&m);
 	free(peers);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "pmixside/dmodex_pmix.h"
 #include "pmixside/group_pmix.h"
 #include "pmixside/jobctl_pmix.h"
+#include "pmixside/nspace_pmix.h"
 #include "pmixside/pubsub_pmix.h"
 #include "pmixside/query_pmix.h"
 #include "pmixside/spawn_pmix.h"
@@ -24,6 +25,7 @@ void pmixside_listen_all(struct pmixside *p)
 	jobctl_pmix_listen(p);
 	alloc_pmix_listen(p);
 	spawn_pmix_listen(p);
+	nspace_pmix_listen(p);
 	query_pmix_listen(p);
 	group_pmix_listen(p);
 }

@@ -40,6 +40,7 @@ struct hub_up {
 	bool *ready; /* [nnodes] */
 	uint32_t nready;
 	bool told;
+	bool layout_sent; /* node 0's LAYOUT went up (once) */
 };
 
 /* The descriptor is a Unix socket to our parent process, of our uid. */
@@ -261,19 +262,27 @@ int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
 
 	pmixev_buf_reader(&b, data, len);
 	if (node >= h->nnodes || pmixev_xstep_hdr_unpack(&b, &hdr) < 0 ||
-	    hdr.inner != PMIXEV_XSTEP_EVENT || hdr.src_job != h->job ||
-	    hdr.src_step != h->step || hdr.src_node != node ||
-	    hdr.dst_job != h->parent_job || hdr.dst_step != h->parent_step) {
-		PMIXEV_ERROR("step %s: node %u sent an XSTEP that is not an "
-			     "event of this step for the parent step",
+	    (hdr.inner != PMIXEV_XSTEP_EVENT &&
+	     (hdr.inner != PMIXEV_XSTEP_LAYOUT || node != 0 ||
+	      h->layout_sent)) ||
+	    hdr.src_job != h->job || hdr.src_step != h->step ||
+	    hdr.src_node != node || hdr.dst_job != h->parent_job ||
+	    hdr.dst_step != h->parent_step) {
+		PMIXEV_ERROR("step %s: node %u sent an XSTEP that is neither "
+			     "an event nor the tree root's one layout of this "
+			     "step for the parent step",
 			     h->name, node);
 		return -1;
 	}
+	if (hdr.inner == PMIXEV_XSTEP_LAYOUT)
+		h->layout_sent = true;
 	if (!h->conn ||
 	    conn_send(h->conn, PMIXEV_MSG_XSTEP, 0, 0, data, len) < 0)
-		PMIXEV_ERROR("step %s: cannot pass node %u's event to the "
-			     "parent srun",
-			     h->name, node);
+		PMIXEV_ERROR("step %s: cannot pass node %u's %s to the parent "
+			     "srun",
+			     h->name, node,
+			     hdr.inner == PMIXEV_XSTEP_LAYOUT ? "layout"
+							      : "event");
 	return 0;
 }
 

@@ -35,8 +35,9 @@ int hub_up_start(struct hub_up *h, struct event_base *base);
 int hub_up_node_ready(struct hub_up *h, uint32_t node, const uint8_t *data,
 		      size_t len);
 
-/* An XSTEP payload from node `node`: one of its ranks' ends, for the
- * parent step, passed up. 0, or -1 if it is not that. */
+/* An XSTEP payload from node `node`: one of its ranks' ends, or the
+ * tree root's (node 0's) layout of this step, once, for the parent step,
+ * passed up. 0, or -1 if it is not that. */
 int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
 		 size_t len);
 

@@ -43,6 +43,7 @@ struct child {
 	struct event *reap;
 	bool answered; /* READY or a failure was sent */
 	bool ready;    /* READY was sent */
+	bool layout;   /* its layout was passed on */
 	/* Ends of child ranks that came before READY (at most one per
 	 * process): passed on after it. */
 	struct pmixev_buf *early;
@@ -200,6 +201,39 @@ static int pass_event(struct child *c, const uint8_t *data, size_t len)
 	return 0;
 }
 
+/*
+ * The child step's layout, once, before its READY: to every node of this
+ * step, so that each registers the child's namespace. The spawner's node
+ * gets it before READY's status on the same link.
+ */
+static int pass_layout(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_buf b;
+	uint32_t failed = 0;
+
+	if (c->answered || c->layout) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a "
+			     "layout %s",
+			     sp->step, (unsigned long long)c->spawn_id,
+			     c->layout ? "twice" : "after the answer");
+		return -1;
+	}
+	c->layout = true;
+	pmixev_buf_init(&b);
+	pmixev_buf_put_raw(&b, data, len);
+	for (uint32_t n = 0; n < sp->cfg.map->nnodes; n++)
+		if (sp->cfg.send(sp->cfg.send_ctx, n, PMIXEV_MSG_XSTEP, &b) < 0)
+			failed++;
+	if (failed)
+		PMIXEV_ERROR("step %s: spawn %llu: %u node(s) of %u did not "
+			     "get step %u.%u's layout",
+			     sp->step, (unsigned long long)c->spawn_id, failed,
+			     sp->cfg.map->nnodes, c->job, c->step);
+	pmixev_buf_release(&b);
+	return 0;
+}
+
 /* READY was sent: the ends that came before it follow. */
 static void flush_early(struct child *c)
 {
@@ -230,6 +264,8 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 	}
 	if (h.inner == PMIXEV_XSTEP_EVENT)
 		return pass_event(c, data, len);
+	if (h.inner == PMIXEV_XSTEP_LAYOUT)
+		return pass_layout(c, data, len);
 	if (h.inner != PMIXEV_XSTEP_READY ||
 	    pmixev_xstep_ready_unpack(&b, &r) < 0 ||
 	    r.spawn_id != c->spawn_id || c->answered) {

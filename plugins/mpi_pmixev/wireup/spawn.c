@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <event2/event.h>
 #include <pmix_common.h>
@@ -22,6 +23,7 @@
 #include "pmixev_pmixd_spawn.h"
 #include "pmixev_xstep.h"
 #include "pmixev_xstep_ctl.h"
+#include "wireup/nspaces.h"
 
 #define MARGIN_SEC 5
 #define KIDS_MAX   256 /* child steps whose events reach their spawner */
@@ -33,6 +35,9 @@ struct pending {
 	uint64_t id; /* the pmix side's */
 	uint32_t rank;
 	struct event *deadline;
+	/* READY came: the child's namespace, waiting for the pmix side to
+	 * register it before the answer ("" while not). */
+	char child[PMIXEV_NSPACE_MAX];
 };
 
 /* A child step spawned here: its ranks' ends go to the spawner. */
@@ -44,6 +49,7 @@ struct kid {
 struct spawn {
 	struct step *s;
 	struct pending *live;
+	struct nspaces *nspaces; /* the family's namespaces in the pmix side */
 	struct kid kids[KIDS_MAX];
 	unsigned nkids;
 	uint64_t requests, failed, dropped; /* dropped: srun's bad frames */
@@ -131,6 +137,23 @@ static pmix_status_t state_status(enum pmixev_spawn_state st)
 	}
 }
 
+/* The pmix side registered (or failed to register) `nspace`: the spawns
+ * that wait for it are answered. */
+static void on_added(void *ctx, const char *nspace, int32_t status)
+{
+	struct spawn *sp = ctx;
+	struct pending *p = sp->live, *next;
+
+	(void)status; /* logged by nspaces; the child runs all the same */
+	for (; p; p = next) {
+		next = p->next;
+		if (strcmp(p->child, nspace))
+			continue;
+		send_done(sp, p->id, p->rank, PMIX_SUCCESS, nspace, "");
+		pending_free(p);
+	}
+}
+
 /* srun's SPAWN_STATUS (the owner's word, checked by its codec). */
 static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
@@ -152,7 +175,7 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	}
 	for (p = sp->live; p && p->id != m.id; p = p->next)
 		;
-	if (!p) {
+	if (!p || p->child[0]) {
 		PMIXEV_DEBUG(1,
 			     "spawn: step %s: srun's status of spawn %llu, "
 			     "which nobody waits for",
@@ -177,6 +200,16 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 				     "rank %u",
 				     sp->s->lay.step.id, KIDS_MAX, nspace,
 				     p->rank);
+		if (nspaces_state(sp->nspaces, nspace) == NSPACES_SENT) {
+			/* answered once the pmix side has it (on_added) */
+			snprintf(p->child, sizeof(p->child), "%s", nspace);
+			return;
+		}
+		if (nspaces_state(sp->nspaces, nspace) == NSPACES_UNKNOWN)
+			PMIXEV_ERROR("spawn: step %s: %s is up, but its layout "
+				     "did not come: the spawn's answer "
+				     "carries none of its job data",
+				     sp->s->lay.step.id, nspace);
 		send_done(sp, p->id, p->rank, PMIX_SUCCESS, nspace, "");
 	} else {
 		send_done(sp, p->id, p->rank, state_status(m.state), "",
@@ -209,12 +242,20 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	struct pmixev_xstep_hdr h;
 	struct pmixev_buf b;
 	const struct kid *k = NULL;
+	bool bad;
 
 	(void)src;
 	pmixev_buf_reader(&b, data, len);
-	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 ||
-	    h.inner != PMIXEV_XSTEP_EVENT || h.dst_job != lay->step.job_id ||
-	    h.dst_step != lay->step.step_id ||
+	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
+	if (!bad && h.inner == PMIXEV_XSTEP_LAYOUT &&
+	    pmixev_xstep_for_me(&h, lay->step.job_id, lay->step.step_id,
+				lay->nodeid, lay->nodeid == 0)) {
+		nspaces_layout(sp->nspaces, &h, data + PMIXEV_XSTEP_HDR_LEN,
+			       len - PMIXEV_XSTEP_HDR_LEN);
+		return;
+	}
+	if (bad || h.inner != PMIXEV_XSTEP_EVENT ||
+	    h.dst_job != lay->step.job_id || h.dst_step != lay->step.step_id ||
 	    !(k = kid_of(sp, h.src_job, h.src_step)) ||
 	    pmixev_xstep_event_unpack(&b, 0, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
@@ -319,6 +360,10 @@ struct spawn *spawn_create(struct step *s)
 	if (!sp)
 		return NULL;
 	sp->s = s;
+	if (!(sp->nspaces = nspaces_create(s, on_added, sp))) {
+		free(sp);
+		return NULL;
+	}
 	chan_on(s->chan, PMIXEV_PMIXD_SPAWN, on_spawn, sp);
 	overlay_on(s->ov, PMIXEV_MSG_SPAWN_STATUS, on_status, sp);
 	overlay_on(s->ov, PMIXEV_MSG_XSTEP, on_xstep, sp);
@@ -331,6 +376,7 @@ void spawn_destroy(struct spawn *sp)
 		return;
 	while (sp->live)
 		pending_free(sp->live);
+	nspaces_destroy(sp->nspaces);
 	if (sp->requests || sp->dropped)
 		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed; "
 			    "%llu frame(s) of srun dropped",

@@ -1,0 +1,29 @@
+/*
+ * pmixbase/nspace_int.h - what the step's own registration (nspace.c) and
+ * a family member's (nspace_foreign.c) share.
+ */
+#ifndef PMIXEV_PMIX_NSPACE_INT_H_
+#define PMIXEV_PMIX_NSPACE_INT_H_
+
+#include <pmix.h>
+
+#include "base/layout.h"
+
+/* The maps in every form: the raw node list "n1,n2,n3" and ranks per node
+ * "0,1;2;3" (PMIX_NODE_LIST, PMIX_*_MAP_RAW), PMIx's regex forms of both,
+ * and the ANL notation. */
+struct nspace_maps {
+	char *nodes, *procs, *node_regex, *proc_regex, *anl;
+};
+
+/* 0, or -1 (out of memory, or PMIx refused a map). */
+int nspace_maps_build(const struct layout *lay, struct nspace_maps *m);
+void nspace_maps_free(struct nspace_maps *m);
+
+/* Add a nested info array built in `sub` under `key`; releases `sub`. */
+pmix_status_t nspace_add_array(void *list, const char *key, void *sub);
+
+/* PMIX_SPAWNED, and PMIX_PARENT_ID when a PMIx_Spawn started the step. */
+pmix_status_t nspace_spawned(void *list, const struct layout *lay);
+
+#endif /* PMIXEV_PMIX_NSPACE_INT_H_ */

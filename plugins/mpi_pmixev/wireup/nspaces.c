@@ -1,0 +1,163 @@
+/*
+ * wireup/nspaces.c - family members' namespaces for the pmix side (agent
+ * thread; see nspaces.h).
+ */
+#include "config.h"
+
+#include "wireup/nspaces.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmixd/chan.h"
+#include "pmixev_log.h"
+#include "pmixev_pmixd_spawn.h"
+
+struct entry {
+	char nspace[PMIXEV_NSPACE_MAX];
+	bool answered;
+};
+
+struct nspaces {
+	struct step *s;
+	nspaces_added_fn fn;
+	void *ctx;
+	struct entry *tab; /* [NSPACES_MAX] */
+	unsigned n;
+	uint64_t refused;
+};
+
+static struct entry *find(const struct nspaces *ns, const char *nspace)
+{
+	for (unsigned i = 0; i < ns->n; i++)
+		if (!strcmp(ns->tab[i].nspace, nspace))
+			return &ns->tab[i];
+	return NULL;
+}
+
+enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace)
+{
+	const struct entry *e = find(ns, nspace);
+
+	if (!e)
+		return NSPACES_UNKNOWN;
+	return e->answered ? NSPACES_DONE : NSPACES_SENT;
+}
+
+static int refuse(struct nspaces *ns, const char *why)
+{
+	if (pmixev_log_worth(++ns->refused))
+		PMIXEV_ERROR("spawn: step %s: a family member's layout from "
+			     "srun dropped: %s (%llu so far)",
+			     ns->s->lay.step.id, why,
+			     (unsigned long long)ns->refused);
+	return -1;
+}
+
+/* Whether `m` is the layout of this step's child or of its parent. */
+static bool related(const struct layout *lay,
+		    const struct pmixev_xstep_layout *m)
+{
+	if (strcmp(m->start.parent, m->parent_nspace))
+		return false;
+	return !strcmp(m->parent_nspace, lay->nspace) ||
+	       (lay->parent[0] && !strcmp(m->start.nspace, lay->parent));
+}
+
+int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
+		   const uint8_t *body, size_t len)
+{
+	const struct layout *lay = &ns->s->lay;
+	struct pmixev_xstep_layout m = {0};
+	struct pmixev_pmixd_nspace_add add = {.layout = body, .nlayout = len};
+	struct pmixev_buf b;
+	struct entry *e;
+	int rc = -1;
+
+	pmixev_buf_reader(&b, body, len);
+	if (pmixev_xstep_layout_unpack(&b, PMIXEV_PMIXD_LAYOUT_MAX, &m) < 0)
+		return refuse(ns, "malformed");
+	if (!pmixev_xstep_layout_from(h, &m) || !related(lay, &m)) {
+		refuse(ns, "neither this step's child nor its parent");
+		goto out;
+	}
+	if (find(ns, m.start.nspace)) {
+		rc = 0; /* known already */
+		goto out;
+	}
+	if (ns->n == NSPACES_MAX) {
+		refuse(ns, "the step knows too many namespaces already");
+		goto out;
+	}
+	snprintf(add.nspace, sizeof(add.nspace), "%s", m.start.nspace);
+	snprintf(add.parent, sizeof(add.parent), "%s", m.parent_nspace);
+	add.parent_rank = m.parent_rank;
+	pmixev_buf_init(&b);
+	chan_frame_begin(&b);
+	if (pmixev_pmixd_nspace_add_pack(&b, &add) < 0 ||
+	    chan_send(ns->s->chan, PMIXEV_PMIXD_NSPACE_ADD, &b) < 0) {
+		PMIXEV_ERROR("spawn: step %s: cannot ask the pmix side to "
+			     "register %s",
+			     lay->step.id, add.nspace);
+	} else {
+		e = &ns->tab[ns->n++];
+		snprintf(e->nspace, sizeof(e->nspace), "%s", add.nspace);
+		PMIXEV_DEBUG(1, "spawn: step %s: registering %s (%u ranks)",
+			     lay->step.id, add.nspace, m.start.step.ntasks);
+		rc = 0;
+	}
+	pmixev_buf_release(&b);
+out:
+	pmixev_xstep_layout_release(&m);
+	return rc;
+}
+
+/* The pmix side's NSPACE_ADDED: for a namespace root asked for, once. */
+static int on_added(void *ctx, struct pmixev_buf *body)
+{
+	struct nspaces *ns = ctx;
+	struct pmixev_pmixd_nspace_added m;
+	struct entry *e;
+
+	if (pmixev_pmixd_nspace_added_unpack(body, &m) < 0 ||
+	    !(e = find(ns, m.nspace)) || e->answered)
+		return -1;
+	e->answered = true;
+	if (m.status)
+		PMIXEV_ERROR("spawn: step %s: the pmix side could not register "
+			     "%s (PMIx status %d)",
+			     ns->s->lay.step.id, m.nspace, (int)m.status);
+	ns->fn(ns->ctx, m.nspace, m.status);
+	return 0;
+}
+
+struct nspaces *nspaces_create(struct step *s, nspaces_added_fn fn, void *ctx)
+{
+	struct nspaces *ns = calloc(1, sizeof(*ns));
+
+	if (!ns || !(ns->tab = calloc(NSPACES_MAX, sizeof(*ns->tab)))) {
+		free(ns);
+		return NULL;
+	}
+	ns->s = s;
+	ns->fn = fn;
+	ns->ctx = ctx;
+	chan_on(s->chan, PMIXEV_PMIXD_NSPACE_ADDED, on_added, ns);
+	return ns;
+}
+
+void nspaces_destroy(struct nspaces *ns)
+{
+	if (!ns)
+		return;
+	if (ns->n || ns->refused)
+		PMIXEV_DEBUG(1,
+			     "spawn: step %s: %u family namespace(s) "
+			     "registered, %llu layout(s) dropped",
+			     ns->s->lay.step.id, ns->n,
+			     (unsigned long long)ns->refused);
+	free(ns->tab);
+	free(ns);
+}

@@ -1,0 +1,50 @@
+/*
+ * wireup/nspaces.h - the other steps of the spawn family whose namespaces
+ * this node's pmix side registers (doc/spawn.md §4.1): a family member's
+ * LAYOUT, passed by srun, checked with its codec (the owner's word: a
+ * bad one is logged and dropped), becomes NSPACE_ADD to the pmix side,
+ * which answers NSPACE_ADDED. Only the layouts of this step's children
+ * (their parent is this step) and of this step's parent are taken; at
+ * most NSPACES_MAX namespaces per step. Agent thread.
+ */
+#ifndef PMIXEV_WIREUP_NSPACES_H_
+#define PMIXEV_WIREUP_NSPACES_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/step.h"
+#include "pmixev_xstep.h"
+
+#define NSPACES_MAX 256 /* PMIxevSpawnNspaceMax's default, fixed */
+
+enum nspaces_state {
+	NSPACES_UNKNOWN, /* no layout came */
+	NSPACES_SENT,	 /* NSPACE_ADD sent, not answered yet */
+	NSPACES_DONE,	 /* the pmix side answered (registered or not) */
+};
+
+/* The pmix side answered NSPACE_ADD of `nspace` with `status` (a
+ * pmix_status_t: 0 or negative). */
+typedef void (*nspaces_added_fn)(void *ctx, const char *nspace, int32_t status);
+
+struct nspaces;
+
+/* Serving NSPACE_ADDED on the step's channel; NULL when out of memory. */
+struct nspaces *nspaces_create(struct step *s, nspaces_added_fn fn, void *ctx);
+
+/* NULL-safe. */
+void nspaces_destroy(struct nspaces *ns);
+
+/*
+ * srun's XSTEP LAYOUT: header `h` (already read and meant for this
+ * node), body `body` (`len` bytes, the rest of the frame). Checked; on
+ * success NSPACE_ADD goes to the pmix side. 0, or -1 (logged) when it is
+ * refused.
+ */
+int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
+		   const uint8_t *body, size_t len);
+
+enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace);
+
+#endif /* PMIXEV_WIREUP_NSPACES_H_ */
