@@ -413,7 +413,9 @@ static int push_spawn_vars(struct strv *s, const struct pmixev_pmixd_spawn *m,
 		return -2;
 	if (env_put(s, env_make("%s=%s", PMIXEV_SPAWN_PARENT_ENV, parent)) <
 		    0 ||
-	    env_put(s, env_make("%s=%s", PMIXEV_SPAWN_ID_ENV, id)) < 0)
+	    env_put(s, env_make("%s=%s", PMIXEV_SPAWN_ID_ENV, id)) < 0 ||
+	    (c->layout && env_put(s, env_make("%s=%s", PMIXEV_SPAWN_LAYOUT_ENV,
+					      c->layout)) < 0))
 		return -1;
 	if (!pmixev_spawn_multi(m))
 		return 0;

@@ -18,6 +18,7 @@
 #define PMIXEV_SPAWN_PARENT_ENV "SLURM_PMIXEV_SPAWN_PARENT" /* nspace,rank */
 #define PMIXEV_SPAWN_ID_ENV	"SLURM_PMIXEV_SPAWN_ID"	    /* u64, >= 1 */
 #define PMIXEV_SPAWN_APPS_ENV	"SLURM_PMIXEV_SPAWN_APPS"   /* several apps */
+#define PMIXEV_SPAWN_LAYOUT_ENV "SLURM_PMIXEV_SPAWN_LAYOUT" /* the parent's */
 /* The child srun's end of the hub link (srun only; not the tasks'). */
 #define PMIXEV_SPAWN_FD_ENV "PMIXEV_SPAWN_FD"
 /* SLURM_PMIXEV_SPAWN_APPS's value at most, characters. */
@@ -34,6 +35,7 @@ struct pmixev_spawn_ctx {
 	const char *parent;   /* the spawner's namespace */
 	uint32_t parent_rank; /* and rank */
 	uint64_t spawn_id;    /* >= 1 */
+	const char *layout;   /* the parent step's LAYOUT, base64, or NULL */
 };
 
 /* Does the child run pmixev-exec (more than one app)? */
@@ -102,6 +104,16 @@ int pmixev_spawn_parent_format(char *buf, size_t len, const char *nspace,
 			       uint32_t rank);
 int pmixev_spawn_parent_parse(const char *value, char nspace[PMIXEV_NSPACE_MAX],
 			      uint32_t *rank);
+
+/*
+ * SLURM_PMIXEV_SPAWN_LAYOUT's value: the parent step's XSTEP LAYOUT body
+ * (pmixev_xstep.h; not read here), base64, at most PMIXEV_SPAWN_APPS_MAX
+ * characters. Encode: malloc'd text, or NULL with errno E2BIG (too long)
+ * or ENOMEM. Decode: 0 with the bytes in *data (malloc'd) and *n, or -1
+ * when the value is empty, too long or not base64.
+ */
+char *pmixev_spawn_layout_encode(const uint8_t *data, size_t n);
+int pmixev_spawn_layout_decode(const char *value, uint8_t **data, size_t *n);
 
 /* SLURM_PMIXEV_SPAWN_ID's value: a canonical decimal u64, >= 1. */
 #define PMIXEV_SPAWN_ID_LEN 21 /* its longest, with the NUL */

@@ -1,6 +1,7 @@
 /*
  * pmixev_spawn_vars.c - the spawn variables a child step reads:
- * SLURM_PMIXEV_SPAWN_APPS, _PARENT and _ID (see pmixev_spawn_cmd.h).
+ * SLURM_PMIXEV_SPAWN_APPS, _LAYOUT, _PARENT and _ID (see
+ * pmixev_spawn_cmd.h).
  */
 #include "config.h"
 
@@ -143,5 +144,40 @@ int pmixev_spawn_id_parse(const char *value, uint64_t *id)
 	    !v)
 		return -1;
 	*id = v;
+	return 0;
+}
+
+char *pmixev_spawn_layout_encode(const uint8_t *data, size_t n)
+{
+	char *text;
+
+	if (!n || pmixev_base64_len(n) > PMIXEV_SPAWN_APPS_MAX) {
+		errno = E2BIG;
+		return NULL;
+	}
+	if (!(text = malloc(pmixev_base64_len(n) + 1))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pmixev_base64_encode(data, n, text);
+	return text;
+}
+
+int pmixev_spawn_layout_decode(const char *value, uint8_t **data, size_t *n)
+{
+	size_t len = strnlen(value, PMIXEV_SPAWN_APPS_MAX + 1);
+	uint8_t *raw;
+
+	*data = NULL;
+	*n = 0;
+	if (!len || len > PMIXEV_SPAWN_APPS_MAX ||
+	    !(raw = malloc(len / 4 * 3 + 1)))
+		return -1;
+	if (pmixev_base64_decode(value, len, raw, n) < 0 || !*n) {
+		free(raw);
+		*n = 0;
+		return -1;
+	}
+	*data = raw;
 	return 0;
 }

@@ -8,7 +8,7 @@
  *   hub_join      u32 n (1..1024),
  *   family        n * { u32 job, u32 step, u32 parent_job, u32 parent_step }
  *   hub_leave     u32 n (1..1024), n * { u32 job, u32 step }
- *   spawn_req     u64 id, bytes body
+ *   spawn_req     u64 id, bytes body, bytes layout
  *   spawn_cancel  u64 id
  *   spawn_status  u64 id, u8 state (1..6), u32 job, u32 step, str reason
  *   root_is       u32 node
@@ -289,10 +289,12 @@ void pmixev_hub_leave_release(struct pmixev_hub_leave *m)
 int pmixev_spawn_req_pack(struct pmixev_buf *b,
 			  const struct pmixev_spawn_req *m)
 {
-	if (!m->nbody || !m->body || m->nbody > UINT32_MAX)
+	if (!m->nbody || !m->body || m->nbody > UINT32_MAX ||
+	    (m->nlayout && !m->layout) || m->nlayout > UINT32_MAX)
 		return xstep_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixev_buf_put_bytes(b, m->body, m->nbody);
+	pmixev_buf_put_bytes(b, m->layout, m->nlayout);
 	return xstep_pack_done(b);
 }
 
@@ -303,7 +305,9 @@ int pmixev_spawn_req_unpack(struct pmixev_buf *b, size_t max,
 
 	pmixev_buf_get_u64(b, &t.id);
 	pmixev_buf_get_bytes(b, &t.body, &t.nbody);
-	if (xstep_unpack_done(b) < 0 || !t.nbody || t.nbody > max)
+	pmixev_buf_get_bytes(b, &t.layout, &t.nlayout);
+	if (xstep_unpack_done(b) < 0 || !t.nbody || t.nbody > max ||
+	    t.nlayout > max)
 		return -1;
 	*m = t;
 	return 0;

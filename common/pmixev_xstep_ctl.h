@@ -108,11 +108,15 @@ void pmixev_hub_leave_release(struct pmixev_hub_leave *m);
  * SPAWN_REQ: root passes a SPAWN body it validated with
  * pmixev_pmixd_spawn's codec to its srun, as bytes (1..`max`, not read
  * here); `id` is the body's, so srun can answer even a body it refuses.
+ * `layout` (0..`max` bytes, not read here either): the requesting step's
+ * own XSTEP LAYOUT body, for the child step; none when too large.
  */
 struct pmixev_spawn_req {
 	uint64_t id;
 	const uint8_t *body;
 	size_t nbody;
+	const uint8_t *layout;
+	size_t nlayout;
 };
 int pmixev_spawn_req_pack(struct pmixev_buf *b,
 			  const struct pmixev_spawn_req *m);

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 16
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -49,7 +49,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run() { local f=$1; shift; srun --exact -N3 -n3 "$@" >"$w/44-$f.out" 2>&1; echo "rc $?" >>"$w/44-$f.out"; }
 	echo "job $SLURM_JOB_ID"
 	t0=$(date +%s%N)
-	run four --mpi=pmixev $sp --info --n 4 --env FOO=bar -- $sp --env FOO --cwd
+	run four --mpi=pmixev $sp --info --n 4 --env FOO=bar -- $sp --env FOO --cwd --info
 	echo "four $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	run host --mpi=pmixev $sp --n 2 --host n3 -- $sp
 	run apps --mpi=pmixev $sp --n 2 --apps 2 -- $sp
@@ -86,6 +86,9 @@ known=" job size 4 spawned 1 parent slurm\.pmixev\.$job\.0 rank 0$"
 	[ "$(in_f four "^pmix_spawn: rank 2 on n3: slurm\.pmixev\.$job\.1$known")" -eq 1 ]
 ok $? "every parent rank (n1-n3) gets the child namespace's PMIX_JOB_SIZE 4, PMIX_SPAWNED and PMIX_PARENT_ID" ||
 	{ f four | grep -E 'job size|child namespace|fence'; }
+[ "$(in_f four "^pmix_spawn: child rank [0-3]: parent slurm\.pmixev\.$job\.0 job size 3$")" -eq 4 ]
+ok $? "every child gets its parent namespace's PMIX_JOB_SIZE 3" ||
+	{ f four | grep -E 'job size'; }
 
 [ "$(in_f host "^pmix_spawn: child rank [01] of slurm\.pmixev\.$job\.[0-9]+ on n3: parent slurm\.pmixev\.$job\.[0-9]+ rank 0 spawned=1")" -eq 2 ] &&
 	[ "$(in_f host '^rc 0$')" -eq 1 ]

@@ -1,7 +1,9 @@
 /*
  * Unit tests for plugins/mpi_pmixev/base/layout.c: a layout carried in
  * START comes back the same (nodes, task map, applications, ids), and a
- * rank in a group that does not exist is refused; base/psets.c: the
+ * rank in a group that does not exist is refused; base/layout_family.c:
+ * the step's LAYOUT for the rest of its family holds the whole step's
+ * fields and none of this node's, and LAYOUT's codec takes it; the
  * step's process sets are its applications, and only their exact names
  * are known.
  */
@@ -18,7 +20,9 @@
 #include <cmocka.h>
 
 #include "base/layout.h"
+#include "base/layout_family.h"
 #include "base/psets.h"
+#include "pmixev_xstep.h"
 
 static char *names[] = {"n1", "n2", "n3"};
 
@@ -87,6 +91,53 @@ static void test_round_trip(void **state)
 	layout_free(&lay);
 }
 
+static void test_family(void **state)
+{
+	struct pmixev_xstep_layout m;
+	struct pmixev_buf b, r;
+	struct layout lay, got;
+	char err[128];
+
+	(void)state;
+	fill(&lay);
+	pmixev_buf_init(&b);
+	/* Not spawned: no parent, no rank, no spawn. */
+	assert_int_equal(layout_family_pack(&lay, &b), 0);
+	pmixev_buf_reader(&r, b.data, b.len);
+	assert_int_equal(pmixev_xstep_layout_unpack(&r, b.len, &m), 0);
+	assert_string_equal(m.parent_nspace, "");
+	assert_int_equal(m.parent_rank, PMIXEV_XSTEP_NO_RANK);
+	assert_int_equal(m.spawn_id, 0);
+	assert_string_equal(m.start.nspace, "slurm.pmixev.7.1");
+	assert_string_equal(m.start.step.node, "");
+	assert_int_equal(m.start.uid, 0);
+	assert_int_equal(layout_from_start(&got, &m.start, err, sizeof(err)),
+			 0);
+	assert_int_equal(got.map.count[2], 5);
+	assert_int_equal(got.apps.node_of[6], 1);
+	assert_string_equal(got.nodes[2], "n3");
+	layout_free(&got);
+	pmixev_xstep_layout_release(&m);
+	pmixev_buf_release(&b);
+	/* Spawned by rank 2 of step 7.0, spawn 5. */
+	strcpy(lay.parent, "slurm.pmixev.7.0");
+	lay.parent_rank = 2;
+	lay.spawn_id = 5;
+	pmixev_buf_init(&b);
+	assert_int_equal(layout_family_pack(&lay, &b), 0);
+	pmixev_buf_reader(&r, b.data, b.len);
+	assert_int_equal(pmixev_xstep_layout_unpack(&r, b.len, &m), 0);
+	assert_string_equal(m.parent_nspace, "slurm.pmixev.7.0");
+	assert_int_equal(m.parent_rank, 2);
+	assert_int_equal(m.spawn_id, 5);
+	assert_string_equal(m.start.parent, "slurm.pmixev.7.0");
+	pmixev_xstep_layout_release(&m);
+	pmixev_buf_release(&b);
+	lay.nodes = NULL;
+	lay.nnames = 0;
+	layout_free(&lay);
+}
+
 static void test_psets(void **state)
 {
 	struct layout lay;
@@ -130,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_family),
 		cmocka_unit_test(test_psets),
 	};
 

@@ -328,8 +328,21 @@ static void test_env_build(void **state)
 			    "slurm.pmixev.7.0,2");
 	assert_string_equal(get(env, PMIXEV_SPAWN_ID_ENV), "99");
 	assert_null(get(env, PMIXEV_SPAWN_APPS_ENV));
+	assert_null(get(env, PMIXEV_SPAWN_LAYOUT_ENV));
 	assert_int_equal(count(env), 10);
 	pmixev_spawn_strv_free(env);
+	/* The parent's layout, when srun has it, last as the others. */
+	{
+		struct pmixev_spawn_ctx c = ctx;
+
+		c.layout = "AAEC/3g=";
+		env = pmixev_spawn_env(&m, &c, base, err, sizeof(err));
+		assert_non_null(env);
+		assert_string_equal(get(env, PMIXEV_SPAWN_LAYOUT_ENV),
+				    "AAEC/3g=");
+		assert_int_equal(count(env), 11);
+		pmixev_spawn_strv_free(env);
+	}
 	/* Two apps in another job: their env travels in SPAWN_APPS. */
 	m.napps = 2;
 	m.alloc_job = 12;
@@ -521,6 +534,45 @@ static void test_base64(void **state)
 	assert_int_equal(pmixev_base64_decode("====", 4, raw, &n), -1);
 }
 
+static void test_layout_var(void **state)
+{
+	static const uint8_t raw[] = {0, 1, 2, 0xff, 'x'};
+	uint8_t *got = NULL, *big;
+	size_t n = 0;
+	char *text;
+
+	(void)state;
+	text = pmixev_spawn_layout_encode(raw, sizeof(raw));
+	assert_non_null(text);
+	assert_string_equal(text, "AAEC/3g=");
+	assert_int_equal(pmixev_spawn_layout_decode(text, &got, &n), 0);
+	assert_int_equal(n, sizeof(raw));
+	assert_memory_equal(got, raw, n);
+	free(got);
+	free(text);
+	/* Empty, not base64, too long: refused. */
+	assert_int_equal(pmixev_spawn_layout_decode("", &got, &n), -1);
+	assert_null(got);
+	assert_int_equal(pmixev_spawn_layout_decode("AAEC/3g", &got, &n), -1);
+	assert_int_equal(pmixev_spawn_layout_decode("AA\nC", &got, &n), -1);
+	errno = 0;
+	assert_null(pmixev_spawn_layout_encode(raw, 0));
+	assert_int_equal(errno, E2BIG);
+	big = calloc(1, PMIXEV_SPAWN_APPS_MAX);
+	assert_non_null(big);
+	errno = 0;
+	assert_null(pmixev_spawn_layout_encode(big, PMIXEV_SPAWN_APPS_MAX));
+	assert_int_equal(errno, E2BIG);
+	text = pmixev_spawn_layout_encode(big, PMIXEV_SPAWN_APPS_MAX / 4 * 3);
+	assert_non_null(text);
+	assert_int_equal(strlen(text), PMIXEV_SPAWN_APPS_MAX);
+	assert_int_equal(pmixev_spawn_layout_decode(text, &got, &n), 0);
+	assert_int_equal(n, PMIXEV_SPAWN_APPS_MAX / 4 * 3);
+	free(got);
+	free(text);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_apps_var),
 		cmocka_unit_test(test_parent_and_id),
 		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_layout_var),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -287,7 +287,9 @@ static void test_spawn_frames(void **state)
 {
 	struct pmixev_spawn_req q = {.id = 3,
 				     .body = (const uint8_t *)"spawn",
-				     .nbody = 5},
+				     .nbody = 5,
+				     .layout = (const uint8_t *)"lay",
+				     .nlayout = 3},
 				qgot;
 	struct pmixev_spawn_status s = {.id = 3,
 					.state = PMIXEV_SPAWN_BUSY,
@@ -307,12 +309,29 @@ static void test_spawn_frames(void **state)
 	assert_int_equal(pmixev_spawn_req_unpack(&r, 5, &qgot), 0);
 	assert_int_equal(qgot.id, 3);
 	assert_memory_equal(qgot.body, "spawn", 5);
+	assert_int_equal(qgot.nlayout, 3);
+	assert_memory_equal(qgot.layout, "lay", 3);
 	pmixev_buf_reader(&r, w.data, w.len);
 	assert_int_equal(pmixev_spawn_req_unpack(&r, 4, &qgot), -1);
 	assert_strict(&w, un_req);
+	pmixev_buf_release(&w);
+	/* No layout is allowed; a layout above `max` is not. */
+	q.nlayout = 0;
+	assert_int_equal(pmixev_spawn_req_pack(&w, &q), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_spawn_req_unpack(&r, 5, &qgot), 0);
+	assert_int_equal(qgot.nlayout, 0);
+	pmixev_buf_release(&w);
+	q.layout = (const uint8_t *)"layout";
+	q.nlayout = 6;
+	assert_int_equal(pmixev_spawn_req_pack(&w, &q), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_spawn_req_unpack(&r, 5, &qgot), -1);
+	pmixev_buf_release(&w);
 	q.nbody = 0;
 	REFUSED(pmixev_spawn_req_pack(&w, &q), &w);
 	pmixev_buf_put_u64(&w, 3);
+	pmixev_buf_put_bytes(&w, NULL, 0);
 	pmixev_buf_put_bytes(&w, NULL, 0);
 	assert_int_equal(un_req(w.data, w.len), -1);
 	pmixev_buf_release(&w);

@@ -21,6 +21,9 @@ void layout_free(struct layout *lay)
 	lay->nnames = 0;
 	pmixev_taskmap_free(&lay->map);
 	pmixev_taskmap_free(&lay->apps);
+	free(lay->parent_layout);
+	lay->parent_layout = NULL;
+	lay->nparent_layout = 0;
 }
 
 void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m)
@@ -36,21 +39,6 @@ void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m)
 	snprintf(m->nspace, sizeof(m->nspace), "%s", lay->nspace);
 	snprintf(m->srv_nspace, sizeof(m->srv_nspace), "%s", lay->srv_nspace);
 	snprintf(m->step_cores, sizeof(m->step_cores), "%s", lay->step_cores);
-	snprintf(m->parent, sizeof(m->parent), "%s", lay->parent);
-	m->parent_rank = lay->parent_rank;
-}
-
-void layout_to_family(const struct layout *lay, struct pmixev_pmixd_start *m)
-{
-	*m = (struct pmixev_pmixd_start){0};
-	m->step = lay->step;
-	m->step.node[0] = '\0';
-	m->step.id[0] = '\0';
-	m->nodes = lay->nodes;
-	m->node_of = lay->map.node_of;
-	m->napps = lay->apps.nnodes;
-	m->app_of = lay->apps.node_of;
-	snprintf(m->nspace, sizeof(m->nspace), "%s", lay->nspace);
 	snprintf(m->parent, sizeof(m->parent), "%s", lay->parent);
 	m->parent_rank = lay->parent_rank;
 }

@@ -51,6 +51,11 @@ struct layout {
 	char parent[256];
 	uint32_t parent_rank;
 	uint64_t spawn_id;
+	/* The parent step's XSTEP LAYOUT body (malloc'd; NULL: none), from
+	 * SLURM_PMIXEV_SPAWN_LAYOUT, its codec's word that it is the
+	 * parent's: for this step's PMIx servers to register the parent. */
+	uint8_t *parent_layout;
+	size_t nparent_layout;
 };
 
 /*
@@ -81,13 +86,6 @@ void layout_free(struct layout *lay);
  * while it is).
  */
 void layout_to_start(const struct layout *lay, struct pmixev_pmixd_start *m);
-
-/*
- * The same for another step of the family (XSTEP LAYOUT): only what is
- * the whole step's; everything of this node (its name and id text,
- * nodeid, owner, directories, settings, cores) left 0 or "".
- */
-void layout_to_family(const struct layout *lay, struct pmixev_pmixd_start *m);
 
 /*
  * Fill `lay` from START `m` (copied; free with layout_free). 0, or -1 with

@@ -18,6 +18,7 @@
 #include "pmixev_env.h"
 #include "pmixev_multiprog.h"
 #include "pmixev_spawn_cmd.h"
+#include "pmixev_xstep.h"
 
 /* The owner slurmstepd knows (never the environment's word), for the
  * step the environment names, of the size slurmstepd launches: what root
@@ -166,6 +167,34 @@ static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
 	return 0;
 }
 
+/* SLURM_PMIXEV_SPAWN_LAYOUT, when the parent srun gave it: the parent
+ * step's layout, which must be the parent's. */
+static int parent_layout(struct layout *lay, char **env, char *err,
+			 size_t errlen)
+{
+	const char *v = pmixev_env_get(env, PMIXEV_SPAWN_LAYOUT_ENV);
+	struct pmixev_xstep_layout m;
+	struct pmixev_buf b;
+	bool parents = false;
+
+	if (!v || !lay->parent[0])
+		return 0;
+	if (pmixev_spawn_layout_decode(v, &lay->parent_layout,
+				       &lay->nparent_layout) == 0) {
+		pmixev_buf_reader(&b, lay->parent_layout, lay->nparent_layout);
+		if (pmixev_xstep_layout_unpack(&b, PMIXEV_SPAWN_APPS_MAX, &m) ==
+		    0) {
+			parents = !strcmp(m.start.nspace, lay->parent);
+			pmixev_xstep_layout_release(&m);
+		}
+	}
+	if (parents)
+		return 0;
+	snprintf(err, errlen, "%s is not the layout of the parent step %s",
+		 PMIXEV_SPAWN_LAYOUT_ENV, lay->parent);
+	return -1;
+}
+
 /* SLURM_PMIXEV_APPS "NAPPS:MAP" from srun, or "" / absent: one app. */
 static int applications(struct layout *lay, char **env, char *err,
 			size_t errlen)
@@ -228,7 +257,8 @@ int layout_from_env(struct layout *lay, char **env,
 	    owner(lay, o, err, errlen) < 0 ||
 	    srun_address(lay, env, err, errlen) < 0 ||
 	    find_node(lay, env, err, errlen) < 0 ||
-	    spawn_vars(lay, env, err, errlen) < 0)
+	    spawn_vars(lay, env, err, errlen) < 0 ||
+	    parent_layout(lay, env, err, errlen) < 0)
 		goto fail;
 	map = pmixev_env_get(env, PMIXEV_TASKMAP_ENV);
 	if (!map) {

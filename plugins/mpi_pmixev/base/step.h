@@ -72,6 +72,7 @@ struct step {
 	struct jobinfo *jobinfo; /* Slurm's answers for queries */
 	struct jobctl *jobctl;	 /* job control through slurmctld */
 	struct allocs *allocs;	 /* PMIx_Allocation_request */
+	struct nspaces *nspaces; /* the family's (pmixd/nspaces.h) */
 	struct spawn *spawn;	 /* PMIx_Spawn asked here (wireup/spawn.h) */
 	struct spawned *spawned; /* this step's own start, if spawned */
 	struct ptable *ptable;	 /* the tasks: pids, exits, memory */

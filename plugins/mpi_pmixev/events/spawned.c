@@ -9,8 +9,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "base/layout_family.h"
 #include "overlay/overlay.h"
+#include "pmixd/nspaces.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_spawn.h"
@@ -21,6 +24,7 @@ struct spawned {
 	uint32_t parent_job, parent_step;
 	bool *connected; /* [ntasks]; NULL when not spawned */
 	uint32_t nconnected;
+	bool parent_known; /* the pmix side answered the parent's NSPACE_ADD */
 	bool told;
 };
 
@@ -92,15 +96,11 @@ static void send_layout(struct spawned *sd)
 					   .dst_step = sd->parent_step,
 					   .dst_node = PMIXEV_XSTEP_ALL,
 					   .inner = PMIXEV_XSTEP_LAYOUT};
-	struct pmixev_xstep_layout m = {.spawn_id = lay->spawn_id,
-					.parent_rank = lay->parent_rank};
 	struct pmixev_buf b;
 
-	snprintf(m.parent_nspace, sizeof(m.parent_nspace), "%s", lay->parent);
-	layout_to_family(lay, &m.start);
 	pmixev_buf_init(&b);
 	if (pmixev_xstep_hdr_pack(&b, &h) < 0 ||
-	    pmixev_xstep_layout_pack(&b, &m) < 0 ||
+	    layout_family_pack(lay, &b) < 0 ||
 	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_XSTEP, b.data,
 			 b.len) < 0)
 		PMIXEV_ERROR("spawn: step %s: cannot send its layout to the "
@@ -108,6 +108,26 @@ static void send_layout(struct spawned *sd)
 			     "there",
 			     lay->step.id, sd->parent_job, sd->parent_step);
 	pmixev_buf_release(&b);
+}
+
+/*
+ * This node is ready once every local rank connected and its pmix side
+ * knows the parent step (so that no child's READY leaves the step before
+ * every node has it): the tree root's layout, then NODE_READY.
+ */
+static void maybe_ready(struct spawned *sd)
+{
+	const struct layout *lay = &sd->s->lay;
+
+	if (sd->told || sd->nconnected < layout_nlocal(lay) ||
+	    !sd->parent_known)
+		return;
+	if (lay->nodeid == 0)
+		send_layout(sd);
+	tell(sd,
+	     &(struct pmixev_xstep_ready){.spawn_id = lay->spawn_id,
+					  .status = PMIXEV_OK,
+					  .failed_rank = PMIXEV_XSTEP_NO_RANK});
 }
 
 void spawned_connected(struct spawned *sd, uint32_t rank)
@@ -120,14 +140,21 @@ void spawned_connected(struct spawned *sd, uint32_t rank)
 	if (!layout_is_local(lay, rank) || sd->connected[rank])
 		return;
 	sd->connected[rank] = true;
-	if (++sd->nconnected < layout_nlocal(lay))
+	sd->nconnected++;
+	maybe_ready(sd);
+}
+
+/* The pmix side answered an NSPACE_ADD: the parent's, this node may be
+ * ready. */
+static void on_added(void *ctx, const char *nspace, int32_t status)
+{
+	struct spawned *sd = ctx;
+
+	(void)status; /* logged by nspaces; the step runs all the same */
+	if (strcmp(nspace, sd->s->lay.parent))
 		return;
-	if (lay->nodeid == 0)
-		send_layout(sd);
-	tell(sd,
-	     &(struct pmixev_xstep_ready){.spawn_id = lay->spawn_id,
-					  .status = PMIXEV_OK,
-					  .failed_rank = PMIXEV_XSTEP_NO_RANK});
+	sd->parent_known = true;
+	maybe_ready(sd);
 }
 
 /* A rank ended: before it connected, this node's ranks cannot all
@@ -164,10 +191,14 @@ struct spawned *spawned_create(struct step *s)
 	}
 	if (!(sd->connected =
 		      calloc(s->lay.step.ntasks, sizeof(*sd->connected))) ||
-	    step_on_rank_gone(s, on_rank_gone, sd) < 0) {
+	    step_on_rank_gone(s, on_rank_gone, sd) < 0 ||
+	    nspaces_on_added(s->nspaces, on_added, sd) < 0) {
 		spawned_destroy(sd);
 		return NULL;
 	}
+	/* Without the parent's layout (too large), nothing to wait for. */
+	sd->parent_known =
+		!s->lay.parent_layout || nspaces_add_parent(s->nspaces) < 0;
 	return sd;
 }
 

@@ -343,16 +343,18 @@ static void on_hub_close(struct conn *conn, enum conn_close reason,
 	evtimer_add(c->reap, &now);
 }
 
-/* Start the child srun of `m`. */
+/* Start the child srun of `m`, giving it this step's `layout` (base64,
+ * or NULL). */
 static void launch(struct spawns *sp, uint32_t node,
-		   const struct pmixev_pmixd_spawn *m)
+		   const struct pmixev_pmixd_spawn *m, const char *layout)
 {
 	struct child *c = calloc(1, sizeof(*c));
 	struct pmixev_spawn_ctx ctx = {.job_id = sp->cfg.job_id,
 				       .job_name = sp->cfg.job_name,
 				       .timeout_max = sp->cfg.timeout_max,
 				       .parent = sp->nspace,
-				       .parent_rank = m->rank};
+				       .parent_rank = m->rank,
+				       .layout = layout};
 	char err[PMIXEV_XSTEP_REASON_MAX];
 	int hub_fd = -1;
 
@@ -397,6 +399,33 @@ static void launch(struct spawns *sp, uint32_t node,
 	send_status(c, PMIXEV_SPAWN_LAUNCHED, "");
 }
 
+/*
+ * The requesting node's layout of this step, for the child step (checked
+ * here too: the child's stepds check it again). Its base64 text in
+ * *text (malloc'd), or NULL when there is none. 0, or -1 if malformed.
+ */
+static int own_layout(const struct spawns *sp, const struct pmixev_spawn_req *q,
+		      char **text)
+{
+	struct pmixev_xstep_layout m;
+	struct pmixev_buf b;
+	bool ours;
+
+	*text = NULL;
+	if (!q->nlayout)
+		return 0;
+	pmixev_buf_reader(&b, q->layout, q->nlayout);
+	if (pmixev_xstep_layout_unpack(&b, PMIXEV_PMIXD_SPAWN_BYTES, &m) < 0)
+		return -1;
+	ours = m.start.step.job_id == sp->cfg.job_id &&
+	       m.start.step.step_id == sp->cfg.step_id;
+	pmixev_xstep_layout_release(&m);
+	if (!ours)
+		return -1;
+	*text = pmixev_spawn_layout_encode(q->layout, q->nlayout);
+	return 0;
+}
+
 int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 		   size_t len)
 {
@@ -405,6 +434,7 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 	struct pmixev_pmixd_spawn m = {0};
 	struct pmixev_spawn_req q;
 	struct pmixev_buf b;
+	char *layout = NULL;
 
 	sp->requests++;
 	pmixev_buf_reader(&b, data, len);
@@ -417,9 +447,10 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 	pmixev_buf_reader(&b, q.body, q.nbody);
 	if (pmixev_pmixd_spawn_unpack(&b, &lim, PMIXEV_PMIXD_SPAWN_BYTES, &m) <
 		    0 ||
-	    m.id != q.id) {
+	    m.id != q.id || own_layout(sp, &q, &layout) < 0) {
 		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
 		       "the spawn request is malformed");
+		pmixev_pmixd_spawn_release(&m);
 		return 0;
 	}
 	if (m.rank == PMIXEV_PMIXD_NO_RANK)
@@ -430,8 +461,9 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
 		       "PMIX_NON_PMI and PMIX_SPAWN_TOOL are not served yet");
 	else
-		launch(sp, node, &m);
+		launch(sp, node, &m, layout);
 	pmixev_pmixd_spawn_release(&m);
+	free(layout);
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include "overlay/overlay.h"
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
+#include "pmixd/nspaces.h"
 #include "pmixd/proc.h"
 #include "wireup/dmodex.h"
 #include "events/events.h"
@@ -296,6 +297,7 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	    !(s->group_root = group_root_create(&s->lay)) ||
 	    !(s->groups = groups_create(s)) ||
 	    !(s->group_ask = group_ask_create(s)) ||
+	    !(s->nspaces = nspaces_create(s)) ||
 	    !(s->spawn = spawn_create(s)) || !(s->spawned = spawned_create(s)))
 		return -1;
 	pubsub_frames_listen(s);
@@ -558,6 +560,7 @@ void stepd_fini(void)
 	allocs_destroy(s->allocs);
 	spawn_destroy(s->spawn);
 	spawned_destroy(s->spawned);
+	nspaces_destroy(s->nspaces);
 	applog_destroy(s->applog);
 	tasksig_destroy(s->tasksig);
 	ckpt_cancel_destroy(s->ckpt_cancel);

@@ -14,16 +14,19 @@
 #include <pmix_common.h>
 
 #include "base/agent.h"
+#include "base/layout_family.h"
 #include "events/inject.h"
 #include "overlay/overlay.h"
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
+#include "pmixd/nspaces.h"
+#include "pmixev_base64.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_spawn.h"
+#include "pmixev_spawn_cmd.h"
 #include "pmixev_xstep.h"
 #include "pmixev_xstep_ctl.h"
-#include "wireup/nspaces.h"
 
 #define MARGIN_SEC 5
 #define KIDS_MAX   256 /* child steps whose events reach their spawner */
@@ -49,7 +52,6 @@ struct kid {
 struct spawn {
 	struct step *s;
 	struct pending *live;
-	struct nspaces *nspaces; /* the family's namespaces in the pmix side */
 	struct kid kids[KIDS_MAX];
 	unsigned nkids;
 	uint64_t requests, failed, dropped; /* dropped: srun's bad frames */
@@ -200,12 +202,12 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 				     "rank %u",
 				     sp->s->lay.step.id, KIDS_MAX, nspace,
 				     p->rank);
-		if (nspaces_state(sp->nspaces, nspace) == NSPACES_SENT) {
+		if (nspaces_state(sp->s->nspaces, nspace) == NSPACES_SENT) {
 			/* answered once the pmix side has it (on_added) */
 			snprintf(p->child, sizeof(p->child), "%s", nspace);
 			return;
 		}
-		if (nspaces_state(sp->nspaces, nspace) == NSPACES_UNKNOWN)
+		if (nspaces_state(sp->s->nspaces, nspace) == NSPACES_UNKNOWN)
 			PMIXEV_ERROR("spawn: step %s: %s is up, but its layout "
 				     "did not come: the spawn's answer "
 				     "carries none of its job data",
@@ -250,7 +252,7 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	if (!bad && h.inner == PMIXEV_XSTEP_LAYOUT &&
 	    pmixev_xstep_for_me(&h, lay->step.job_id, lay->step.step_id,
 				lay->nodeid, lay->nodeid == 0)) {
-		nspaces_layout(sp->nspaces, &h, data + PMIXEV_XSTEP_HDR_LEN,
+		nspaces_layout(sp->s->nspaces, &h, data + PMIXEV_XSTEP_HDR_LEN,
 			       len - PMIXEV_XSTEP_HDR_LEN);
 		return;
 	}
@@ -275,6 +277,24 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	inject_send(sp->s->inject, &in, in.child);
 }
 
+/*
+ * This step's layout into `b`, for the child step to register this
+ * step's namespace; left empty (logged) when it is too large for the
+ * child's environment.
+ */
+static void own_layout(struct spawn *sp, struct pmixev_buf *b)
+{
+	const struct layout *lay = &sp->s->lay;
+
+	if (layout_family_pack(lay, b) == 0 &&
+	    pmixev_base64_len(b->len) <= PMIXEV_SPAWN_APPS_MAX)
+		return;
+	b->len = 0;
+	PMIXEV_ERROR("spawn: step %s: its layout (%u ranks) is too large to "
+		     "give a child step: the children will not know %s",
+		     lay->step.id, lay->step.ntasks, lay->nspace);
+}
+
 /* Pass the checked `m` to srun; answered there or by the deadline. */
 static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
 {
@@ -282,12 +302,13 @@ static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
 	uint32_t t = m->timeout_ms ? (m->timeout_ms + 999) / 1000
 				   : s->conf.timeout_sec;
 	struct timeval tv = {2 * (time_t)t + MARGIN_SEC, 0};
-	struct pmixev_buf body, frame;
+	struct pmixev_buf body, frame, layout;
 	struct pending *p = NULL;
 	const char *why = "out of memory";
 
 	pmixev_buf_init(&body);
 	pmixev_buf_init(&frame);
+	pmixev_buf_init(&layout);
 	if (!s->conf.spawn) {
 		PMIXEV_INFO("spawn: step %s rank %u asks for a spawn: refused, "
 			    "PMIxevSpawn is no",
@@ -312,11 +333,14 @@ static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
 	sp->live = p;
 	if (!(p->deadline = evtimer_new(agent_base(s->agent), on_deadline, p)))
 		goto fail;
+	own_layout(sp, &layout);
 	if (pmixev_pmixd_spawn_pack(&body, m) < 0 ||
-	    pmixev_spawn_req_pack(
-		    &frame, &(struct pmixev_spawn_req){.id = m->id,
-						       .body = body.data,
-						       .nbody = body.len}) < 0)
+	    pmixev_spawn_req_pack(&frame, &(struct pmixev_spawn_req){
+						  .id = m->id,
+						  .body = body.data,
+						  .nbody = body.len,
+						  .layout = layout.data,
+						  .nlayout = layout.len}) < 0)
 		goto fail;
 	if (overlay_send(s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_SPAWN_REQ,
 			 frame.data, frame.len) < 0) {
@@ -336,6 +360,7 @@ fail:
 out:
 	pmixev_buf_release(&body);
 	pmixev_buf_release(&frame);
+	pmixev_buf_release(&layout);
 }
 
 /* A SPAWN frame of the pmix side. */
@@ -360,7 +385,7 @@ struct spawn *spawn_create(struct step *s)
 	if (!sp)
 		return NULL;
 	sp->s = s;
-	if (!(sp->nspaces = nspaces_create(s, on_added, sp))) {
+	if (nspaces_on_added(s->nspaces, on_added, sp) < 0) {
 		free(sp);
 		return NULL;
 	}
@@ -376,7 +401,6 @@ void spawn_destroy(struct spawn *sp)
 		return;
 	while (sp->live)
 		pending_free(sp->live);
-	nspaces_destroy(sp->nspaces);
 	if (sp->requests || sp->dropped)
 		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed; "
 			    "%llu frame(s) of srun dropped",

@@ -1,14 +1,17 @@
 /*
- * wireup/nspaces.h - the other steps of the spawn family whose namespaces
+ * pmixd/nspaces.h - the other steps of the spawn family whose namespaces
  * this node's pmix side registers (doc/spawn.md §4.1): a family member's
- * LAYOUT, passed by srun, checked with its codec (the owner's word: a
- * bad one is logged and dropped), becomes NSPACE_ADD to the pmix side,
- * which answers NSPACE_ADDED. Only the layouts of this step's children
- * (their parent is this step) and of this step's parent are taken; at
- * most NSPACES_MAX namespaces per step. Agent thread.
+ * LAYOUT, checked with its codec (the owner's word: a bad one is logged
+ * and dropped), becomes NSPACE_ADD to the pmix side, which answers
+ * NSPACE_ADDED. The layouts come from srun (a child step's) and from the
+ * step's environment (the parent step's, base/layout.h). Only the
+ * layouts of this step's children (their parent is this step) and of
+ * this step's parent are taken; at most NSPACES_MAX namespaces per step.
+ * Agent thread (nspaces_create and nspaces_add_parent also before it
+ * runs).
  */
-#ifndef PMIXEV_WIREUP_NSPACES_H_
-#define PMIXEV_WIREUP_NSPACES_H_
+#ifndef PMIXEV_PMIXD_NSPACES_H_
+#define PMIXEV_PMIXD_NSPACES_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +34,11 @@ typedef void (*nspaces_added_fn)(void *ctx, const char *nspace, int32_t status);
 struct nspaces;
 
 /* Serving NSPACE_ADDED on the step's channel; NULL when out of memory. */
-struct nspaces *nspaces_create(struct step *s, nspaces_added_fn fn, void *ctx);
+struct nspaces *nspaces_create(struct step *s);
+
+/* Call fn(ctx, ...) on each NSPACE_ADDED (at most 2 subscribers). 0, or
+ * -1 when there are 2 already. */
+int nspaces_on_added(struct nspaces *ns, nspaces_added_fn fn, void *ctx);
 
 /* NULL-safe. */
 void nspaces_destroy(struct nspaces *ns);
@@ -45,6 +52,13 @@ void nspaces_destroy(struct nspaces *ns);
 int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
 		   const uint8_t *body, size_t len);
 
+/*
+ * Register the parent step's namespace from the step's own layout
+ * (lay.parent_layout, checked in prefork). 0 (sent, or there is none),
+ * or -1 (logged).
+ */
+int nspaces_add_parent(struct nspaces *ns);
+
 enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace);
 
-#endif /* PMIXEV_WIREUP_NSPACES_H_ */
+#endif /* PMIXEV_PMIXD_NSPACES_H_ */

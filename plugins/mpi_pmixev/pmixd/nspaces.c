@@ -1,10 +1,10 @@
 /*
- * wireup/nspaces.c - family members' namespaces for the pmix side (agent
+ * pmixd/nspaces.c - family members' namespaces for the pmix side (agent
  * thread; see nspaces.h).
  */
 #include "config.h"
 
-#include "wireup/nspaces.h"
+#include "pmixd/nspaces.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,10 +20,15 @@ struct entry {
 	bool answered;
 };
 
+#define SUBSCRIBERS 2
+
 struct nspaces {
 	struct step *s;
-	nspaces_added_fn fn;
-	void *ctx;
+	struct {
+		nspaces_added_fn fn;
+		void *ctx;
+	} sub[SUBSCRIBERS];
+	unsigned nsub;
 	struct entry *tab; /* [NSPACES_MAX] */
 	unsigned n;
 	uint64_t refused;
@@ -49,8 +54,8 @@ enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace)
 static int refuse(struct nspaces *ns, const char *why)
 {
 	if (pmixev_log_worth(++ns->refused))
-		PMIXEV_ERROR("spawn: step %s: a family member's layout from "
-			     "srun dropped: %s (%llu so far)",
+		PMIXEV_ERROR("spawn: step %s: a family member's layout "
+			     "dropped: %s (%llu so far)",
 			     ns->s->lay.step.id, why,
 			     (unsigned long long)ns->refused);
 	return -1;
@@ -66,34 +71,23 @@ static bool related(const struct layout *lay,
 	       (lay->parent[0] && !strcmp(m->start.nspace, lay->parent));
 }
 
-int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
-		   const uint8_t *body, size_t len)
+/* NSPACE_ADD of the checked `m`, whose LAYOUT body is `body`. */
+static int send_add(struct nspaces *ns, const struct pmixev_xstep_layout *m,
+		    const uint8_t *body, size_t len)
 {
 	const struct layout *lay = &ns->s->lay;
-	struct pmixev_xstep_layout m = {0};
 	struct pmixev_pmixd_nspace_add add = {.layout = body, .nlayout = len};
 	struct pmixev_buf b;
 	struct entry *e;
 	int rc = -1;
 
-	pmixev_buf_reader(&b, body, len);
-	if (pmixev_xstep_layout_unpack(&b, PMIXEV_PMIXD_LAYOUT_MAX, &m) < 0)
-		return refuse(ns, "malformed");
-	if (!pmixev_xstep_layout_from(h, &m) || !related(lay, &m)) {
-		refuse(ns, "neither this step's child nor its parent");
-		goto out;
-	}
-	if (find(ns, m.start.nspace)) {
-		rc = 0; /* known already */
-		goto out;
-	}
-	if (ns->n == NSPACES_MAX) {
-		refuse(ns, "the step knows too many namespaces already");
-		goto out;
-	}
-	snprintf(add.nspace, sizeof(add.nspace), "%s", m.start.nspace);
-	snprintf(add.parent, sizeof(add.parent), "%s", m.parent_nspace);
-	add.parent_rank = m.parent_rank;
+	if (find(ns, m->start.nspace))
+		return 0; /* known already */
+	if (ns->n == NSPACES_MAX)
+		return refuse(ns, "the step knows too many namespaces already");
+	snprintf(add.nspace, sizeof(add.nspace), "%s", m->start.nspace);
+	snprintf(add.parent, sizeof(add.parent), "%s", m->parent_nspace);
+	add.parent_rank = m->parent_rank;
 	pmixev_buf_init(&b);
 	chan_frame_begin(&b);
 	if (pmixev_pmixd_nspace_add_pack(&b, &add) < 0 ||
@@ -105,11 +99,48 @@ int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
 		e = &ns->tab[ns->n++];
 		snprintf(e->nspace, sizeof(e->nspace), "%s", add.nspace);
 		PMIXEV_DEBUG(1, "spawn: step %s: registering %s (%u ranks)",
-			     lay->step.id, add.nspace, m.start.step.ntasks);
+			     lay->step.id, add.nspace, m->start.step.ntasks);
 		rc = 0;
 	}
 	pmixev_buf_release(&b);
-out:
+	return rc;
+}
+
+int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
+		   const uint8_t *body, size_t len)
+{
+	struct pmixev_xstep_layout m;
+	struct pmixev_buf b;
+	int rc;
+
+	pmixev_buf_reader(&b, body, len);
+	if (pmixev_xstep_layout_unpack(&b, PMIXEV_PMIXD_LAYOUT_MAX, &m) < 0)
+		return refuse(ns, "malformed");
+	if (!pmixev_xstep_layout_from(h, &m) || !related(&ns->s->lay, &m))
+		rc = refuse(ns, "neither this step's child nor its parent");
+	else
+		rc = send_add(ns, &m, body, len);
+	pmixev_xstep_layout_release(&m);
+	return rc;
+}
+
+int nspaces_add_parent(struct nspaces *ns)
+{
+	const struct layout *lay = &ns->s->lay;
+	struct pmixev_xstep_layout m;
+	struct pmixev_buf b;
+	int rc;
+
+	if (!lay->parent_layout)
+		return 0;
+	pmixev_buf_reader(&b, lay->parent_layout, lay->nparent_layout);
+	if (pmixev_xstep_layout_unpack(&b, PMIXEV_PMIXD_LAYOUT_MAX, &m) < 0)
+		return refuse(ns, "the parent's, from the environment, is "
+				  "malformed");
+	if (!related(lay, &m))
+		rc = refuse(ns, "the environment's is not the parent's");
+	else
+		rc = send_add(ns, &m, lay->parent_layout, lay->nparent_layout);
 	pmixev_xstep_layout_release(&m);
 	return rc;
 }
@@ -129,11 +160,21 @@ static int on_added(void *ctx, struct pmixev_buf *body)
 		PMIXEV_ERROR("spawn: step %s: the pmix side could not register "
 			     "%s (PMIx status %d)",
 			     ns->s->lay.step.id, m.nspace, (int)m.status);
-	ns->fn(ns->ctx, m.nspace, m.status);
+	for (unsigned i = 0; i < ns->nsub; i++)
+		ns->sub[i].fn(ns->sub[i].ctx, m.nspace, m.status);
 	return 0;
 }
 
-struct nspaces *nspaces_create(struct step *s, nspaces_added_fn fn, void *ctx)
+int nspaces_on_added(struct nspaces *ns, nspaces_added_fn fn, void *ctx)
+{
+	if (ns->nsub == SUBSCRIBERS)
+		return -1;
+	ns->sub[ns->nsub].fn = fn;
+	ns->sub[ns->nsub++].ctx = ctx;
+	return 0;
+}
+
+struct nspaces *nspaces_create(struct step *s)
 {
 	struct nspaces *ns = calloc(1, sizeof(*ns));
 
@@ -142,8 +183,6 @@ struct nspaces *nspaces_create(struct step *s, nspaces_added_fn fn, void *ctx)
 		return NULL;
 	}
 	ns->s = s;
-	ns->fn = fn;
-	ns->ctx = ctx;
 	chan_on(s->chan, PMIXEV_PMIXD_NSPACE_ADDED, on_added, ns);
 	return ns;
 }
