@@ -8,7 +8,7 @@
  * SPAWN also travel alone, as the child step's SLURM_PMIXEV_SPAWN_APPS
  * (pmixev_spawn_cmd.h): the same codec, the same bounds.
  *
- * Nothing sends or serves these yet (slice 1 of doc/spawn.md §10).
+ * NSPACE_DEL is not sent yet (doc/spawn.md, "Status").
  */
 #ifndef PMIXEV_PMIXD_SPAWN_H_
 #define PMIXEV_PMIXD_SPAWN_H_
@@ -184,8 +184,9 @@ int pmixev_pmixd_spawn_done_unpack(struct pmixev_buf *b,
  * NSPACE_ADD (R->O): register a family member's namespace `nspace` (a
  * step namespace), spawned by `parent` (a family namespace and its rank),
  * or by nobody (parent "" and rank NO_RANK). `layout`: 1..LAYOUT_MAX
- * bytes, opaque here: the layout in the form of doc/spawn.md §4.1, which
- * its own codec checks (zero-copy into the reader's data).
+ * bytes, opaque here: the member's XSTEP LAYOUT body (pmixev_xstep.h),
+ * which that codec checks on both sides (zero-copy into the reader's
+ * data).
  */
 struct pmixev_pmixd_nspace_add {
 	char nspace[PMIXEV_NSPACE_MAX];

@@ -27,6 +27,7 @@
  *              of endpoint data, that the other never joins (2 s each)
  *   floodspawn 200 SPAWNs of 65536 processes (more than any test job
  *              holds) by this node's first rank
+ *   unasked    an NSPACE_ADDED for a namespace root never asked to add
  *   idle       nothing
  *   crash      dies of SIGSEGV after START, before READY
  * It counts the answers and says them on stderr (root's log of it), e.g.
@@ -393,6 +394,19 @@ static void spawn_one(uint64_t id)
 	send_frame(PMIXEV_PMIXD_SPAWN, &b);
 }
 
+/* NSPACE_ADDED of the next step's namespace, which root never sent. */
+static void unasked(void)
+{
+	struct pmixev_pmixd_nspace_added m = {.status = 0};
+	struct pmixev_buf b;
+
+	snprintf(m.nspace, sizeof(m.nspace), "slurm.pmixev.%u.%u",
+		 start.step.job_id, start.step.step_id + 1);
+	begin(&b);
+	pmixev_pmixd_nspace_added_pack(&b, &m);
+	send_frame(PMIXEV_PMIXD_NSPACE_ADDED, &b);
+}
+
 /* A construct with id "gID" over the ranks of nodes 0 and 1 (this one
  * among them), 4 KiB of endpoint data, 2 s. */
 static void group_one(uint64_t id)
@@ -518,6 +532,8 @@ static void attack(const char *a)
 		say("floodabort: 100000 sent");
 	} else if (!strcmp(a, "floodspawn")) {
 		flood(a, 200, spawn_one);
+	} else if (!strcmp(a, "unasked")) {
+		unasked();
 	} else if (strcmp(a, "idle")) {
 		say("unknown attack '%s'", a);
 	}

@@ -17,6 +17,7 @@
 #   the other member node leave its channel open;
 #   spawns: 200 at once, of more processes than the job holds: 8 passed to
 #   srun (which Slurm refuses), the others refused at once, all answered;
+#   an NSPACE_ADDED for a namespace root never sent closes the channel;
 #   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
@@ -141,6 +142,11 @@ ok $? "200 spawns at once: at most 8 in flight on the node (passed to srun, refu
 	printf '%s\n' "$log1" | grep -E "forge|spawn" | tail -n 20 | sed 's/^/#   /' >&2
 bounded && [ "$rc" -eq 0 ]
 ok $? "... srun ends in ${took} s (rc $rc), slurmstepds within 64 MiB (peak ${rss:-?} kB)"
+
+forge "unasked idle idle" 2
+ended "$log1" "a malformed NSPACE_ADDED message" && bounded
+ok $? "an acknowledgement of a namespace root never sent: n1's root closes its channel and says why; srun ends in ${took} s, slurmstepds within 64 MiB" ||
+	{ show; printf '%s\n' "$log1" | tail -n 20 | sed 's/^/#   /' >&2; }
 
 forge "crash" 1
 [ "$rc" -ne 0 ] && [ "$(lines "^mpi/pmixev: step $job\.0 refused: the PMIx server process did not start: .*killed by signal 11 \(Segmentation fault\)")" -eq 3 ] &&
