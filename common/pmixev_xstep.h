@@ -37,6 +37,10 @@
 #define PMIXEV_XSTEP_STEP_LIMIT 0xfffffff0u /* Slurm's special steps */
 #define PMIXEV_XSTEP_NODES_MAX	65536	    /* pmixev_proto.h's */
 #define PMIXEV_XSTEP_REASON_MAX 1024	    /* a reason incl. NUL */
+/* The largest LAYOUT frame a step sends through the sruns, whose links
+ * take frames of 1 MiB: a larger layout is not sent (about 100 000
+ * ranks). */
+#define PMIXEV_XSTEP_LAYOUT_MAX (768u << 10)
 
 /* A step a family may hold: job != 0 and not NONE, a step id below
  * Slurm's special ones (batch, extern, interactive, ...). */

@@ -101,12 +101,14 @@ static void send_layout(struct spawned *sd)
 	pmixev_buf_init(&b);
 	if (pmixev_xstep_hdr_pack(&b, &h) < 0 ||
 	    layout_family_pack(lay, &b) < 0 ||
+	    b.len > PMIXEV_XSTEP_LAYOUT_MAX ||
 	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_XSTEP, b.data,
 			 b.len) < 0)
-		PMIXEV_ERROR("spawn: step %s: cannot send its layout to the "
-			     "parent step %u.%u: its namespace stays unknown "
-			     "there",
-			     lay->step.id, sd->parent_job, sd->parent_step);
+		PMIXEV_ERROR("spawn: step %s: cannot send its layout (%zu "
+			     "bytes, at most %u) to the parent step %u.%u: its "
+			     "namespace stays unknown there",
+			     lay->step.id, b.len, PMIXEV_XSTEP_LAYOUT_MAX,
+			     sd->parent_job, sd->parent_step);
 	pmixev_buf_release(&b);
 }
 

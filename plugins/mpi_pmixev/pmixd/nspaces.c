@@ -29,7 +29,7 @@ struct nspaces {
 		void *ctx;
 	} sub[SUBSCRIBERS];
 	unsigned nsub;
-	struct entry *tab; /* [NSPACES_MAX] */
+	struct entry *tab; /* [NSPACES_MAX], from the first namespace */
 	unsigned n;
 	uint64_t refused;
 };
@@ -85,6 +85,9 @@ static int send_add(struct nspaces *ns, const struct pmixev_xstep_layout *m,
 		return 0; /* known already */
 	if (ns->n == NSPACES_MAX)
 		return refuse(ns, "the step knows too many namespaces already");
+	/* Most steps never meet another: the table comes with the first. */
+	if (!ns->tab && !(ns->tab = calloc(NSPACES_MAX, sizeof(*ns->tab))))
+		return refuse(ns, "out of memory");
 	snprintf(add.nspace, sizeof(add.nspace), "%s", m->start.nspace);
 	snprintf(add.parent, sizeof(add.parent), "%s", m->parent_nspace);
 	add.parent_rank = m->parent_rank;
@@ -178,10 +181,8 @@ struct nspaces *nspaces_create(struct step *s)
 {
 	struct nspaces *ns = calloc(1, sizeof(*ns));
 
-	if (!ns || !(ns->tab = calloc(NSPACES_MAX, sizeof(*ns->tab)))) {
-		free(ns);
+	if (!ns)
 		return NULL;
-	}
 	ns->s = s;
 	chan_on(s->chan, PMIXEV_PMIXD_NSPACE_ADDED, on_added, ns);
 	return ns;
