@@ -198,7 +198,8 @@ struct spawned *spawned_create(struct step *s)
 		spawned_destroy(sd);
 		return NULL;
 	}
-	/* Without the parent's layout (too large), nothing to wait for. */
+	/* Without the parent's layout (too large, or not sent: logged),
+	 * nothing to wait for. */
 	sd->parent_known =
 		!s->lay.parent_layout || nspaces_add_parent(s->nspaces) < 0;
 	return sd;
