@@ -21,7 +21,7 @@
 #   dying before READY: the step is refused with the cause.
 # After each, every node's slurmstepd ends the step itself within 64 MiB.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 21
 
 prog=$PMIXEV_CLUSTER_PROGRAMS/pmixev-pmixd
 aside=$PMIXEV_CLUSTER_PROGRAMS/.pmixev-pmixd.aside
