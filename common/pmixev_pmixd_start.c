@@ -9,7 +9,7 @@
  *          str srv_nspace, str server_dir, str task_dir, u32 event_cache,
  *          u32 timeout_sec (<= 86400), u32 event_kib, u32 debug (0..3),
  *          u32 event_cache_mib, u32 publish_mib, u32 log_rate,
- *          u32 gds (0..2),
+ *          u32 gds (0..2), u32 spawn (0..1),
  *          u32 bind_type, str bind_list, str step_cores ([0-9,-]*),
  *          str parent (a step's nspace or ""), u32 parent_rank,
  *          nnodes * str node name,
@@ -54,7 +54,7 @@ static bool start_ok(const struct pmixev_pmixd_start *m)
 	       m->napps && m->napps <= s->ntasks &&
 	       m->timeout_sec <= PMIXEV_PMIXD_TIMEOUT_MAX &&
 	       m->debug <= PMIXEV_PMIXD_DEBUG_MAX &&
-	       m->gds <= PMIXEV_PMIXD_GDS_MAX &&
+	       m->gds <= PMIXEV_PMIXD_GDS_MAX && m->spawn <= 1 &&
 	       pmixd_text_ok(s->node, sizeof(s->node)) &&
 	       pmixd_text_ok(s->id, sizeof(s->id)) &&
 	       pmixd_text_ok(m->nspace, sizeof(m->nspace)) &&
@@ -108,6 +108,7 @@ int pmixev_pmixd_start_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, m->publish_mib);
 	pmixev_buf_put_u32(b, m->log_rate);
 	pmixev_buf_put_u32(b, m->gds);
+	pmixev_buf_put_u32(b, m->spawn);
 	pmixev_buf_put_u32(b, m->bind_type);
 	pmixev_buf_put_str(b, m->bind_list);
 	pmixev_buf_put_str(b, m->step_cores);
@@ -146,6 +147,7 @@ static void start_get_fixed(struct pmixev_buf *b, struct pmixev_pmixd_start *t)
 	pmixev_buf_get_u32(b, &t->publish_mib);
 	pmixev_buf_get_u32(b, &t->log_rate);
 	pmixev_buf_get_u32(b, &t->gds);
+	pmixev_buf_get_u32(b, &t->spawn);
 	pmixev_buf_get_u32(b, &t->bind_type);
 	pmixev_buf_get_str(b, t->bind_list, sizeof(t->bind_list));
 	pmixev_buf_get_str(b, t->step_cores, sizeof(t->step_cores));

@@ -47,6 +47,7 @@ struct pmixev_pmixd_start {
 	uint32_t publish_mib;			/* PMIxevPublishMax */
 	uint32_t log_rate;			/* PMIxevLogRate */
 	uint32_t gds;				/* PMIxevGds */
+	uint32_t spawn;				/* PMIxevSpawn, 0 or 1 */
 	uint32_t bind_type;			/* Slurm's cpu_bind_type */
 	char bind_list[PMIXEV_PMIXD_BIND_MAX];	/* Slurm's cpu_bind */
 	/* The step's cores here in Slurm's numbering ("0-3,8"; digits, ','

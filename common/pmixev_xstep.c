@@ -128,7 +128,7 @@ static bool layout_only(const struct pmixev_pmixd_start *s)
 	       !s->server_dir[0] && !s->task_dir[0] && !s->event_cache &&
 	       !s->timeout_sec && !s->event_kib && !s->debug &&
 	       !s->event_cache_mib && !s->publish_mib && !s->log_rate &&
-	       !s->gds && !s->bind_type && !s->bind_list[0] &&
+	       !s->gds && !s->spawn && !s->bind_type && !s->bind_list[0] &&
 	       !s->step_cores[0];
 }
 

@@ -150,11 +150,14 @@ step_env=()
 ok $? "SLURM_PMIXEV_ALLOC=no: a NEW request is refused (PMIX_ERR_NOT_SUPPORTED), logged, no job made" || show
 sp=$(client pmix_spawn)
 step_env=(SLURM_PMIXEV_SPAWN=no)
+run_step --mpi=pmixev -N1 -n1 -t 1 "$(client pmix_query)" spawn
+noq=$(lines "^pmix_query: rank 0 on n1: pmix\.qry\.spawn = ''$")
 run_step --mpi=pmixev -N1 -n1 -t 1 "$sp" --n 1 -- /bin/true
 step_env=()
-[ "$(lines '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ] &&
+[ "$noq" -eq 1 ] &&
+	[ "$(lines '^pmix_spawn: rank 0: spawn failed: (NOT-SUPPORTED|PMIX_ERR_NOT_SUPPORTED)$')" -eq 1 ] &&
 	said "spawn: step $job\.0 rank 0 asks for a spawn: refused, PMIxevSpawn is no$"
-ok $? "SLURM_PMIXEV_SPAWN=no: a spawn is refused (PMIX_ERR_NOT_SUPPORTED) before srun is asked, logged" || show
+ok $? "SLURM_PMIXEV_SPAWN=no: PMIX_QUERY_SPAWN_SUPPORT answers '', a spawn is refused (PMIX_ERR_NOT_SUPPORTED) before srun is asked, logged" || show
 
 victim=$(as_user sbatch --parsable -N2 -t 3 -o /dev/null --wrap "sleep 300")
 for _ in $(seq 100); do

@@ -47,6 +47,7 @@ static void start_fill(struct pmixev_pmixd_start *s)
 	s->publish_mib = 16;
 	s->log_rate = 100;
 	s->gds = 1;
+	s->spawn = 1;
 	strcpy(s->bind_list, "0x3,0xc");
 	strcpy(s->step_cores, "0-3,8");
 }
@@ -69,6 +70,7 @@ static void test_start(void **state)
 	assert_int_equal(got.publish_mib, 16);
 	assert_int_equal(got.log_rate, 100);
 	assert_int_equal(got.gds, 1);
+	assert_int_equal(got.spawn, 1);
 	assert_string_equal(got.step_cores, "0-3,8");
 	assert_string_equal(got.parent, "");
 	pmixev_pmixd_start_release(&got);
@@ -92,6 +94,9 @@ static void test_start(void **state)
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	s.gds = 3;
+	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
+	start_fill(&s);
+	s.spawn = 2;
 	assert_int_equal(pmixev_pmixd_start_pack(&w, &s), -1);
 	start_fill(&s);
 	strcpy(s.step_cores, "0-3;x"); /* not a core list */

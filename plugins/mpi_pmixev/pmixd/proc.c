@@ -194,6 +194,7 @@ static int send_start(struct pmixd_proc *p, int fd, uint32_t bind_type,
 	m.publish_mib = c->publish_mib;
 	m.log_rate = c->log_rate;
 	m.gds = c->gds;
+	m.spawn = c->spawn;
 	m.bind_type = bind_type;
 	snprintf(m.bind_list, sizeof(m.bind_list), "%s",
 		 bind_list ? bind_list : "");

@@ -110,6 +110,7 @@ static void conf_from_start(struct pmixev_conf *c,
 	c->publish_mib = m->publish_mib;
 	c->log_rate = m->log_rate;
 	c->gds = m->gds;
+	c->spawn = m->spawn;
 }
 
 /*
