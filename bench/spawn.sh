@@ -17,8 +17,14 @@
 # the stepds' start, the children's PMIx_Init). The launch's wall time
 # (salloc's shell starting srun or mpirun until it exits) is given too.
 # Stock srun --mpi=pmix refuses PMIx_Spawn; one attempt is made for the
-# record. MPI_Comm_spawn needs connect and data across the two steps,
-# which pmixev does not serve yet (doc/spawn.md): not measured here.
+# record.
+# Then MPI_Comm_spawn (tests/clients/mpi_spawn.c --bench N): N spawns of 4
+# in a row from all 3 ranks, each timed on rank 0 from the call to the
+# first message round trip with a child, under both launchers:
+#   mpirun -n 3 --map-by node --bind-to none mpi_spawn --n 4 --bench N
+#   srun --mpi=pmixev --exact -N3 -n3 mpi_spawn --n 4 --bench N
+# pmixev's row says "fails: ..." with where its ranks waited until it
+# serves publish/lookup, connect and data across steps (doc/spawn.md §1.5).
 set -euo pipefail
 
 TRIALS=7 BENCH_CLUSTER=9
@@ -27,14 +33,17 @@ TRIALS=7 BENCH_CLUSTER=9
 # shellcheck disable=SC1091
 . "$SRC/tests/integration/lib.sh"
 sp=$(client pmix_spawn)
+ms=-
+[ ! -x "$PMIXEV_TEST_CLIENTS/mpi_spawn" ] || ms=$(client mpi_spawn)
+ompi_step_env
 
 median() { sort -n | awk '{ v[++k] = $1 } END { if (k) print v[int((k + 1) / 2)] }'; }
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 # shellcheck disable=SC2016 # expanded by the inner bash
-trial_lines=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 --ntasks-per-node=4 \
-	-t 30 -J pmixev-spawn bash -c '
-	sp=$1 trials=$2
+trial_lines=$(PMIXEV_TEST_TIMEOUT=1800 with_env "${step_env[@]}" -- \
+	salloc -N3 --ntasks-per-node=4 -t 30 -J pmixev-spawn bash -c '
+	sp=$1 trials=$2 ms=$3
 	launch() { # LAUNCH TRIAL
 		local out rc t0 ms line
 		t0=$(date +%s%N)
@@ -64,10 +73,27 @@ trial_lines=$(PMIXEV_TEST_TIMEOUT=1800 as_user salloc -N3 --ntasks-per-node=4 \
 	done
 	out=$(timeout 120 srun --mpi=pmix --exact -N3 -n3 "$sp" --n 4 -- "$sp" 2>&1)
 	echo "stock 1: $(printf "%s\n" "$out" | grep -m1 "^pmix_spawn: rank 0: " || echo "no answer")"
-	' _ "$sp" "$TRIALS" 2>&1 |
+	[ "$ms" != - ] || exit 0
+	comm_spawn() { # LAUNCH: rank 0 bench line, else "fails: " and why
+		local out
+		if [ "$1" = srun ]; then
+			out=$(SLURM_PMIXEV_TIMEOUT=5 timeout 120 srun --mpi=pmixev \
+				--exact -N3 -n3 "$ms" --n 4 --bench "$trials" --timeout 10 2>&1)
+		else
+			out=$(timeout 600 mpirun -n 3 --map-by node --bind-to none \
+				"$ms" --n 4 --bench "$trials" --timeout 120 2>&1)
+		fi
+		echo "comm_spawn $1: $(printf "%s\n" "$out" | grep -m1 "^mpi_spawn: bench " ||
+			echo "fails: $({ printf "%s\n" "$out" | grep -m1 "^mpi_spawn: parent rank 0: " ||
+				printf "%s\n" "$out" | grep -m1 -E "timed out|FAILED|error"; } |
+				sed "s/^mpi_spawn: //")")"
+	}
+	comm_spawn mpirun
+	comm_spawn srun
+	' _ "$sp" "$TRIALS" "$ms" 2>&1 |
 	while IFS= read -r l; do
 		printf '%s: %s\n' "$0" "$l" >&2
-		[[ ! $l =~ ^(srun|mpirun|stock)\ [0-9]+:\  ]] || printf '%s\n' "$l"
+		[[ ! $l =~ ^(srun|mpirun|stock|comm_spawn)\ [0-9a-z]+:\  ]] || printf '%s\n' "$l"
 	done)
 
 # field LAUNCH WHAT: the median of WHAT (spawn, launch) over LAUNCH's
@@ -98,5 +124,17 @@ stock=$(sed -n 's/^stock 1: //p' <<<"$trial_lines")
 	echo "answers when every child has connected to its PMIx server; a runtime"
 	echo "that answers at launch is faster there, so the whole launch (all"
 	echo "processes started, finished and reaped) is the figure to compare."
+	echo
+	echo "| MPI_Comm_spawn of 4 from 3 ranks, $TRIALS in a row (call to the first round trip) | median ms | fastest ms | slowest ms |"
+	echo "|---|---:|---:|---:|"
+	for l in srun mpirun; do
+		r=$(sed -n "s/^comm_spawn $l: //p" <<<"$trial_lines")
+		name=$([ "$l" = srun ] && echo "srun --mpi=pmixev" || echo mpirun)
+		if [[ $r =~ median\ ([0-9]+)\ ms\ min\ ([0-9]+)\ ms\ max\ ([0-9]+)\ ms ]]; then
+			echo "| $name | ${BASH_REMATCH[1]} | ${BASH_REMATCH[2]} | ${BASH_REMATCH[3]} |"
+		else
+			echo "| $name | ${r:-not run (no mpi_spawn: configure found no mpicc)} | | |"
+		fi
+	done
 } | tee ${OUT:+"$OUT"}
 [ "$(trials_ok srun)" -gt 0 ]
