@@ -29,6 +29,10 @@ AC_DEFUN([AX_PMIXEV_SANITIZERS], [
       [AC_MSG_ERROR([the compiler cannot build with -fsanitize=address,undefined])])
     CFLAGS=$save_CFLAGS; LDFLAGS=$save_LDFLAGS
   ])
+  AS_IF([test "x$enable_sanitizers" = xyes], [pmixev_san=1], [pmixev_san=0])
+  AC_DEFINE_UNQUOTED([PMIXEV_SANITIZERS], [$pmixev_san],
+    [1 in a build with ASan+UBSan: programs started as the job owner get
+     the runtime (ownerhelper/owner_env.h)])
   AC_SUBST([SANITIZER_CFLAGS])
   AC_SUBST([SANITIZER_LDFLAGS])
 ])

@@ -85,8 +85,11 @@ environment:
   PMIXEV_MPI_CONF      contents of mpi.conf (default empty)
   PMIXEV_ASAN=1        the plugins are an ASan build (configure
                        --enable-sanitizers): the daemons (so slurmstepd)
-                       run with ASan's runtime preloaded, reports in
-                       \$PMIXEV_CLUSTER_DIR/log/asan.*
+                       run with ASan's runtime preloaded, and so do
+                       the test user's commands and the programs the
+                       plugin starts; each report (abort on the first)
+                       in \$PMIXEV_CLUSTER_DIR/log/asan/, a test fails
+                       when one appears while it runs
   PMIX_MCA_*, PMIXEV_* are passed to the daemons; all else is cleared.
 EOF
 }
@@ -149,10 +152,17 @@ launch() {
 
 # With PMIXEV_ASAN=1: what a process needs to load an ASan-built plugin
 # (the runtime first; leaks are not reported: Slurm's daemons exit without
-# freeing), one report file per process in the log directory.
+# freeing). The first error ends the process (abort_on_error), its report
+# in a file of its own, $ASAN_DIR/asan.<program>.<pid>: the directory is
+# writable by all, as the job owner's processes (pmixev-pmixd, pmixev-owner,
+# srun, tasks) write theirs there too. The plugin passes these variables on
+# to the programs it starts as the owner (ownerhelper/owner_env.h).
+readonly ASAN_DIR=$LOGDIR/asan
 asan_env() {
+	local to="log_path=$ASAN_DIR/asan:log_exe_name=1:abort_on_error=1"
 	printf 'LD_PRELOAD=%s\n' "$(gcc -print-file-name=libasan.so)"
-	printf 'ASAN_OPTIONS=%s\n' "detect_leaks=0:abort_on_error=1:log_path=$LOGDIR/asan"
+	printf 'ASAN_OPTIONS=%s\n' "detect_leaks=0:$to"
+	printf 'UBSAN_OPTIONS=%s\n' "print_stacktrace=1:halt_on_error=1:$to"
 }
 
 # Clean environment for the daemons (plus PMIX_MCA_* / PMIXEV_* knobs).
@@ -345,6 +355,10 @@ cmd_start() {
 	rm -rf "$ETC" "$DIR/state" "$DIR/spool" "$DIR/tmp" "$RUNDIR" "$PIDDIR"
 	mv "$new" "$ETC"
 	make_dirs
+	if [[ ${PMIXEV_ASAN:-0} == 1 ]]; then
+		rm -rf "$ASAN_DIR"
+		install -d -m 1777 "$ASAN_DIR"
+	fi
 	stage_plugins
 	local f
 	while IFS= read -r f; do : >"$f"; rm -f "${f%.log}.out"; done < <(log_files)
@@ -518,6 +532,7 @@ cmd_env() {
 	[[ ! -r $ETC/paths.env ]] || sed 's/^/export /' "$ETC/paths.env"
 	if [[ ${PMIXEV_ASAN:-0} == 1 ]]; then
 		printf 'export PMIXEV_ASAN_ENV=%q\n' "$(asan_env | tr '\n' ' ')"
+		printf 'export PMIXEV_ASAN_DIR=%q\n' "$ASAN_DIR"
 	fi
 }
 

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ownerhelper/owner_env.h"
 #include "pmixev_log.h"
 #include "pmixev_sigign.h"
 
@@ -118,6 +119,7 @@ struct launch {
 	const gid_t *groups;
 	int ngroups;
 	pid_t parent;
+	const char *const *envp; /* owner_env.h */
 };
 
 int owner_spec_place(struct owner_spec *s, int fd, int target)
@@ -314,7 +316,7 @@ static void become_owner(const struct owner_proc *p, const struct owner_spec *s,
 		errno = ESRCH;
 		child_fail(report, STAGE_ORPHAN);
 	}
-	execve(p->path, (char *const *)s->argv, (char *const *)s->envp);
+	execve(p->path, (char *const *)s->argv, (char *const *)l->envp);
 	child_fail(report, STAGE_EXEC);
 }
 
@@ -337,11 +339,16 @@ int owner_proc_start(struct owner_proc *p, const struct owner_spec *spec,
 {
 	gid_t *groups = malloc(MAX_GROUPS * sizeof(*groups));
 	struct launch l = {.errw = -1, .groups = groups, .parent = getpid()};
+	struct owner_env env;
 	int rep[2] = {-1, -1}, errp[2] = {-1, -1}, null = -1, rc = -1;
 	pid_t pid;
 
 	if (!groups) {
 		snprintf(why, len, "out of memory");
+		goto out;
+	}
+	if (!(l.envp = owner_env_make(&env, spec->envp))) {
+		snprintf(why, len, "its environment does not fit");
 		goto out;
 	}
 	owner_groups(p, groups, &l.ngroups);

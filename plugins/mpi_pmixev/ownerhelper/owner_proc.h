@@ -41,7 +41,8 @@
 /* One start of the program. */
 struct owner_spec {
 	const char *const *argv; /* argv[0] onward, NULL-terminated */
-	const char *const *envp; /* its whole environment, NULL-terminated */
+	const char *const *envp; /* its whole environment, NULL-terminated
+				  * (in a sanitizer build, owner_env.h adds) */
 	struct {
 		int fd;	    /* ours, left open; closed by the caller */
 		int target; /* its number in the program */
