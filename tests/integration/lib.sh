@@ -124,12 +124,14 @@ as_user() {
 		SLURM_CONF="$SLURM_CONF" "${_as_user_env[@]}" \
 		bash -c 'cd "$0" && exec "$@"' "$PMIXEV_CLUSTER_WORKDIR" "$@"
 }
-# An ASan-built plugin loads into srun too: give the runtime to the users'
-# commands (tests/cluster/cluster.sh, PMIXEV_ASAN).
-_asan_env=()
+# An ASan-built plugin loads into srun too (and the SPANK plugin into
+# sbatch and salloc): give the runtime to the users' commands
+# (tests/cluster/cluster.sh, PMIXEV_ASAN). sanitizer_env: the variables, for
+# a command not run through as_user (empty unless the cluster is ASan's).
+sanitizer_env=()
 # shellcheck disable=SC2206 # words on purpose
-[ -n "${PMIXEV_ASAN_ENV:-}" ] && _asan_env=($PMIXEV_ASAN_ENV)
-_as_user_env=("${_asan_env[@]}")
+[ -n "${PMIXEV_ASAN_ENV:-}" ] && sanitizer_env=($PMIXEV_ASAN_ENV)
+_as_user_env=("${sanitizer_env[@]}")
 
 # with_env NAME=VALUE... -- CMD...: as_user with extra environment.
 with_env() {
@@ -322,7 +324,7 @@ other_step() {
 	local try
 	for try in 1 2; do
 		out=$(runuser -u "$PMIXEV_OTHER_USER" -- env -i PATH=/usr/bin:/bin \
-			SLURM_CONF="$SLURM_CONF" "${_asan_env[@]}" timeout -k 5 60 \
+			SLURM_CONF="$SLURM_CONF" "${sanitizer_env[@]}" timeout -k 5 60 \
 			srun --chdir="$PMIXEV_CLUSTER_WORKDIR" "$@" 2>&1)
 		[ "$try" = 1 ] && slurm_lost_srun || break
 		diag "slurmctld never answered $PMIXEV_OTHER_USER's srun; once more"
@@ -450,7 +452,7 @@ node_as() {
 	local user=$1 node=$2
 	shift 2
 	on_node "$node" timeout -k 5 "${PMIXEV_TEST_TIMEOUT:-120}" \
-		runuser -u "$user" -- env -i PATH=/usr/bin:/bin "${_asan_env[@]}" \
+		runuser -u "$user" -- env -i PATH=/usr/bin:/bin "${sanitizer_env[@]}" \
 		bash -c 'cd "$0" && exec "$@"' "$PMIXEV_CLUSTER_WORKDIR" "$@"
 }
 
