@@ -152,12 +152,13 @@ launch() {
 
 # With PMIXEV_ASAN=1: what a process needs to load an ASan-built plugin
 # (the runtime first; leaks are not reported: Slurm's daemons exit without
-# freeing; freed memory is held back 16 MiB deep, not 256: the tests'
-# bounds on slurmstepd's peak RSS hold). The first error ends the process (abort_on_error), its report
-# in a file of its own, $ASAN_DIR/asan.<program>.<pid>: the directory is
-# writable by all, as the job owner's processes (pmixev-pmixd, pmixev-owner,
-# srun, tasks) write theirs there too. The plugin passes these variables on
-# to the programs it starts as the owner (ownerhelper/owner_env.h).
+# freeing; freed memory is held back 16 MiB deep, not 256, so that
+# slurmstepd's peak RSS stays near the tests' bounds: lib.sh rss_slack).
+# The first error ends the process (abort_on_error), its report in a file
+# of its own, $ASAN_DIR/asan.<program>.<pid>: the directory is writable by
+# all, as the job owner's processes (pmixev-pmixd, pmixev-owner, srun,
+# tasks) write theirs there too. The plugin passes these variables on to
+# the programs it starts as the owner (ownerhelper/owner_env.h).
 readonly ASAN_DIR=$LOGDIR/asan
 asan_env() {
 	local to="log_path=$ASAN_DIR/asan:log_exe_name=1:abort_on_error=1"

@@ -64,7 +64,7 @@ ended() {
 # bounded: every node's slurmstepd ended the step itself, the largest
 # stayed within 64 MiB, and srun ended in time.
 bounded() {
-	[ "$ended" -eq 3 ] && [ "${rss:-0}" -gt 0 ] && [ "$rss" -lt $((64 * 1024)) ] &&
+	[ "$ended" -eq 3 ] && [ "${rss:-0}" -gt 0 ] && [ "$rss" -lt $((64 * 1024 + rss_slack)) ] &&
 		[ "$rc" != 124 ] && [ "$took" -lt 40 ]
 }
 

@@ -398,6 +398,12 @@ listen_step() {
 		"$(client pmix_listen)" -3333 "$flag" && wait_ready pmix_listen 3
 }
 
+# rss_slack: kB a bound on a peak RSS allows over it in an ASan cluster
+# (freed memory held back 16 MiB deep, shadow memory, redzones: cluster.sh
+# asan_env), else 0. The bounds themselves are checked without ASan.
+rss_slack=0
+[ -n "${PMIXEV_ASAN_DIR:-}" ] && rss_slack=$((32 * 1024))
+
 # peak_rss "NODES" CMD...: run CMD; meanwhile sample the peak VmHWM of
 # every slurmstepd on NODES (e.g. "n1 n2 n3") every 0.1 s. Sets rss (kB).
 peak_rss() {
