@@ -152,8 +152,10 @@ launch() {
 
 # With PMIXEV_ASAN=1: what a process needs to load an ASan-built plugin
 # (the runtime first; leaks are not reported: Slurm's daemons exit without
-# freeing; freed memory is held back 16 MiB deep, not 256, so that
-# slurmstepd's peak RSS stays near the tests' bounds: lib.sh rss_slack).
+# freeing). ASan holds freed memory back up to 256 MiB (its default; in
+# peak RSS too: lib.sh rss_slack): smaller, it recycles more often, and a
+# task that slurmstepd forks during a recycle hangs more often
+# (doc/testing.md).
 # The first error ends the process (abort_on_error), its report in a file
 # of its own, $ASAN_DIR/asan.<program>.<pid>: the directory is writable by
 # all, as the job owner's processes (pmixev-pmixd, pmixev-owner, srun,
@@ -163,7 +165,7 @@ readonly ASAN_DIR=$LOGDIR/asan
 asan_env() {
 	local to="log_path=$ASAN_DIR/asan:log_exe_name=1:abort_on_error=1"
 	printf 'LD_PRELOAD=%s\n' "$(gcc -print-file-name=libasan.so)"
-	printf 'ASAN_OPTIONS=%s\n' "detect_leaks=0:quarantine_size_mb=16:$to"
+	printf 'ASAN_OPTIONS=%s\n' "detect_leaks=0:$to"
 	printf 'UBSAN_OPTIONS=%s\n' "print_stacktrace=1:halt_on_error=1:$to"
 }
 
