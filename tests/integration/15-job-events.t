@@ -62,7 +62,8 @@ printf '%s\n' "$owners" | grep -qx "$PMIXEV_TEST_USER" &&
 ok $? "the owner helper runs as the job's user ($(echo $owners)), never root"
 # The job's user may not trace it (a traced child cannot be reaped).
 tracer=$(client ptrace_attach)
-out=$(as_user "$tracer" "$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner)" 2>&1)
+# (n1's own helper: another cluster's may run on the machine too)
+out=$(as_user "$tracer" "$(pgrep -n -P "$(stepd_pid n1)" -x pmixev-owner)" 2>&1)
 ok $? "the job's user cannot ptrace the owner helper ($out)"
 
 scancel "$job"
@@ -191,8 +192,9 @@ wait_ready pmix_jobev 3
 wait_log "$(slurmd_log n1)" "step $job\.0 on n1: watcher: asking slurmctld" 10 >/dev/null
 sleep 1
 # The job's user signals its own helper 200 times in about 2 s: each
-# signal asks for a look, but they are held to one per 250 ms.
-helper=$(pgrep -n -u "$PMIXEV_TEST_USER" -x pmixev-owner)
+# signal asks for a look, but they are held to one per 250 ms. (n1's
+# own helper: another cluster's may run on the machine too)
+helper=$(pgrep -n -P "$(stepd_pid n1)" -x pmixev-owner)
 rpcs0=$(user_rpcs)
 t0=$EPOCHREALTIME
 as_user bash -c 'for i in $(seq 200); do kill -USR1 "$0" || exit 1; sleep 0.01; done' "$helper"
