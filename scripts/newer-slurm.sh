@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # newer-slurm.sh [--debian trixie|testing]
-#                [--suite [PROVE-ARGS...] | --bench SCRIPT [ARGS...]] -
+#                [--suite [PROVE-ARGS...] | --prepare |
+#                 --bench SCRIPT [ARGS...]] -
 # build pmixev (-Werror) and run its unit tests and plugin symbol check
 # against a newer Debian's Slurm, OpenPMIx and gcc, in a minimal root of
 # that Debian made with debootstrap from the machine's own Debian mirror.
@@ -27,6 +28,11 @@
 # plugins from the root's Slurm plugin directory, its programs from
 # pmixev's libexec directory) and purged after; the test clients and
 # examples still come from the build.
+#
+# --prepare: what --suite does before its cluster starts (the suite's
+# packages, the build, its unit tests and, with PMIXEV_INSTALLED=1, the
+# .deb), then exit: a --suite run after it, on the same tree, starts the
+# cluster at once (README command 2 runs that suite beside the host's).
 #
 # --bench: likewise, then run bench/SCRIPT ARGS there (e.g. run.sh --quick,
 # ulfm.sh): the benchmarks of this generation, stock mpi/pmix included. Its
@@ -61,9 +67,12 @@ testing)
 	exit 2
 	;;
 esac
-suite=0 bench=
+suite=0 bench='' prepare=0
 if [ "${1:-}" = --suite ]; then
 	suite=1
+	shift
+elif [ "${1:-}" = --prepare ]; then
+	suite=1 prepare=1
 	shift
 elif [ "${1:-}" = --bench ]; then
 	suite=1 bench=${2:?--bench needs a script of bench/}
@@ -202,7 +211,7 @@ if ((installed)) && [ "$(cat "$root/src/.pmixev-deb" 2>/dev/null)" != "$sum" ]; 
 fi
 ((installed)) && echo "newer-slurm: the Debian package: $(cd "$root/src/pkg" && ls pmixev_*.deb)"
 
-((suite)) || exit 0
+((suite && !prepare)) || exit 0
 if [ -n "$bench" ]; then
 	echo "newer-slurm: bench/$bench on $(in_root dpkg-query -W -f='Slurm ${Version}' slurmd) in the $debian root${bench_id:+, cluster $bench_id}"
 	PMIXEV_ROOT_FULL=1 in_root env PMIXEV_BUILDDIR=/src/b \
