@@ -70,8 +70,9 @@ stage "unit tests under ASan/UBSan"
 bash "$src/scripts/build.sh" "$src/build-asan" --enable-sanitizers
 make -C "$src/build-asan" -s check
 
+# (one target per core at a time: each still gets its seconds)
 stage "fuzzing the frame and task-map decoders (short run)"
-bash "$src/tests/fuzz/run.sh" "${PMIXEV_FUZZ_SECONDS:-15}"
+bash "$src/tests/fuzz/run.sh" "${PMIXEV_FUZZ_SECONDS:-15}" "$(nproc)"
 
 stage "make distcheck"
 make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {

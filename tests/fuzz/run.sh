@@ -1,8 +1,10 @@
 #!/bin/sh
 # Build and run the libFuzzer targets for the pure modules.
 #
-# usage: tests/fuzz/run.sh [SECONDS_PER_TARGET]   (default 20)
+# usage: tests/fuzz/run.sh [SECONDS_PER_TARGET [JOBS]]   (default 20, 1)
 #
+# JOBS targets are built and fuzzed at a time (each one process, one core:
+# on 2 cores, 2 halve the wall time; each target still gets its seconds).
 # Needs clang with its fuzzer runtime (Debian: clang, libclang-rt-*-dev).
 # Works without a configured tree: the sources include "config.h", which
 # a stand-in that only asks for GNU extensions satisfies. Seeds
@@ -12,9 +14,10 @@
 set -eu
 
 secs=${1:-20}
-case $secs in
-'' | *[!0-9]*)
-	echo "usage: $0 [SECONDS_PER_TARGET]" >&2
+jobs=${2:-1}
+case $secs:$jobs in
+*[!0-9:]* | :* | *: | *:0)
+	echo "usage: $0 [SECONDS_PER_TARGET [JOBS]]" >&2
 	exit 2
 	;;
 esac
@@ -42,21 +45,21 @@ fuzz_group_list:pmixev_group_list.c,pmixev_buf.c
 fuzz_xstep:pmixev_xstep.c,pmixev_xstep_pubsub.c,pmixev_xstep_ctl.c,pmixev_hub_route.c,pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_group_list.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
 fuzz_spawn_apps:pmixev_spawn_cmd.c,pmixev_spawn_vars.c,pmixev_base64.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_pmixd_msg.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c"
 
-failed=0
-for spec in $targets; do
-	name=${spec%%:*}
+# fuzz_one NAME:SOURCES: build and run one target; its report goes to
+# $work/NAME.out; $work/NAME.ok marks its success, only.
+fuzz_one() {
+	name=${1%%:*}
 	srcs=
-	for s in $(echo "${spec#*:}" | tr ',' ' '); do
+	for s in $(echo "${1#*:}" | tr ',' ' '); do
 		srcs="$srcs $common/$s"
 	done
 	echo "== $name: build"
 	# shellcheck disable=SC2086 # $srcs is a list of paths without spaces
 	if ! "$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -I "$common" \
-		-I "$work/include" -o "$work/$name" "$here/$name.c" $srcs; then
-		echo "== $name: BUILD FAILED" >&2
-		failed=1
-		continue
+		-I "$work/include" -o "$work/$name" "$here/$name.c" $srcs 2>&1; then
+		echo "== $name: BUILD FAILED"
+		return
 	fi
 	mkdir -p "$work/corpus/$name" "$work/crash/$name"
 	seeds=
@@ -73,9 +76,34 @@ for spec in $targets; do
 		rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' \
 			"$work/$name.log")
 		echo "== $name: ok, $runs runs, $rate exec/s"
+		touch "$work/$name.ok"
 	else
-		tail -n 40 "$work/$name.log" >&2
-		echo "== $name: CRASH, input(s) in $work/crash/$name/" >&2
+		tail -n 40 "$work/$name.log"
+		echo "== $name: CRASH, input(s) in $work/crash/$name/"
+	fi
+}
+
+# JOBS lanes, target i in lane i % JOBS; the reports in the targets' order.
+lane=0
+while [ "$lane" -lt "$jobs" ]; do
+	i=0
+	for spec in $targets; do
+		if [ $((i % jobs)) -eq "$lane" ]; then
+			fuzz_one "$spec" >"$work/${spec%%:*}.out"
+		fi
+		i=$((i + 1))
+	done &
+	lane=$((lane + 1))
+done
+wait
+
+failed=0
+for spec in $targets; do
+	name=${spec%%:*}
+	if [ -e "$work/$name.ok" ]; then
+		cat "$work/$name.out"
+	else
+		{ cat "$work/$name.out" 2>/dev/null || echo "== $name: not run"; } >&2
 		failed=1
 		keep=1
 	fi
