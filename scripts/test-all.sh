@@ -63,19 +63,20 @@ echo "all C files follow .clang-format"
 bash "$src/tests/check-layout.sh"
 bash "$src/tests/check-man.sh"
 
+# (make -j: the tests and their programs build and run one per core)
 stage "unit tests"
-make -C "$build" -s check
+make -C "$build" -s -j"$(nproc)" check
 
 stage "unit tests under ASan/UBSan"
 bash "$src/scripts/build.sh" "$src/build-asan" --enable-sanitizers
-make -C "$src/build-asan" -s check
+make -C "$src/build-asan" -s -j"$(nproc)" check
 
 # (one target per core at a time: each still gets its seconds)
 stage "fuzzing the frame and task-map decoders (short run)"
 bash "$src/tests/fuzz/run.sh" "${PMIXEV_FUZZ_SECONDS:-15}" "$(nproc)"
 
 stage "make distcheck"
-make -C "$build" -s distcheck >"$build/distcheck.out" 2>&1 || {
+make -C "$build" -s -j"$(nproc)" distcheck >"$build/distcheck.out" 2>&1 || {
 	tail -n 40 "$build/distcheck.out" >&2
 	exit 1
 }
