@@ -105,8 +105,10 @@ stage "integration tests: Slurm 24.11 in the Debian 13 root against its .deb, be
 # after the 22.05 one's; it starts before the exports below (it keeps
 # proctrack/linuxproc).
 newer_pid='' newer_log=$build/suite-24.11.log
-trap '{ [ -n "$newer_pid" ] && kill -TERM -- "-$newer_pid" 2>/dev/null && wait "$newer_pid"; } || true
-	bash "$cluster" stop >/dev/null 2>&1 || true; dpkg --purge pmixev >/dev/null 2>&1 || true' EXIT
+# (the status is kept: a wait in an EXIT trap would replace it)
+# shellcheck disable=SC2154 # rc is set by the trap itself
+trap 'rc=$?; { [ -n "$newer_pid" ] && kill -TERM -- "-$newer_pid" 2>/dev/null && wait "$newer_pid"; } || true
+	bash "$cluster" stop >/dev/null 2>&1 || true; dpkg --purge pmixev >/dev/null 2>&1 || true; exit "$rc"' EXIT
 trap 'exit 130' INT TERM
 setsid env PMIXEV_INSTALLED=1 bash "$src/scripts/newer-slurm.sh" --suite >"$newer_log" 2>&1 &
 newer_pid=$!
