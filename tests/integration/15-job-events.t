@@ -83,9 +83,11 @@ ok $? "slurmctld counted the watcher's ${requests:-?} requests against $PMIXEV_T
 
 # The cost does not grow with the nodes: a 1-node and a 3-node step, each
 # 8 s long, make the same number of watcher requests (within the one a look
-# more or less makes), and the 3-node step no more slurmctld RPCs (srun's
-# own included) than the 1-node one but two. The 1-node step may make more:
-# srun's own polls of a step that ends vary (17 vs 14 seen in CI).
+# more or less makes), and the 3-node step fewer extra slurmctld RPCs
+# (srun's own included) than half of what one more watching node would
+# add (a watcher per node would add twice the 1-node step's requests).
+# srun's own polls of a step that ends vary by a few either way (17 vs 14
+# and 15 vs 18 seen).
 declare -A made rpcs
 for n in 1 3; do
 	# (nodes still completing an earlier job would cost srun extra polls)
@@ -102,8 +104,9 @@ for n in 1 3; do
 	rpcs[$n]=$(($(user_rpcs) - r0))
 done
 d_req=$((${made[1]:-0} - ${made[3]:-99})) d_rpc=$((${rpcs[3]} - ${rpcs[1]}))
-[ -n "${made[1]}" ] && [ "${made[1]}" -ge 6 ] && [ "${d_req#-}" -le 1 ] && [ "$d_rpc" -le 2 ]
-ok $? "watching costs the same for 1 and 3 nodes: ${made[1]:-?} vs ${made[3]:-?} requests, ${rpcs[1]} vs ${rpcs[3]} RPCs in slurmctld"
+[ -n "${made[1]}" ] && [ "${made[1]}" -ge 6 ] && [ "${d_req#-}" -le 1 ] &&
+	[ "$d_rpc" -le $((${made[1]} / 2)) ]
+ok $? "watching costs the same for 1 and 3 nodes: ${made[1]:-?} vs ${made[3]:-?} requests, ${rpcs[1]} vs ${rpcs[3]} RPCs in slurmctld (3 nodes: at most $((${made[1]:-0} / 2)) more)"
 
 # The user's controls: SPANK options, checked at submission.
 out=$(as_user srun --help 2>&1)
