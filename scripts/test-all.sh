@@ -5,7 +5,8 @@
 #   2. build (./build)                         RPM, from the tarball of 7:
 #   3. format, layout, man-page checks         lintian, files, dependency
 #   4. unit tests (cmocka, TAP)             9. Slurm 24.11 / OpenPMIx 5 /
-#   5. ASan/UBSan build + unit tests           Open MPI 5 in a Debian 13
+#   5. ASan/UBSan build + unit tests,          Open MPI 5 in a Debian 13
+#      40-pmixd-forge.t on it
 #   6. libFuzzer, 15 s per decoder             root: build, unit tests, its
 #   7. make distcheck                          .deb
 #                                          10. Slurm 26.05 (Debian testing
@@ -70,6 +71,17 @@ make -C "$build" -s -j"$(nproc)" check
 stage "unit tests under ASan/UBSan"
 bash "$src/scripts/build.sh" "$src/build-asan" --enable-sanitizers
 make -C "$src/build-asan" -s -j"$(nproc)" check
+
+# Root against a hostile PMIx server process, every pmixev process under
+# ASan/UBSan (doc/testing.md, "The ASan cluster mode"): a report fails it.
+stage "slurmstepd under ASan/UBSan against a forged pmixev-pmixd (40-pmixd-forge.t, local Slurm 22.05 cluster)"
+asan_rc=0
+PMIXEV_ASAN=1 PMIXEV_BUILDDIR=$src/build-asan bash "$cluster" start
+PMIXEV_ASAN=1 PMIXEV_BUILDDIR=$src/build-asan \
+	prove -v --timer "$src/tests/integration/40-pmixd-forge.t" || asan_rc=1
+((asan_rc == 0)) || bash "$cluster" logs >&2 || true
+bash "$cluster" stop
+((asan_rc == 0)) || exit 1
 
 # (one target per core at a time: each still gets its seconds)
 stage "fuzzing the frame and task-map decoders (short run)"
