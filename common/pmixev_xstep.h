@@ -231,6 +231,37 @@ int pmixev_xstep_pubsub_resp_unpack(struct pmixev_buf *b, size_t max,
 void pmixev_xstep_pubsub_resp_release(struct pmixev_xstep_pubsub_resp *m);
 
 /*
+ * Where an srun sends a PUBSUB frame (§5.3). Requests climb the hub to
+ * the family root's srun, which gives them to its node 0; answers go back
+ * down by the requester's step. The srun reads the header only.
+ */
+enum pmixev_xstep_hop {
+	PMIXEV_XSTEP_HOP_DROP,	/* not a frame this srun may pass */
+	PMIXEV_XSTEP_HOP_UP,	/* to the parent srun */
+	PMIXEV_XSTEP_HOP_NODE,	/* to its own step's node */
+	PMIXEV_XSTEP_HOP_CHILD, /* to the child srun toward the step */
+};
+enum pmixev_xstep_from {
+	PMIXEV_XSTEP_FROM_NODE,	  /* a stepd of the srun's own step */
+	PMIXEV_XSTEP_FROM_PARENT, /* the parent srun */
+	PMIXEV_XSTEP_FROM_CHILD,  /* a child srun */
+};
+/*
+ * For the srun of step (job, step), with a parent srun when `spawned`: a
+ * frame with header `h` that came `from` (from node `node` for NODE). A
+ * REQ comes from a stepd of a spawned step (its own node as source) or
+ * from a child srun (another step), and climbs while there is a parent.
+ * A request that came back from the parent srun (bounced: it found no
+ * way up) returns to its source: its node, or down toward its step. An
+ * answer comes from the family root's node 0, or from the parent srun,
+ * and goes to its own node when for its step, else down.
+ */
+enum pmixev_xstep_hop pmixev_xstep_pubsub_hop(const struct pmixev_xstep_hdr *h,
+					      enum pmixev_xstep_from from,
+					      uint32_t node, uint32_t job,
+					      uint32_t step, bool spawned);
+
+/*
  * EVENT (§5.4): an exit or node event (pmixev_proto.h's EVENT body) or a
  * client's event (its NOTIFY body, info at most `max` bytes), as the
  * overlay and INJECT carry them.

@@ -336,6 +336,92 @@ static void test_event(void **state)
 	}
 }
 
+/* The srun's routing of PUBSUB frames: up from a child step to the
+ * family root's node 0, and the answer back down. */
+static void test_pubsub_hop(void **state)
+{
+	/* Step 7.2 spawned by 7.1, which 7.0 (the family root) spawned. */
+	struct pmixev_xstep_hdr req = {.src_job = 7,
+				       .src_step = 2,
+				       .src_node = 1,
+				       .dst_job = 7,
+				       .dst_step = 1,
+				       .dst_node = 0,
+				       .inner = PMIXEV_XSTEP_PUBSUB_REQ};
+	struct pmixev_xstep_hdr resp = {.src_job = 7,
+					.src_step = 0,
+					.src_node = 0,
+					.dst_job = 7,
+					.dst_step = 2,
+					.dst_node = 1,
+					.inner = PMIXEV_XSTEP_PUBSUB_RESP};
+	struct pmixev_xstep_hdr t;
+
+	(void)state;
+	/* 7.2's srun: its own node's request climbs; another node's, or
+	 * one with no parent srun, does not; one bounced back by the
+	 * parent srun returns to its node (or toward its step). */
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_NODE,
+						 1, 7, 2, true),
+			 PMIXEV_XSTEP_HOP_UP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_NODE,
+						 2, 7, 2, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_NODE,
+						 1, 7, 2, false),
+			 PMIXEV_XSTEP_HOP_DROP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_PARENT,
+						 0, 7, 2, true),
+			 PMIXEV_XSTEP_HOP_NODE);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_PARENT,
+						 0, 7, 1, true),
+			 PMIXEV_XSTEP_HOP_CHILD);
+	/* 7.1's srun passes it up; 7.0's gives it to its node 0. */
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_CHILD,
+						 0, 7, 1, true),
+			 PMIXEV_XSTEP_HOP_UP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_CHILD,
+						 0, 7, 0, false),
+			 PMIXEV_XSTEP_HOP_NODE);
+	/* A child srun may not speak for this srun's own step. */
+	assert_int_equal(pmixev_xstep_pubsub_hop(&req, PMIXEV_XSTEP_FROM_CHILD,
+						 0, 7, 2, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+	/* The answer: from 7.0's node 0 down, through 7.1, to 7.2's node. */
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp, PMIXEV_XSTEP_FROM_NODE,
+						 0, 7, 0, false),
+			 PMIXEV_XSTEP_HOP_CHILD);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp, PMIXEV_XSTEP_FROM_NODE,
+						 1, 7, 0, false),
+			 PMIXEV_XSTEP_HOP_DROP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp, PMIXEV_XSTEP_FROM_NODE,
+						 0, 7, 0, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp,
+						 PMIXEV_XSTEP_FROM_PARENT, 0, 7,
+						 1, true),
+			 PMIXEV_XSTEP_HOP_CHILD);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp,
+						 PMIXEV_XSTEP_FROM_PARENT, 0, 7,
+						 2, true),
+			 PMIXEV_XSTEP_HOP_NODE);
+	assert_int_equal(pmixev_xstep_pubsub_hop(&resp, PMIXEV_XSTEP_FROM_CHILD,
+						 0, 7, 1, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+	/* Other inner types and invalid headers are not routed here. */
+	t = req;
+	t.inner = PMIXEV_XSTEP_EVENT;
+	t.dst_node = PMIXEV_XSTEP_ROOT;
+	assert_int_equal(pmixev_xstep_pubsub_hop(&t, PMIXEV_XSTEP_FROM_NODE, 1,
+						 7, 2, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+	t = req;
+	t.dst_step = 2;
+	assert_int_equal(pmixev_xstep_pubsub_hop(&t, PMIXEV_XSTEP_FROM_NODE, 1,
+						 7, 2, true),
+			 PMIXEV_XSTEP_HOP_DROP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_pubsub_alloc),
 		cmocka_unit_test(test_pubsub_resp),
 		cmocka_unit_test(test_event),
+		cmocka_unit_test(test_pubsub_hop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
