@@ -15,7 +15,7 @@
  *                u8 persist (0..4; publish only, else 0), u32 n (1..1024),
  *                n * { str key, bytes value }
  *   pubsub_done  u64 id, u8 result, u32 n (0..1024),
- *                n * { str key, u32 rank, bytes value }
+ *                n * { str key, u32 job, u32 step, u32 rank, bytes value }
  */
 #include "config.h"
 
@@ -233,8 +233,11 @@ static void put_entries(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, n);
 	for (uint32_t i = 0; i < n; i++) {
 		pmixev_buf_put_str(b, e[i].key);
-		if (with_rank)
+		if (with_rank) {
+			pmixev_buf_put_u32(b, e[i].job);
+			pmixev_buf_put_u32(b, e[i].step);
 			pmixev_buf_put_u32(b, e[i].rank);
+		}
 		pmixev_buf_put_bytes(b, e[i].value, e[i].nvalue);
 	}
 }
@@ -257,8 +260,11 @@ static int get_entries(struct pmixev_buf *b, bool with_rank,
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		pmixev_buf_get_str(b, e[i].key, sizeof(e[i].key));
-		if (with_rank)
+		if (with_rank) {
+			pmixev_buf_get_u32(b, &e[i].job);
+			pmixev_buf_get_u32(b, &e[i].step);
 			pmixev_buf_get_u32(b, &e[i].rank);
+		}
 		pmixev_buf_get_bytes(b, &e[i].value, &e[i].nvalue);
 	}
 	*out = e;

@@ -83,9 +83,11 @@ enum pmixev_pmixd_pubsub_op {
 };
 
 /* A key and, for publish requests and lookup answers, its PMIx-packed
- * value (opaque); `rank` (answers only) is its publisher. */
+ * value (opaque); `job`, `step`, `rank` (answers only) are its publisher:
+ * a rank of this step or of another step of its spawn family. */
 struct pmixev_pmixd_entry {
 	char key[PMIXEV_PMIXD_KEY_MAX]; /* not empty */
+	uint32_t job, step;
 	uint32_t rank;
 	const uint8_t *value;
 	size_t nvalue;

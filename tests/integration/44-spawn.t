@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 19
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -60,7 +60,8 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run stock --mpi=pmix $sp --n 2 -- $sp
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
-' "$sp" "$work" 2>&1)
+	run xpub --mpi=pmixev $2 --host n2,n3
+' "$sp" "$work" "$(client pmix_xpub)" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 diag "job ${job:-?}: $(printf '%s\n' "$out" | grep -E '^(four|nofit) ' | tr '\n' ' ')"
 f() { cat "$work/44-$1.out" 2>/dev/null; }
@@ -143,6 +144,22 @@ ok $? "the other ranks of the parent step are not told of the children's ends" |
 	[ "$(in_f from2 "^pmix_spawn: rank 2: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
 	[ "$(in_f from2 '^rc 0$')" -eq 1 ]
 ok $? "rank 2 on n3 spawns 2: the children know rank 2 as their parent, their ends reach it" || f from2
+
+# Publish/lookup across the family (doc/spawn.md §5.3): the parent's
+# rank 0 (n1) waits for a key its children (n2, n3) publish, started
+# before they exist; a child looks up (PMIX_WAIT) the parent's keys in the
+# family root's directory, each with its publisher's namespace.
+ps="slurm\.pmixev\.$job\.[0-9]+"
+[ "$(in_f xpub "^pmix_xpub: parent got xpub\.child=hello-child from $ps rank 1 child=1$")" -eq 1 ] &&
+	[ "$(in_f xpub '^rc 0$')" -eq 1 ]
+ok $? "the parent's PMIX_WAIT lookup, started before the spawn, gets the key a child publishes, with the child's namespace and rank" ||
+	f xpub
+[ "$(in_f xpub "^pmix_xpub: child rank 0 got xpub\.parent=hello-parent from $ps rank 0 parent=1$")" -eq 1 ]
+ok $? "a child on another node looks up (PMIX_WAIT) the parent's key, with the parent's namespace" || f xpub
+[ "$(in_f xpub "^pmix_xpub: child rank 0 got xpub\.once=once from $ps rank 0 parent=1$")" -eq 1 ] &&
+	[ "$(in_f xpub '^pmix_xpub: child rank 1 lookup of xpub\.once: (NOT-FOUND|PMIX_ERR_NOT_FOUND)$')" -eq 1 ]
+ok $? "PMIX_PERSIST_FIRST_READ across steps: the first child lookup gets the parent's key, the next finds it gone" ||
+	f xpub
 
 # PMIX_ALLOC_ID: a job of one node granted by PMIx_Allocation_request
 # (NEW), then a spawn into it: the child is step 0 of the new job.

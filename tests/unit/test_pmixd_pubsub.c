@@ -47,6 +47,8 @@ static void test_pubsub(void **state)
 	assert_int_equal(un_pubsub(w.data, w.len), -1);
 	pmixev_buf_release(&w);
 	e[1].rank = 6;
+	e[1].job = 7; /* a publisher of another step of the family */
+	e[1].step = 2;
 	assert_int_equal(pmixev_pmixd_pubsub_done_pack(&w, &d), 0);
 	assert_strict(&w, un_psdone);
 	/* Values on a lookup, wait on a publish, unknown op, no keys. */

@@ -6,6 +6,7 @@
 
 #include "pmixside/pubsub_pmix.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "pmixbase/status.h"
 #include "pmixbase/wire.h"
 #include "pmixev_pmixd_coll.h"
+#include "pmixev_xstep.h"
 #include "pmixside/calls.h"
 
 /* A request waiting for root. */
@@ -46,7 +48,17 @@ static void answer(struct ps_call *c, enum pmixev_result result,
 	if (result == PMIXEV_OK && n) {
 		PMIX_PDATA_CREATE(pd, n);
 		for (uint32_t i = 0; pd && i < n; i++) {
-			PMIX_LOAD_PROCID(&pd[i].proc, lay->nspace, e[i].rank);
+			char ns[PMIX_MAX_NSLEN + 1];
+
+			/* The publisher: of this step or another of the
+			 * spawn family. */
+			if (e[i].job == lay->step.job_id &&
+			    e[i].step == lay->step.step_id)
+				snprintf(ns, sizeof(ns), "%s", lay->nspace);
+			else
+				pmixev_xstep_nspace(e[i].job, e[i].step, ns,
+						    sizeof(ns));
+			PMIX_LOAD_PROCID(&pd[i].proc, ns, e[i].rank);
 			PMIX_LOAD_KEY(pd[i].key, e[i].key);
 			if (wire_unpack_value(e[i].value, e[i].nvalue,
 					      &pd[i].value) != PMIX_SUCCESS)

@@ -41,6 +41,8 @@ struct hub_up {
 	uint32_t nready;
 	bool told;
 	bool layout_sent; /* node 0's LAYOUT went up (once) */
+	hub_up_pubsub_fn pubsub;
+	void *pubsub_ctx;
 };
 
 /* The descriptor is a Unix socket to our parent process, of our uid. */
@@ -152,7 +154,10 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 	struct hub_up *h = ctx;
 
 	(void)c;
-	(void)payload;
+	if (hdr->type == PMIXEV_MSG_XSTEP && h->pubsub) {
+		h->pubsub(h->pubsub_ctx, payload, hdr->len);
+		return 0;
+	}
 	PMIXEV_ERROR("step %s: unexpected %s from the parent srun", h->name,
 		     pmixev_msg_type_name(hdr->type));
 	return -1;
@@ -176,6 +181,24 @@ static int send_frame(struct hub_up *h, uint8_t type, struct pmixev_buf *b)
 		PMIXEV_ERROR("step %s: cannot reach the parent srun (spawn "
 			     "%llu)",
 			     h->name, (unsigned long long)h->spawn_id);
+		return -1;
+	}
+	return 0;
+}
+
+void hub_up_on_pubsub(struct hub_up *h, hub_up_pubsub_fn fn, void *ctx)
+{
+	h->pubsub = fn;
+	h->pubsub_ctx = ctx;
+}
+
+int hub_up_pass(struct hub_up *h, const uint8_t *data, size_t len)
+{
+	if (!h->conn ||
+	    conn_send(h->conn, PMIXEV_MSG_XSTEP, 0, 0, data, len) < 0) {
+		PMIXEV_ERROR("step %s: a publish/lookup request dropped: the "
+			     "link to the parent srun is gone",
+			     h->name);
 		return -1;
 	}
 	return 0;

@@ -5,7 +5,9 @@
  * process's parent and of this uid; HUB_HELLO on it; then, when every
  * node of this step said its ranks registered (NODE_READY from its stepd)
  * or one said they cannot, the step's READY (an XSTEP to the parent
- * step's root); then its ranks' ends (XSTEP EVENTs of its stepds). The variable
+ * step's root); then its ranks' ends (XSTEP EVENTs of its stepds). PUBSUB
+ * requests go up this link and answers come down it (srun_step.c routes
+ * them by their header, doc/spawn.md §5.3). The variable
  * is kept out of the tasks' environment. On the rendezvous' agent thread after
  * hub_up_create.
  */
@@ -40,6 +42,16 @@ int hub_up_node_ready(struct hub_up *h, uint32_t node, const uint8_t *data,
  * passed up. 0, or -1 if it is not that. */
 int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
 		 size_t len);
+
+/* A PUBSUB XSTEP payload from the parent srun, for the caller to route. */
+typedef void (*hub_up_pubsub_fn)(void *ctx, const uint8_t *data, size_t len);
+
+/* Route the parent srun's PUBSUB frames to `fn` (before hub_up_start). */
+void hub_up_on_pubsub(struct hub_up *h, hub_up_pubsub_fn fn, void *ctx);
+
+/* Pass an XSTEP payload (a PUBSUB request) to the parent srun. 0, or -1
+ * (logged) when the link is gone. */
+int hub_up_pass(struct hub_up *h, const uint8_t *data, size_t len);
 
 /* Node `node`'s stepd left before it said so. */
 void hub_up_node_gone(struct hub_up *h, uint32_t node);

@@ -48,6 +48,10 @@ struct child {
 	 * process): passed on after it. */
 	struct pmixev_buf *early;
 	uint32_t nearly, nprocs;
+	/* Steps below the child step whose PUBSUB requests it passed up:
+	 * their answers go down this link. */
+	uint32_t (*below)[2];
+	uint32_t nbelow;
 };
 
 struct spawns {
@@ -114,6 +118,7 @@ static void child_free(struct child *c)
 	for (uint32_t i = 0; i < c->nearly; i++)
 		pmixev_buf_release(&c->early[i]);
 	free(c->early);
+	free(c->below);
 	spawn_proc_destroy(c->proc);
 	free(c);
 }
@@ -244,6 +249,54 @@ static void flush_early(struct child *c)
 	c->nearly = 0;
 }
 
+static bool leads_to(const struct child *c, uint32_t job, uint32_t step)
+{
+	if (c->job == job && c->step == step)
+		return true;
+	for (uint32_t i = 0; i < c->nbelow; i++)
+		if (c->below[i][0] == job && c->below[i][1] == step)
+			return true;
+	return false;
+}
+
+/* A PUBSUB request from the child srun: its step's or a step below it
+ * (remembered, at most a family's worth), for the caller to route. */
+static int pass_pubsub(struct child *c, const struct pmixev_xstep_hdr *h,
+		       const uint8_t *data, size_t len)
+{
+	uint32_t(*more)[2];
+
+	if (!leads_to(c, h->src_job, h->src_step)) {
+		if (c->nbelow >= PMIXEV_XSTEP_FAMILY_MAX ||
+		    !(more = realloc(c->below,
+				     (c->nbelow + 1) * sizeof(*more)))) {
+			PMIXEV_ERROR("step %s: a request of step %u.%u "
+				     "dropped: too many steps below",
+				     c->sp->step, h->src_job, h->src_step);
+			return 0;
+		}
+		c->below = more;
+		c->below[c->nbelow][0] = h->src_job;
+		c->below[c->nbelow++][1] = h->src_step;
+	}
+	c->sp->cfg.pubsub(c->sp->cfg.send_ctx, data, len);
+	return 0;
+}
+
+int spawns_pass_down(struct spawns *sp, uint32_t job, uint32_t step,
+		     const uint8_t *data, size_t len)
+{
+	for (struct child *c = sp ? sp->children : NULL; c; c = c->next)
+		if (c->hub && c->step != PMIXEV_XSTEP_NONE &&
+		    leads_to(c, job, step))
+			return conn_send(c->hub, PMIXEV_MSG_XSTEP, 0, 0, data,
+					 len);
+	PMIXEV_ERROR("step %s: an answer for step %u.%u dropped: no child "
+		     "srun leads there",
+		     sp ? sp->step : "?", job, step);
+	return -1;
+}
+
 /* The child step's READY, or one of its ranks' ends, from its srun. */
 static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 {
@@ -252,11 +305,14 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 	struct pmixev_xstep_ready r;
 	struct pmixev_buf b;
 	char why[PMIXEV_XSTEP_REASON_MAX];
+	bool bad;
 
 	pmixev_buf_reader(&b, data, len);
-	if (pmixev_xstep_hdr_unpack(&b, &h) < 0 || h.src_job != c->job ||
-	    h.src_step != c->step || h.dst_job != sp->cfg.job_id ||
-	    h.dst_step != sp->cfg.step_id) {
+	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
+	if (!bad && h.inner == PMIXEV_XSTEP_PUBSUB_REQ)
+		return pass_pubsub(c, &h, data, len);
+	if (bad || h.src_job != c->job || h.src_step != c->step ||
+	    h.dst_job != sp->cfg.job_id || h.dst_step != sp->cfg.step_id) {
 		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent an "
 			     "XSTEP that is not its step's for this one",
 			     sp->step, (unsigned long long)c->spawn_id);

@@ -33,6 +33,9 @@
 typedef int (*spawns_send_fn)(void *ctx, uint32_t node, uint8_t type,
 			      const struct pmixev_buf *body);
 
+/* A PUBSUB XSTEP payload from a child srun, for the caller to route. */
+typedef void (*spawns_pubsub_fn)(void *ctx, const uint8_t *data, size_t len);
+
 struct spawns_cfg {
 	uint32_t job_id, step_id;	  /* this step */
 	const char *job_name;		  /* the child's is NAME.spawn */
@@ -41,6 +44,7 @@ struct spawns_cfg {
 	uint32_t kill_wait;		  /* KillWait, seconds */
 	spawns_send_fn send;
 	void *send_ctx;
+	spawns_pubsub_fn pubsub; /* called with send_ctx */
 };
 
 struct spawns;
@@ -57,6 +61,12 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 /* The child srun of spawn request `id` of node `node` is ended. */
 int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
 		  size_t len);
+
+/* A PUBSUB answer for step (job, step) to the child srun toward it: a
+ * child step, or a step whose requests came through that child. 0, or -1
+ * (logged) when no child srun leads there (it ended). */
+int spawns_pass_down(struct spawns *sp, uint32_t job, uint32_t step,
+		     const uint8_t *data, size_t len);
 
 /*
  * srun's step ended (main thread): end the child steps when `abort`, then

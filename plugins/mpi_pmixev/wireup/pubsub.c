@@ -58,6 +58,8 @@ static void answer(enum pmixev_result result, const struct pubsub_entry *e,
 	}
 	for (size_t i = 0; m.e && i < n; i++) {
 		snprintf(m.e[i].key, sizeof(m.e[i].key), "%s", e[i].key);
+		m.e[i].job = e[i].job;
+		m.e[i].step = e[i].step;
 		m.e[i].rank = e[i].rank;
 		m.e[i].value = e[i].value;
 		m.e[i].nvalue = e[i].nvalue;

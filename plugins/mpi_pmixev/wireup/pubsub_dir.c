@@ -19,28 +19,15 @@
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
 #include "pmixev_pmixd_coll.h"
+#include "pmixev_pmixd_spawn.h"
+#include "wireup/pubsub_dir_int.h"
 #include "wireup/pubsub_msg.h"
 
-#define GRACE_SEC 5 /* requester waits this much longer than the root */
-
-/* A request of ours, pending until the directory answers. */
-struct request {
-	struct pending *p;
-	pubsub_done_fn done;
-	void *arg;
-};
-
 struct published {
-	struct pubsub_entry e; /* value owned; e.rank: the publisher */
+	struct pubsub_entry e; /* value owned; e.job, e.step, e.rank: who */
 	uint32_t node;	       /* the publisher's */
 	uint8_t range, persist;
 	struct published *next;
-};
-
-/* Who asks: a rank on a node, looking within a range. */
-struct asker {
-	uint32_t node, rank;
-	uint8_t range;
 };
 
 /* A lookup with PMIX_WAIT, held by the directory until its keys come. */
@@ -52,19 +39,6 @@ struct waiter {
 	size_t n;
 	struct pubsub_entry *keys; /* keys only */
 	size_t bytes;		   /* charged to the directory's bound */
-};
-
-struct pubsub {
-	struct overlay *ov;
-	const struct layout *lay;
-	unsigned timeout_sec;
-	struct pending_set *requests;
-	struct published *dir;
-	/* Keys and values in dir plus the lookups waiting, and the bound. */
-	size_t held, max_bytes;
-	struct pending_set *waiters;
-	unsigned refused_waits;	    /* lookups not held: over the bound */
-	unsigned refused_publishes; /* publishes over the bound */
 };
 
 /* --- ranges ------------------------------------------------------------- */
@@ -86,9 +60,26 @@ static enum reach reach_of(uint8_t range)
 
 /* May `who` see `d`: its range reaches who, and its publisher is within
  * who's range (the narrower of the two decides). */
+bool pubsub_range_crosses(uint8_t range)
+{
+	return range == PMIXEV_XSTEP_RANGE_UNDEF ||
+	       range == PMIXEV_XSTEP_RANGE_SESSION ||
+	       range == PMIXEV_XSTEP_RANGE_GLOBAL;
+}
+
+bool pubsub_own(const struct pubsub *ps, const struct asker *who)
+{
+	return who->job == ps->lay->step.job_id &&
+	       who->step == ps->lay->step.step_id;
+}
+
 static bool visible(const struct published *d, const struct asker *who)
 {
 	enum reach r = reach_of(d->range);
+
+	if (d->e.job != who->job || d->e.step != who->step)
+		return pubsub_range_crosses(d->range) &&
+		       pubsub_range_crosses(who->range);
 
 	if (reach_of(who->range) < r)
 		r = reach_of(who->range);
@@ -121,7 +112,7 @@ static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
 }
 
 /* The directory on node `from` answered request `id`. */
-static void answer(struct pubsub *ps, uint32_t from, uint64_t id,
+void pubsub_answer(struct pubsub *ps, uint32_t from, uint64_t id,
 		   enum pmixev_result result, const struct pubsub_entry *e,
 		   size_t n)
 {
@@ -144,20 +135,25 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	answer(ps, src, id, result, e, n);
+	pubsub_answer(ps, src, id, result, e, n);
 	free(e);
 }
 
 /* --- the directory (node 0) --------------------------------------------- */
 
-static void reply(struct pubsub *ps, uint32_t dst, uint64_t id,
+static void reply(struct pubsub *ps, const struct asker *who, uint64_t id,
 		  enum pmixev_result result, const struct pubsub_entry *e,
 		  size_t n)
 {
+	uint32_t dst = who->node;
 	struct pmixev_buf b;
 
+	if (!pubsub_own(ps, who)) {
+		pubsub_xstep_reply(ps, who, id, result, e, n);
+		return;
+	}
 	if (dst == overlay_self(ps->ov)) {
-		answer(ps, dst, id, result, e, n);
+		pubsub_answer(ps, dst, id, result, e, n);
 		return;
 	}
 	pmixev_buf_init(&b);
@@ -208,7 +204,7 @@ static int try_lookup(struct pubsub *ps, const struct asker *who, uint64_t id,
 	if (!found || !hit) {
 		free(found);
 		free(hit);
-		reply(ps, who->node, id, PMIXEV_ERR_NOMEM, NULL, 0);
+		reply(ps, who, id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -219,7 +215,7 @@ static int try_lookup(struct pubsub *ps, const struct asker *who, uint64_t id,
 		}
 		found[i] = hit[i]->e;
 	}
-	reply(ps, who->node, id, PMIXEV_OK, found, n);
+	reply(ps, who, id, PMIXEV_OK, found, n);
 	for (size_t i = 0; i < n; i++)
 		if (hit[i]->persist == PMIXEV_PMIXD_PERSIST_FIRST_READ)
 			drop(ps, hit[i]);
@@ -248,7 +244,7 @@ static void waiter_fail(void *req, enum pmixev_result why, uint32_t lost)
 {
 	struct waiter *w = req;
 
-	reply(w->ps, w->who.node, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
+	reply(w->ps, &w->who, w->id, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 	waiter_free(w);
 }
 
@@ -265,7 +261,7 @@ static void wake_waiters(struct pubsub *ps)
 	pending_each(ps->waiters, wake_one, NULL);
 }
 
-static enum pmixev_result publish(struct pubsub *ps, uint32_t src,
+static enum pmixev_result publish(struct pubsub *ps, const struct asker *who,
 				  const struct pubsub_req_msg *r)
 {
 	size_t bytes = 0;
@@ -295,9 +291,11 @@ static enum pmixev_result publish(struct pubsub *ps, uint32_t src,
 			return PMIXEV_ERR_NOMEM;
 		}
 		d->e = r->e[i];
+		d->e.job = who->job;
+		d->e.step = who->step;
 		d->e.rank = r->rank;
 		d->e.value = memcpy(value, r->e[i].value, r->e[i].nvalue);
-		d->node = src;
+		d->node = who->node;
 		d->range = r->how.range;
 		d->persist = r->how.persist;
 		d->next = ps->dir;
@@ -309,7 +307,7 @@ static enum pmixev_result publish(struct pubsub *ps, uint32_t src,
 
 /* The caller's entries of the keys that reach no further than the
  * unpublish's range. */
-static enum pmixev_result unpublish(struct pubsub *ps,
+static enum pmixev_result unpublish(struct pubsub *ps, const struct asker *who,
 				    const struct pubsub_req_msg *r)
 {
 	enum reach within = reach_of(r->how.range);
@@ -318,7 +316,8 @@ static enum pmixev_result unpublish(struct pubsub *ps,
 	for (size_t i = 0; i < r->n; i++)
 		for (struct published *d = ps->dir; d; d = d->next)
 			if (strcmp(d->e.key, r->e[i].key) == 0 &&
-			    d->e.rank == r->rank &&
+			    d->e.rank == r->rank && d->e.job == who->job &&
+			    d->e.step == who->step &&
 			    reach_of(d->range) <= within) {
 				drop(ps, d);
 				rc = PMIXEV_OK;
@@ -351,16 +350,18 @@ static void park(struct pubsub *ps, const struct asker *who,
 	struct waiter *w = NULL;
 
 	if (!room_to_wait(ps, r, bytes)) {
-		reply(ps, who->node, r->id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
+		reply(ps, who, r->id, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
 		return;
 	}
 	if (!(w = calloc(1, sizeof(*w))) ||
 	    !(w->keys = calloc(r->n ? r->n : 1, sizeof(*w->keys))) ||
-	    !(w->p = pending_add(ps->waiters, w, who->node, t))) {
+	    !(w->p = pending_add(
+		      ps->waiters, w,
+		      pubsub_own(ps, who) ? who->node : PENDING_NO_NODE, t))) {
 		if (w)
 			free(w->keys);
 		free(w);
-		reply(ps, who->node, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
+		reply(ps, who, r->id, PMIXEV_ERR_NOMEM, NULL, 0);
 		return;
 	}
 	w->ps = ps;
@@ -373,39 +374,49 @@ static void park(struct pubsub *ps, const struct asker *who,
 		memcpy(w->keys[i].key, r->e[i].key, sizeof(w->keys[i].key));
 }
 
-static void serve(struct pubsub *ps, uint32_t src,
+void pubsub_serve(struct pubsub *ps, const struct asker *who,
 		  const struct pubsub_req_msg *r)
 {
-	struct asker who = {
-		.node = src, .rank = r->rank, .range = r->how.range};
 	enum pmixev_result rc;
 
 	switch (r->op) {
 	case PUBSUB_PUBLISH:
-		rc = publish(ps, src, r);
-		reply(ps, src, r->id, rc, NULL, 0);
+		rc = publish(ps, who, r);
+		reply(ps, who, r->id, rc, NULL, 0);
 		if (rc == PMIXEV_OK)
 			wake_waiters(ps);
 		break;
 	case PUBSUB_LOOKUP:
-		if (!try_lookup(ps, &who, r->id, r->e, r->n)) {
+		if (!try_lookup(ps, who, r->id, r->e, r->n)) {
 			if (r->how.wait)
-				park(ps, &who, r);
+				park(ps, who, r);
 			else
-				reply(ps, src, r->id, PMIXEV_ERR_NOT_FOUND,
+				reply(ps, who, r->id, PMIXEV_ERR_NOT_FOUND,
 				      NULL, 0);
 		}
 		break;
 	default:
-		reply(ps, src, r->id, unpublish(ps, r), NULL, 0);
+		reply(ps, who, r->id, unpublish(ps, who, r), NULL, 0);
 		break;
 	}
+}
+
+/* A rank of node `node` of this step asks, within `range`. */
+static struct asker own_asker(const struct pubsub *ps, uint32_t node,
+			      uint32_t rank, uint8_t range)
+{
+	return (struct asker){.job = ps->lay->step.job_id,
+			      .step = ps->lay->step.step_id,
+			      .node = node,
+			      .rank = rank,
+			      .range = range};
 }
 
 static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 {
 	struct pubsub *ps = ctx;
 	struct pubsub_req_msg r;
+	struct asker who;
 
 	if (src >= ps->lay->step.nnodes ||
 	    pubsub_req_unpack(buf, len, &r) < 0) {
@@ -413,7 +424,8 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 			     src);
 		return;
 	}
-	serve(ps, src, &r);
+	who = own_asker(ps, src, r.rank, r.how.range);
+	pubsub_serve(ps, &who, &r);
 	free(r.e);
 }
 
@@ -435,7 +447,11 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 
 	r.how.timeout_sec = t;
 	if (!q || n > PUBSUB_MSG_ENTRIES_MAX ||
-	    !(q->p = pending_add(ps->requests, q, 0, t + GRACE_SEC))) {
+	    !(q->p = pending_add(ps->requests, q,
+				 ps->spawned && pubsub_range_crosses(how->range)
+					 ? PMIXEV_NODE_SRUN
+					 : 0,
+				 t + GRACE_SEC))) {
 		rc = q && n > PUBSUB_MSG_ENTRIES_MAX ? PMIXEV_ERR_BAD_REQUEST
 						     : PMIXEV_ERR_NOMEM;
 		free(q);
@@ -445,8 +461,16 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 	r.id = pending_id(q->p);
 	q->done = done;
 	q->arg = arg;
+	if (ps->spawned && pubsub_range_crosses(how->range)) {
+		rc = pubsub_xstep_send(ps, &r);
+		if (rc != PMIXEV_OK)
+			request_end(q, rc, NULL, 0);
+		return;
+	}
 	if (overlay_self(ps->ov) == 0) {
-		serve(ps, 0, &r);
+		struct asker who = own_asker(ps, 0, rank, how->range);
+
+		pubsub_serve(ps, &who, &r);
 		return;
 	}
 	pmixev_buf_init(&b);
@@ -488,6 +512,9 @@ struct pubsub *pubsub_create(struct step *s)
 	ps->lay = &s->lay;
 	ps->timeout_sec = s->conf.timeout_sec;
 	ps->max_bytes = (size_t)s->conf.publish_mib << 20;
+	ps->spawned = s->lay.parent[0] &&
+		      pmixev_pmixd_step_nspace(s->lay.parent, &ps->parent_job,
+					       &ps->parent_step);
 	overlay_on(s->ov, PMIXEV_MSG_PUBSUB_REQ, on_req, ps);
 	overlay_on(s->ov, PMIXEV_MSG_PUBSUB_RESP, on_resp, ps);
 	return ps;

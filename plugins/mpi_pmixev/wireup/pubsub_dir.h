@@ -15,6 +15,12 @@
  * unique in the directory whatever their range. PMIX_PERSIST_FIRST_READ
  * removes an entry when a lookup first returns it; every other
  * persistence keeps it until unpublished or the step ends.
+ *
+ * Across a spawn family (doc/spawn.md §5.3): the default, SESSION and
+ * GLOBAL requests of a spawned step go, through the sruns, to the
+ * directory of the family root step (the one no step spawned), whose
+ * own requests stay here. There, an entry of one step is seen by
+ * another's lookup only when both ranges leave a step.
  */
 #ifndef PMIXEV_PMIX_PUBSUB_DIR_H_
 #define PMIXEV_PMIX_PUBSUB_DIR_H_
@@ -25,6 +31,7 @@
 
 #include "base/step.h"
 #include "pmixev_result.h"
+#include "pmixev_xstep.h"
 #include "wireup/pubsub_msg.h"
 
 struct pubsub;
@@ -47,6 +54,15 @@ struct pubsub *pubsub_create(struct step *s);
 void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		    const struct pubsub_how *how, const struct pubsub_entry *e,
 		    size_t n, pubsub_done_fn done, void *arg);
+
+/*
+ * An XSTEP PUBSUB_REQ or _RESP from srun, its header `h` read and checked,
+ * its body in `b`: on the family root's node 0 another step's request;
+ * else an answer to one of ours, or our request bounced back by an srun
+ * that found no way on (it fails with PMIXEV_ERR_UNREACH).
+ */
+void pubsub_xstep_frame(struct pubsub *ps, const struct pmixev_xstep_hdr *h,
+			struct pmixev_buf *b);
 
 /* Free everything without calling any `done`. */
 void pubsub_destroy(struct pubsub *ps);

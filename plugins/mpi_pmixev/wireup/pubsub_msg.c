@@ -11,12 +11,18 @@
 
 #include "pmixev_pmixd_coll.h"
 
+/* Requests carry values for a publish; answers carry values and each
+ * publisher's step. */
 static int pack_entries(struct pmixev_buf *b, const struct pubsub_entry *e,
-			size_t n, bool values)
+			size_t n, bool values, bool steps)
 {
 	pmixev_buf_put_u32(b, (uint32_t)n);
 	for (size_t i = 0; i < n; i++) {
 		pmixev_buf_put_str(b, e[i].key);
+		if (steps) {
+			pmixev_buf_put_u32(b, e[i].job);
+			pmixev_buf_put_u32(b, e[i].step);
+		}
 		pmixev_buf_put_u32(b, e[i].rank);
 		if (values)
 			pmixev_buf_put_bytes(b, e[i].value, e[i].nvalue);
@@ -27,7 +33,7 @@ static int pack_entries(struct pmixev_buf *b, const struct pubsub_entry *e,
 /* The count, checked before the array is allocated, then the entries;
  * nothing may follow them. */
 static int unpack_entries(struct pmixev_buf *b, struct pubsub_entry **out,
-			  size_t *n, bool values)
+			  size_t *n, bool values, bool steps)
 {
 	uint32_t count = 0;
 	struct pubsub_entry *e;
@@ -41,6 +47,10 @@ static int unpack_entries(struct pmixev_buf *b, struct pubsub_entry **out,
 		const uint8_t *v = NULL;
 
 		pmixev_buf_get_str(b, e[i].key, sizeof(e[i].key));
+		if (steps) {
+			pmixev_buf_get_u32(b, &e[i].job);
+			pmixev_buf_get_u32(b, &e[i].step);
+		}
 		pmixev_buf_get_u32(b, &e[i].rank);
 		if (values && pmixev_buf_get_bytes(b, &v, &e[i].nvalue) == 0)
 			e[i].value = (uint8_t *)v;
@@ -75,7 +85,7 @@ int pubsub_req_pack(struct pmixev_buf *b, const struct pubsub_req_msg *r)
 	pmixev_buf_put_u32(b, r->how.timeout_sec);
 	pmixev_buf_put_u8(b, r->how.range);
 	pmixev_buf_put_u8(b, r->how.persist);
-	return pack_entries(b, r->e, r->n, r->op == PUBSUB_PUBLISH);
+	return pack_entries(b, r->e, r->n, r->op == PUBSUB_PUBLISH, false);
 }
 
 int pubsub_req_unpack(const uint8_t *buf, size_t len, struct pubsub_req_msg *r)
@@ -94,7 +104,8 @@ int pubsub_req_unpack(const uint8_t *buf, size_t len, struct pubsub_req_msg *r)
 	pmixev_buf_get_u8(&b, &r->how.persist);
 	r->how.wait = wait;
 	if (!pmixev_buf_ok(&b) || wait > 1 || !req_ok(r) ||
-	    unpack_entries(&b, &r->e, &r->n, r->op == PUBSUB_PUBLISH) < 0)
+	    unpack_entries(&b, &r->e, &r->n, r->op == PUBSUB_PUBLISH, false) <
+		    0)
 		return -1;
 	return 0;
 }
@@ -107,7 +118,7 @@ int pubsub_resp_pack(struct pmixev_buf *b, uint64_t id,
 		return -1;
 	pmixev_buf_put_u64(b, id);
 	pmixev_buf_put_u8(b, (uint8_t)result);
-	return pack_entries(b, e, n, true);
+	return pack_entries(b, e, n, true, true);
 }
 
 int pubsub_resp_unpack(const uint8_t *buf, size_t len, uint64_t *id,
@@ -123,7 +134,7 @@ int pubsub_resp_unpack(const uint8_t *buf, size_t len, uint64_t *id,
 	pmixev_buf_get_u64(&b, id);
 	pmixev_buf_get_u8(&b, &res);
 	if (!pmixev_buf_ok(&b) || !pmixev_result_valid(res) ||
-	    unpack_entries(&b, e, n, true) < 0)
+	    unpack_entries(&b, e, n, true, true) < 0)
 		return -1;
 	*result = (enum pmixev_result)res;
 	return 0;

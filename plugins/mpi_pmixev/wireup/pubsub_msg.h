@@ -8,7 +8,7 @@
  *         u8 range, u8 persist (publish only, else 0), u32 n (0..1024),
  *         n * { str key, u32 rank, bytes value (publish only) }
  *   resp  u64 id, u8 result, u32 n (0..1024),
- *         n * { str key, u32 rank, bytes value }
+ *         n * { str key, u32 job, u32 step, u32 rank, bytes value }
  */
 #ifndef PMIXEV_WIREUP_PUBSUB_MSG_H_
 #define PMIXEV_WIREUP_PUBSUB_MSG_H_
@@ -29,7 +29,8 @@ enum pubsub_op { PUBSUB_PUBLISH = 1, PUBSUB_LOOKUP, PUBSUB_UNPUBLISH };
 /* One key, and for publish/lookup results its packed value. */
 struct pubsub_entry {
 	char key[PMIX_MAX_KEYLEN + 1];
-	uint32_t rank; /* publisher */
+	uint32_t job, step; /* publisher's step (answers only) */
+	uint32_t rank;	    /* publisher */
 	uint8_t *value;
 	size_t nvalue;
 };

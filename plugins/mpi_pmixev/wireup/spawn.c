@@ -20,6 +20,7 @@
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixd/nspaces.h"
+#include "wireup/pubsub_dir.h"
 #include "pmixev_base64.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -249,6 +250,11 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	(void)src;
 	pmixev_buf_reader(&b, data, len);
 	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
+	if (!bad && (h.inner == PMIXEV_XSTEP_PUBSUB_REQ ||
+		     h.inner == PMIXEV_XSTEP_PUBSUB_RESP)) {
+		pubsub_xstep_frame(sp->s->pubsub, &h, &b);
+		return;
+	}
 	if (!bad && h.inner == PMIXEV_XSTEP_LAYOUT &&
 	    pmixev_xstep_for_me(&h, lay->step.job_id, lay->step.step_id,
 				lay->nodeid, lay->nodeid == 0)) {
