@@ -36,11 +36,12 @@
  *
  * --info: the other namespace's job data. Each parent rank (the spawner
  * at once, the others after a fence that brings them the child's
- * namespace) prints "pmix_spawn: rank R on HOST: NSPACE job size N
- * spawned S parent NSPACE_P rank RP" from PMIx_Get of the child
- * namespace's PMIX_JOB_SIZE, PMIX_SPAWNED and PMIX_PARENT_ID ("-1" and
- * "none" for what it cannot get); each child prints "pmix_spawn: child
- * rank R: parent NSPACE_P job size N" from its parent namespace's.
+ * namespace, waiting up to 3 s for their node to have it: nothing orders
+ * its registration there with the spawner's answer) prints "pmix_spawn: rank R
+ * on HOST: NSPACE job size N spawned S parent NSPACE_P rank RP" from PMIx_Get
+ * of the child namespace's PMIX_JOB_SIZE, PMIX_SPAWNED and PMIX_PARENT_ID ("-1"
+ * and "none" for what it cannot get); each child prints "pmix_spawn: child rank
+ * R: parent NSPACE_P job size N" from its parent namespace's.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -239,9 +240,11 @@ static void others_info(const pmix_proc_t *me, const struct opts *o)
 		return;
 	PMIX_LOAD_PROCID(&from, me->nspace, (pmix_rank_t)o->from);
 	rc = PMIx_Get(&from, "spawn.child", NULL, 0, &v);
-	if (rc == PMIX_SUCCESS && v->type == PMIX_STRING)
+	if (rc == PMIX_SUCCESS && v->type == PMIX_STRING) {
+		for (int t = 0; t < 60 && job_size(v->data.string) < 0; t++)
+			usleep(50000);
 		child_info(me, v->data.string);
-	else
+	} else
 		printf(PROG ": rank %u: no child namespace from rank %ld: %s\n",
 		       me->rank, o->from, PMIx_Error_string(rc));
 	if (v)
