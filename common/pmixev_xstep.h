@@ -240,6 +240,7 @@ enum pmixev_xstep_hop {
 	PMIXEV_XSTEP_HOP_UP,	/* to the parent srun */
 	PMIXEV_XSTEP_HOP_NODE,	/* to its own step's node */
 	PMIXEV_XSTEP_HOP_CHILD, /* to the child srun toward the step */
+	PMIXEV_XSTEP_HOP_AWAY,	/* a child srun toward it, else the parent */
 };
 enum pmixev_xstep_from {
 	PMIXEV_XSTEP_FROM_NODE,	  /* a stepd of the srun's own step */
@@ -260,6 +261,22 @@ enum pmixev_xstep_hop pmixev_xstep_pubsub_hop(const struct pmixev_xstep_hdr *h,
 					      enum pmixev_xstep_from from,
 					      uint32_t node, uint32_t job,
 					      uint32_t step, bool spawned);
+
+/*
+ * COLL_PART, COLL_RESULT, DMODEX_REQ and DMODEX_RESP travel anywhere in
+ * the family, by destination step: for the srun of step (job, step), a
+ * frame with header `h` that came `from` (node `node` for NODE). A
+ * stepd's frame must name it as source and leave the step (AWAY); a
+ * child srun's goes to its node when for this step, else AWAY (down if a
+ * child srun leads there, else up); the parent's goes to its node or
+ * down, never back up. Only the header is read; ROOT means node 0.
+ */
+enum pmixev_xstep_hop pmixev_xstep_route_hop(const struct pmixev_xstep_hdr *h,
+					     enum pmixev_xstep_from from,
+					     uint32_t node, uint32_t job,
+					     uint32_t step);
+/* An inner type pmixev_xstep_route_hop routes. */
+bool pmixev_xstep_routed(uint8_t inner);
 
 /*
  * EVENT (§5.4): an exit or node event (pmixev_proto.h's EVENT body) or a

@@ -197,37 +197,3 @@ void pmixev_xstep_pubsub_resp_release(struct pmixev_xstep_pubsub_resp *m)
 	m->e = NULL;
 	m->n = 0;
 }
-
-enum pmixev_xstep_hop pmixev_xstep_pubsub_hop(const struct pmixev_xstep_hdr *h,
-					      enum pmixev_xstep_from from,
-					      uint32_t node, uint32_t job,
-					      uint32_t step, bool spawned)
-{
-	bool src_own = h->src_job == job && h->src_step == step;
-	bool dst_own = h->dst_job == job && h->dst_step == step;
-
-	if (!pmixev_xstep_hdr_ok(h))
-		return PMIXEV_XSTEP_HOP_DROP;
-	if (h->inner == PMIXEV_XSTEP_PUBSUB_REQ) {
-		if (from == PMIXEV_XSTEP_FROM_NODE)
-			return spawned && src_own && h->src_node == node
-				       ? PMIXEV_XSTEP_HOP_UP
-				       : PMIXEV_XSTEP_HOP_DROP;
-		if (from == PMIXEV_XSTEP_FROM_PARENT) /* bounced: no way up */
-			return src_own ? PMIXEV_XSTEP_HOP_NODE
-				       : PMIXEV_XSTEP_HOP_CHILD;
-		if (src_own)
-			return PMIXEV_XSTEP_HOP_DROP;
-		return spawned ? PMIXEV_XSTEP_HOP_UP : PMIXEV_XSTEP_HOP_NODE;
-	}
-	if (h->inner != PMIXEV_XSTEP_PUBSUB_RESP ||
-	    from == PMIXEV_XSTEP_FROM_CHILD)
-		return PMIXEV_XSTEP_HOP_DROP;
-	if (from == PMIXEV_XSTEP_FROM_NODE)
-		return !spawned && src_own && h->src_node == 0 && node == 0
-			       ? PMIXEV_XSTEP_HOP_CHILD
-			       : PMIXEV_XSTEP_HOP_DROP;
-	if (src_own)
-		return PMIXEV_XSTEP_HOP_DROP;
-	return dst_own ? PMIXEV_XSTEP_HOP_NODE : PMIXEV_XSTEP_HOP_CHILD;
-}

@@ -42,7 +42,7 @@ fuzz_hello:pmixev_hello.c
 fuzz_pmixd_msg:pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_group_list.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
 fuzz_group_rec:pmixev_group_rec.c,pmixev_buf.c,pmixev_taskmap.c
 fuzz_group_list:pmixev_group_list.c,pmixev_buf.c
-fuzz_xstep:pmixev_xstep.c,pmixev_xstep_pubsub.c,pmixev_xstep_ctl.c,pmixev_hub_route.c,pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_group_list.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
+fuzz_xstep:pmixev_xstep.c,pmixev_xstep_pubsub.c,pmixev_xstep_hop.c,pmixev_xstep_ctl.c,pmixev_hub_route.c,pmixev_pmixd_msg.c,pmixev_pmixd_start.c,pmixev_pmixd_coll.c,pmixev_pmixd_ctl.c,pmixev_pmixd_group.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_group_list.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c
 fuzz_spawn_apps:pmixev_spawn_cmd.c,pmixev_spawn_vars.c,pmixev_base64.c,pmixev_pmixd_spawn.c,pmixev_pmixd_nspace.c,pmixev_pmixd_alloc.c,pmixev_pmixd_msg.c,pmixev_proto.c,pmixev_buf.c,pmixev_taskmap.c,pmixev_helper_msg.c,pmixev_ptable.c"
 
 # fuzz_one NAME:SOURCES: build and run one target; its report goes to

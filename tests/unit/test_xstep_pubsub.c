@@ -422,6 +422,77 @@ static void test_pubsub_hop(void **state)
 			 PMIXEV_XSTEP_HOP_DROP);
 }
 
+/* The srun's routing of collectives and direct modex: anywhere in the
+ * family by destination step, never back up from the parent. */
+static void test_route_hop(void **state)
+{
+	/* 7.2 (spawned by 7.1) sends its part to 7.1's root. */
+	struct pmixev_xstep_hdr part = {.src_job = 7,
+					.src_step = 2,
+					.src_node = 0,
+					.dst_job = 7,
+					.dst_step = 1,
+					.dst_node = PMIXEV_XSTEP_ROOT,
+					.inner = PMIXEV_XSTEP_COLL_PART};
+	struct pmixev_xstep_hdr dm = {.src_job = 7,
+				      .src_step = 1,
+				      .src_node = 2,
+				      .dst_job = 7,
+				      .dst_step = 2,
+				      .dst_node = 1,
+				      .inner = PMIXEV_XSTEP_DMODEX_REQ};
+	struct pmixev_xstep_hdr t;
+
+	(void)state;
+	/* 7.2's srun: its node 0's frame leaves; another node's does not. */
+	assert_int_equal(
+		pmixev_xstep_route_hop(&part, PMIXEV_XSTEP_FROM_NODE, 0, 7, 2),
+		PMIXEV_XSTEP_HOP_AWAY);
+	assert_int_equal(
+		pmixev_xstep_route_hop(&part, PMIXEV_XSTEP_FROM_NODE, 1, 7, 2),
+		PMIXEV_XSTEP_HOP_DROP);
+	/* 7.1's srun: from its child, for its own step: to the node. */
+	assert_int_equal(
+		pmixev_xstep_route_hop(&part, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 1),
+		PMIXEV_XSTEP_HOP_NODE);
+	/* ... for another step: away (down, else up). */
+	assert_int_equal(
+		pmixev_xstep_route_hop(&part, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 0),
+		PMIXEV_XSTEP_HOP_AWAY);
+	/* A child srun may not speak for this srun's own step. */
+	assert_int_equal(
+		pmixev_xstep_route_hop(&part, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 2),
+		PMIXEV_XSTEP_HOP_DROP);
+	/* 7.1's node 2 asks 7.2's node 1: away from 7.1's srun, down to the
+	 * node at 7.2's, never up again from a parent. */
+	assert_int_equal(
+		pmixev_xstep_route_hop(&dm, PMIXEV_XSTEP_FROM_NODE, 2, 7, 1),
+		PMIXEV_XSTEP_HOP_AWAY);
+	assert_int_equal(
+		pmixev_xstep_route_hop(&dm, PMIXEV_XSTEP_FROM_PARENT, 0, 7, 2),
+		PMIXEV_XSTEP_HOP_NODE);
+	assert_int_equal(
+		pmixev_xstep_route_hop(&dm, PMIXEV_XSTEP_FROM_PARENT, 0, 7, 3),
+		PMIXEV_XSTEP_HOP_CHILD);
+	assert_int_equal(
+		pmixev_xstep_route_hop(&dm, PMIXEV_XSTEP_FROM_PARENT, 0, 7, 1),
+		PMIXEV_XSTEP_HOP_DROP);
+	/* The other inner types are not routed here, nor bad headers. */
+	t = dm;
+	t.inner = PMIXEV_XSTEP_PUBSUB_REQ;
+	assert_int_equal(
+		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_NODE, 2, 7, 1),
+		PMIXEV_XSTEP_HOP_DROP);
+	t = dm;
+	t.dst_node = PMIXEV_XSTEP_ROOT;
+	assert_int_equal(
+		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_NODE, 2, 7, 1),
+		PMIXEV_XSTEP_HOP_DROP);
+	assert_true(pmixev_xstep_routed(PMIXEV_XSTEP_COLL_RESULT));
+	assert_true(pmixev_xstep_routed(PMIXEV_XSTEP_DMODEX_RESP));
+	assert_false(pmixev_xstep_routed(PMIXEV_XSTEP_EVENT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_pubsub_resp),
 		cmocka_unit_test(test_event),
 		cmocka_unit_test(test_pubsub_hop),
+		cmocka_unit_test(test_route_hop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

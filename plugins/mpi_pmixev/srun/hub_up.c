@@ -41,8 +41,8 @@ struct hub_up {
 	uint32_t nready;
 	bool told;
 	bool layout_sent; /* node 0's LAYOUT went up (once) */
-	hub_up_pubsub_fn pubsub;
-	void *pubsub_ctx;
+	hub_up_xstep_fn xstep;
+	void *xstep_ctx;
 };
 
 /* The descriptor is a Unix socket to our parent process, of our uid. */
@@ -154,8 +154,8 @@ static int on_frame(struct conn *c, const struct pmixev_frame_hdr *hdr,
 	struct hub_up *h = ctx;
 
 	(void)c;
-	if (hdr->type == PMIXEV_MSG_XSTEP && h->pubsub) {
-		h->pubsub(h->pubsub_ctx, payload, hdr->len);
+	if (hdr->type == PMIXEV_MSG_XSTEP && h->xstep) {
+		h->xstep(h->xstep_ctx, payload, hdr->len);
 		return 0;
 	}
 	PMIXEV_ERROR("step %s: unexpected %s from the parent srun", h->name,
@@ -186,17 +186,17 @@ static int send_frame(struct hub_up *h, uint8_t type, struct pmixev_buf *b)
 	return 0;
 }
 
-void hub_up_on_pubsub(struct hub_up *h, hub_up_pubsub_fn fn, void *ctx)
+void hub_up_on_xstep(struct hub_up *h, hub_up_xstep_fn fn, void *ctx)
 {
-	h->pubsub = fn;
-	h->pubsub_ctx = ctx;
+	h->xstep = fn;
+	h->xstep_ctx = ctx;
 }
 
 int hub_up_pass(struct hub_up *h, const uint8_t *data, size_t len)
 {
 	if (!h->conn ||
 	    conn_send(h->conn, PMIXEV_MSG_XSTEP, 0, 0, data, len) < 0) {
-		PMIXEV_ERROR("step %s: a publish/lookup request dropped: the "
+		PMIXEV_ERROR("step %s: a frame for another step dropped: the "
 			     "link to the parent srun is gone",
 			     h->name);
 		return -1;

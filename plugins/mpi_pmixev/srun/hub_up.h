@@ -43,14 +43,14 @@ int hub_up_node_ready(struct hub_up *h, uint32_t node, const uint8_t *data,
 int hub_up_xstep(struct hub_up *h, uint32_t node, const uint8_t *data,
 		 size_t len);
 
-/* A PUBSUB XSTEP payload from the parent srun, for the caller to route. */
-typedef void (*hub_up_pubsub_fn)(void *ctx, const uint8_t *data, size_t len);
+/* An XSTEP payload from the parent srun, for the caller to route. */
+typedef void (*hub_up_xstep_fn)(void *ctx, const uint8_t *data, size_t len);
 
-/* Route the parent srun's PUBSUB frames to `fn` (before hub_up_start). */
-void hub_up_on_pubsub(struct hub_up *h, hub_up_pubsub_fn fn, void *ctx);
+/* Route the parent srun's XSTEP frames to `fn` (before hub_up_start). */
+void hub_up_on_xstep(struct hub_up *h, hub_up_xstep_fn fn, void *ctx);
 
-/* Pass an XSTEP payload (a PUBSUB request) to the parent srun. 0, or -1
- * (logged) when the link is gone. */
+/* Pass an XSTEP payload (one the family routes) to the parent srun. 0,
+ * or -1 (logged) when the link is gone. */
 int hub_up_pass(struct hub_up *h, const uint8_t *data, size_t len);
 
 /* Node `node`'s stepd left before it said so. */

@@ -259,9 +259,10 @@ static bool leads_to(const struct child *c, uint32_t job, uint32_t step)
 	return false;
 }
 
-/* A PUBSUB request from the child srun: its step's or a step below it
- * (remembered, at most a family's worth), for the caller to route. */
-static int pass_pubsub(struct child *c, const struct pmixev_xstep_hdr *h,
+/* A frame the family routes (a PUBSUB request, or pmixev_xstep_routed)
+ * from the child srun: its step's or a step's below it, remembered (at
+ * most a family's worth) so that frames for it come back down. */
+static int pass_routed(struct child *c, const struct pmixev_xstep_hdr *h,
 		       const uint8_t *data, size_t len)
 {
 	uint32_t(*more)[2];
@@ -270,7 +271,7 @@ static int pass_pubsub(struct child *c, const struct pmixev_xstep_hdr *h,
 		if (c->nbelow >= PMIXEV_XSTEP_FAMILY_MAX ||
 		    !(more = realloc(c->below,
 				     (c->nbelow + 1) * sizeof(*more)))) {
-			PMIXEV_ERROR("step %s: a request of step %u.%u "
+			PMIXEV_ERROR("step %s: a frame of step %u.%u "
 				     "dropped: too many steps below",
 				     c->sp->step, h->src_job, h->src_step);
 			return 0;
@@ -279,7 +280,7 @@ static int pass_pubsub(struct child *c, const struct pmixev_xstep_hdr *h,
 		c->below[c->nbelow][0] = h->src_job;
 		c->below[c->nbelow++][1] = h->src_step;
 	}
-	c->sp->cfg.pubsub(c->sp->cfg.send_ctx, data, len);
+	c->sp->cfg.route(c->sp->cfg.send_ctx, data, len);
 	return 0;
 }
 
@@ -291,9 +292,6 @@ int spawns_pass_down(struct spawns *sp, uint32_t job, uint32_t step,
 		    leads_to(c, job, step))
 			return conn_send(c->hub, PMIXEV_MSG_XSTEP, 0, 0, data,
 					 len);
-	PMIXEV_ERROR("step %s: an answer for step %u.%u dropped: no child "
-		     "srun leads there",
-		     sp ? sp->step : "?", job, step);
 	return -1;
 }
 
@@ -309,8 +307,9 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 
 	pmixev_buf_reader(&b, data, len);
 	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
-	if (!bad && h.inner == PMIXEV_XSTEP_PUBSUB_REQ)
-		return pass_pubsub(c, &h, data, len);
+	if (!bad && (h.inner == PMIXEV_XSTEP_PUBSUB_REQ ||
+		     pmixev_xstep_routed(h.inner)))
+		return pass_routed(c, &h, data, len);
 	if (bad || h.src_job != c->job || h.src_step != c->step ||
 	    h.dst_job != sp->cfg.job_id || h.dst_step != sp->cfg.step_id) {
 		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent an "

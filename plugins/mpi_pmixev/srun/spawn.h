@@ -33,8 +33,9 @@
 typedef int (*spawns_send_fn)(void *ctx, uint32_t node, uint8_t type,
 			      const struct pmixev_buf *body);
 
-/* A PUBSUB XSTEP payload from a child srun, for the caller to route. */
-typedef void (*spawns_pubsub_fn)(void *ctx, const uint8_t *data, size_t len);
+/* An XSTEP payload from a child srun that the family routes (a PUBSUB
+ * request, pmixev_xstep_routed), for the caller to route. */
+typedef void (*spawns_route_fn)(void *ctx, const uint8_t *data, size_t len);
 
 struct spawns_cfg {
 	uint32_t job_id, step_id;	  /* this step */
@@ -44,7 +45,7 @@ struct spawns_cfg {
 	uint32_t kill_wait;		  /* KillWait, seconds */
 	spawns_send_fn send;
 	void *send_ctx;
-	spawns_pubsub_fn pubsub; /* called with send_ctx */
+	spawns_route_fn route; /* called with send_ctx */
 };
 
 struct spawns;
@@ -62,9 +63,9 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
 		  size_t len);
 
-/* A PUBSUB answer for step (job, step) to the child srun toward it: a
- * child step, or a step whose requests came through that child. 0, or -1
- * (logged) when no child srun leads there (it ended). */
+/* An XSTEP payload for step (job, step) to the child srun toward it: a
+ * child step, or a step whose frames came up through that child. 0, or
+ * -1 (the caller logs) when no child srun leads there. */
 int spawns_pass_down(struct spawns *sp, uint32_t job, uint32_t step,
 		     const uint8_t *data, size_t len);
 

@@ -21,6 +21,7 @@
 #include "srun/hub_up.h"
 #include "srun/rendezvous.h"
 #include "srun/spawn.h"
+#include "srun/xroute.h"
 
 #define MAX_FRAME (1u << 20) /* handshakes, aborts, spawn requests */
 
@@ -33,6 +34,7 @@ struct srun_step {
 	struct spawns_cfg spawn_cfg;
 	struct spawns *spawns; /* the child steps this step spawns */
 	struct hub_up *hub;    /* the parent srun, when spawned */
+	struct xroute route;   /* the family's frames through this srun */
 };
 
 /* --- the spawn family, on the rendezvous' agent thread ------------------ */
@@ -45,119 +47,18 @@ static int send_node(void *ctx, uint32_t node, uint8_t type,
 	return rdv_send(c->rdv, node, type, body->data, body->len);
 }
 
-/* --- publish/lookup across the family: route by the XSTEP header ------ */
-
-/* The family root's node 0 gets a request with itself as destination. */
-static int to_node0(struct srun_step *c, const struct pmixev_xstep_hdr *h,
-		    const uint8_t *data, size_t len)
+static void from_child(void *ctx, const uint8_t *data, size_t len)
 {
-	struct pmixev_xstep_hdr t = *h;
-	struct pmixev_buf b;
-	int rc;
+	struct srun_step *c = ctx;
 
-	t.dst_job = c->spawn_cfg.job_id;
-	t.dst_step = c->spawn_cfg.step_id;
-	t.dst_node = 0;
-	pmixev_buf_init(&b);
-	rc = pmixev_xstep_hdr_pack(&b, &t);
-	pmixev_buf_put_raw(&b, data + PMIXEV_XSTEP_HDR_LEN,
-			   len - PMIXEV_XSTEP_HDR_LEN);
-	if (rc == 0 && pmixev_buf_ok(&b))
-		rc = rdv_send(c->rdv, 0, PMIXEV_MSG_XSTEP, b.data, b.len);
-	else
-		rc = -1;
-	pmixev_buf_release(&b);
-	return rc;
+	xroute_frame(&c->route, PMIXEV_XSTEP_FROM_CHILD, 0, data, len);
 }
 
-/* A request with no way on goes back to its source unchanged, which
- * fails it at once (PMIXEV_ERR_UNREACH). */
-static void bounce(struct srun_step *c, const struct pmixev_xstep_hdr *h,
-		   const uint8_t *data, size_t len)
+static void from_parent(void *ctx, const uint8_t *data, size_t len)
 {
-	int rc;
+	struct srun_step *c = ctx;
 
-	if (h->src_job == c->spawn_cfg.job_id &&
-	    h->src_step == c->spawn_cfg.step_id)
-		rc = h->src_node < c->map.nnodes
-			     ? rdv_send(c->rdv, h->src_node, PMIXEV_MSG_XSTEP,
-					data, len)
-			     : -1;
-	else
-		rc = spawns_pass_down(c->spawns, h->src_job, h->src_step, data,
-				      len);
-	if (rc < 0)
-		PMIXEV_ERROR("step %s: a publish/lookup request of step %u.%u "
-			     "node %u is lost: no way on nor back",
-			     c->step_id, h->src_job, h->src_step, h->src_node);
-}
-
-static void pubsub_route(struct srun_step *c, enum pmixev_xstep_from from,
-			 uint32_t node, const uint8_t *data, size_t len)
-{
-	enum pmixev_xstep_hop hop = PMIXEV_XSTEP_HOP_DROP;
-	bool req = false, back = from == PMIXEV_XSTEP_FROM_PARENT;
-	struct pmixev_xstep_hdr h;
-	struct pmixev_buf b;
-
-	pmixev_buf_reader(&b, data, len);
-	if (pmixev_xstep_hdr_unpack(&b, &h) == 0) {
-		hop = pmixev_xstep_pubsub_hop(
-			&h, from, node, c->spawn_cfg.job_id,
-			c->spawn_cfg.step_id, c->hub != NULL);
-		req = h.inner == PMIXEV_XSTEP_PUBSUB_REQ;
-	}
-	switch (hop) {
-	case PMIXEV_XSTEP_HOP_UP:
-		if (hub_up_pass(c->hub, data, len) < 0)
-			bounce(c, &h, data, len);
-		return;
-	case PMIXEV_XSTEP_HOP_NODE:
-		if (req && back)
-			bounce(c, &h, data, len);
-		else if (req && to_node0(c, &h, data, len) < 0)
-			bounce(c, &h, data, len);
-		else if (!req && (h.dst_node >= c->map.nnodes ||
-				  rdv_send(c->rdv, h.dst_node, PMIXEV_MSG_XSTEP,
-					   data, len) < 0))
-			PMIXEV_ERROR("step %s: a publish/lookup answer for "
-				     "node %u is lost",
-				     c->step_id, h.dst_node);
-		return;
-	case PMIXEV_XSTEP_HOP_CHILD:
-		if (req)
-			bounce(c, &h, data, len);
-		else
-			spawns_pass_down(c->spawns, h.dst_job, h.dst_step, data,
-					 len);
-		return;
-	default:
-		PMIXEV_ERROR("step %s: a publish/lookup frame from %s dropped: "
-			     "not one this srun passes",
-			     c->step_id,
-			     from == PMIXEV_XSTEP_FROM_NODE ? "a node"
-			     : from == PMIXEV_XSTEP_FROM_PARENT
-				     ? "the parent srun"
-				     : "a child srun");
-	}
-}
-
-static void pubsub_from_child(void *ctx, const uint8_t *data, size_t len)
-{
-	pubsub_route(ctx, PMIXEV_XSTEP_FROM_CHILD, 0, data, len);
-}
-
-static void pubsub_from_parent(void *ctx, const uint8_t *data, size_t len)
-{
-	pubsub_route(ctx, PMIXEV_XSTEP_FROM_PARENT, 0, data, len);
-}
-
-/* An XSTEP of a PUBSUB type. */
-static bool is_pubsub(const uint8_t *data, size_t len)
-{
-	return len >= PMIXEV_XSTEP_HDR_LEN &&
-	       (data[PMIXEV_XSTEP_HDR_LEN - 1] == PMIXEV_XSTEP_PUBSUB_REQ ||
-		data[PMIXEV_XSTEP_HDR_LEN - 1] == PMIXEV_XSTEP_PUBSUB_RESP);
+	xroute_frame(&c->route, PMIXEV_XSTEP_FROM_PARENT, 0, data, len);
 }
 
 static void family_setup(void *ctx, struct event_base *base)
@@ -165,8 +66,9 @@ static void family_setup(void *ctx, struct event_base *base)
 	struct srun_step *c = ctx;
 
 	if (c->hub)
-		hub_up_on_pubsub(c->hub, pubsub_from_parent, c);
+		hub_up_on_xstep(c->hub, from_parent, c);
 	c->spawns = spawns_create(base, &c->spawn_cfg);
+	c->route.spawns = c->spawns;
 	if (c->hub && hub_up_start(c->hub, base) < 0)
 		PMIXEV_ERROR("step %s: cannot say hello to the parent srun; "
 			     "the spawn that started this step will fail",
@@ -188,9 +90,9 @@ static int family_frame(void *ctx, uint32_t node, uint8_t type,
 	case PMIXEV_MSG_NODE_READY: /* not spawned: nobody waits for it */
 		return c->hub ? hub_up_node_ready(c->hub, node, data, len) : 0;
 	case PMIXEV_MSG_XSTEP:
-		if (is_pubsub(data, len)) {
-			pubsub_route(c, PMIXEV_XSTEP_FROM_NODE, node, data,
-				     len);
+		if (xroute_takes(data, len)) {
+			xroute_frame(&c->route, PMIXEV_XSTEP_FROM_NODE, node,
+				     data, len);
 			return 0;
 		}
 		return c->hub ? hub_up_xstep(c->hub, node, data, len) : 0;
@@ -238,7 +140,7 @@ static int spawn_setup(struct srun_step *c,
 				    .kill_wait = slurm_conf.kill_wait,
 				    .send = send_node,
 				    .send_ctx = c,
-				    .pubsub = pubsub_from_child};
+				    .route = from_child};
 	c->hub = hub_up_create(info->step_id.job_id, info->step_id.step_id,
 			       sl->node_cnt, env, err, sizeof(err));
 	if (!c->hub && err[0]) {
@@ -322,6 +224,11 @@ srun_step_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 	}
 	if (spawn_setup(c, info, &conf, env) < 0)
 		goto fail;
+	c->route = (struct xroute){.step_id = c->step_id,
+				   .job = info->step_id.job_id,
+				   .step = info->step_id.step_id,
+				   .nnodes = info->step_layout->node_cnt,
+				   .hub = c->hub};
 	cfg = (struct rdv_cfg){.job_id = info->step_id.job_id,
 			       .step_id = info->step_id.step_id,
 			       .nnodes = info->step_layout->node_cnt,
@@ -340,6 +247,8 @@ srun_step_prelaunch(const mpi_plugin_client_info_t *info, char ***env)
 			     c->step_id);
 		goto fail;
 	}
+	/* No stepd can send before export_layout gives them the port. */
+	c->route.rdv = c->rdv;
 	if (export_layout(c, info, env, port) < 0)
 		goto fail;
 	return c;

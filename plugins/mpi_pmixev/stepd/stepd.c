@@ -35,6 +35,7 @@
 #include "wireup/group_ask.h"
 #include "wireup/group_root.h"
 #include "wireup/spawn.h"
+#include "wireup/xstep.h"
 #include "events/spawned.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
@@ -273,7 +274,8 @@ static int build(struct step *s, const struct stepd_binding *bind)
 	set_bounds(s);
 	if (start_pmixd(s, bind) < 0)
 		return -1;
-	if (!(s->coll = coll_create(s)) || !(s->dmodex = dmodex_create(s)) ||
+	if (!(s->xstep = xstep_create(s)) || !(s->coll = coll_create(s)) ||
+	    !(s->dmodex = dmodex_create(s)) ||
 	    !(s->pubsub = pubsub_create(s)) ||
 	    !(s->helper = helper_create(s)) ||
 	    !(s->jobinfo = jobinfo_create(s)) ||
@@ -573,6 +575,7 @@ void stepd_fini(void)
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
 	coll_destroy(s->coll);
+	xstep_destroy(s->xstep);
 	groups_destroy(s->groups);
 	group_ask_destroy(s->group_ask);
 	group_root_destroy(s->group_root);

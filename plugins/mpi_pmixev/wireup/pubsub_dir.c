@@ -22,6 +22,7 @@
 #include "pmixev_pmixd_spawn.h"
 #include "wireup/pubsub_dir_int.h"
 #include "wireup/pubsub_msg.h"
+#include "wireup/xstep.h"
 
 struct published {
 	struct pubsub_entry e; /* value owned; e.job, e.step, e.rank: who */
@@ -502,7 +503,11 @@ struct pubsub *pubsub_create(struct step *s)
 		return NULL;
 	if (!(ps->requests = pending_set_create(base, request_fail, NULL)) ||
 	    !(ps->waiters = pending_set_create(base, waiter_fail, NULL)) ||
-	    step_on_node_gone(s, on_node_gone, ps) < 0) {
+	    step_on_node_gone(s, on_node_gone, ps) < 0 ||
+	    xstep_on(s->xstep, PMIXEV_XSTEP_PUBSUB_REQ, pubsub_xstep_frame,
+		     ps) < 0 ||
+	    xstep_on(s->xstep, PMIXEV_XSTEP_PUBSUB_RESP, pubsub_xstep_frame,
+		     ps) < 0) {
 		pending_set_destroy(ps->requests, NULL);
 		pending_set_destroy(ps->waiters, NULL);
 		free(ps);

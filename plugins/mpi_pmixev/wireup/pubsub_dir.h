@@ -55,15 +55,6 @@ void pubsub_request(struct pubsub *ps, enum pubsub_op op, uint32_t rank,
 		    const struct pubsub_how *how, const struct pubsub_entry *e,
 		    size_t n, pubsub_done_fn done, void *arg);
 
-/*
- * An XSTEP PUBSUB_REQ or _RESP from srun, its header `h` read and checked,
- * its body in `b`: on the family root's node 0 another step's request;
- * else an answer to one of ours, or our request bounced back by an srun
- * that found no way on (it fails with PMIXEV_ERR_UNREACH).
- */
-void pubsub_xstep_frame(struct pubsub *ps, const struct pmixev_xstep_hdr *h,
-			struct pmixev_buf *b);
-
 /* Free everything without calling any `done`. */
 void pubsub_destroy(struct pubsub *ps);
 

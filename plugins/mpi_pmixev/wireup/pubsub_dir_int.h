@@ -75,4 +75,13 @@ void pubsub_xstep_reply(struct pubsub *ps, const struct asker *who, uint64_t id,
 			enum pmixev_result result, const struct pubsub_entry *e,
 			size_t n);
 
+/*
+ * An XSTEP PUBSUB_REQ or _RESP from srun, its header `h` read and checked,
+ * its body in `b`: on the family root's node 0 another step's request;
+ * else an answer to one of ours, or our request bounced back by an srun
+ * that found no way on (it fails with PMIXEV_ERR_UNREACH).
+ */
+void pubsub_xstep_frame(void *ctx, const struct pmixev_xstep_hdr *h,
+			struct pmixev_buf *b, const uint8_t *frame, size_t len);
+
 #endif /* PMIXEV_WIREUP_PUBSUB_DIR_INT_H_ */

@@ -218,11 +218,13 @@ static void on_resp(struct pubsub *ps, const struct pmixev_xstep_hdr *h,
 	pmixev_xstep_pubsub_resp_release(&m);
 }
 
-void pubsub_xstep_frame(struct pubsub *ps, const struct pmixev_xstep_hdr *h,
-			struct pmixev_buf *b)
+void pubsub_xstep_frame(void *ctx, const struct pmixev_xstep_hdr *h,
+			struct pmixev_buf *b, const uint8_t *frame, size_t len)
 {
-	if (!ps)
-		return;
+	struct pubsub *ps = ctx;
+
+	(void)frame;
+	(void)len;
 	if (h->inner == PMIXEV_XSTEP_PUBSUB_REQ)
 		on_req(ps, h, b);
 	else

@@ -20,7 +20,7 @@
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixd/nspaces.h"
-#include "wireup/pubsub_dir.h"
+#include "wireup/xstep.h"
 #include "pmixev_base64.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -235,37 +235,22 @@ static const struct kid *kid_of(const struct spawn *sp, uint32_t job,
  * stepd's event, passed by the sruns: the owner's word, checked by its
  * codecs). The spawner gets it as an event from the child process.
  */
-static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
+static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
+		     struct pmixev_buf *b, const uint8_t *data, size_t len)
 {
 	struct spawn *sp = ctx;
 	const struct layout *lay = &sp->s->lay;
 	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CHILD,
 					 .origin = lay->nodeid};
 	struct pmixev_xstep_event xe;
-	struct pmixev_xstep_hdr h;
-	struct pmixev_buf b;
 	const struct kid *k = NULL;
-	bool bad;
 
-	(void)src;
-	pmixev_buf_reader(&b, data, len);
-	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
-	if (!bad && (h.inner == PMIXEV_XSTEP_PUBSUB_REQ ||
-		     h.inner == PMIXEV_XSTEP_PUBSUB_RESP)) {
-		pubsub_xstep_frame(sp->s->pubsub, &h, &b);
-		return;
-	}
-	if (!bad && h.inner == PMIXEV_XSTEP_LAYOUT &&
-	    pmixev_xstep_for_me(&h, lay->step.job_id, lay->step.step_id,
-				lay->nodeid, lay->nodeid == 0)) {
-		nspaces_layout(sp->s->nspaces, &h, data + PMIXEV_XSTEP_HDR_LEN,
-			       len - PMIXEV_XSTEP_HDR_LEN);
-		return;
-	}
-	if (bad || h.inner != PMIXEV_XSTEP_EVENT ||
-	    h.dst_job != lay->step.job_id || h.dst_step != lay->step.step_id ||
-	    !(k = kid_of(sp, h.src_job, h.src_step)) ||
-	    pmixev_xstep_event_unpack(&b, 0, &xe) < 0 ||
+	(void)data;
+	(void)len;
+	if (h->dst_job != lay->step.job_id ||
+	    h->dst_step != lay->step.step_id ||
+	    !(k = kid_of(sp, h->src_job, h->src_step)) ||
+	    pmixev_xstep_event_unpack(b, 0, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
 	    xe.ev.rank == PMIXEV_EVENT_NO_RANK) {
 		if (pmixev_log_worth(++sp->dropped))
@@ -281,6 +266,23 @@ static void on_xstep(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	in.to_rank = k->rank;
 	in.ev = xe.ev;
 	inject_send(sp->s->inject, &in, in.child);
+}
+
+static void on_layout(void *ctx, const struct pmixev_xstep_hdr *h,
+		      struct pmixev_buf *b, const uint8_t *data, size_t len)
+{
+	struct spawn *sp = ctx;
+	const struct layout *lay = &sp->s->lay;
+
+	(void)b;
+	if (pmixev_xstep_for_me(h, lay->step.job_id, lay->step.step_id,
+				lay->nodeid, lay->nodeid == 0))
+		nspaces_layout(sp->s->nspaces, h, data + PMIXEV_XSTEP_HDR_LEN,
+			       len - PMIXEV_XSTEP_HDR_LEN);
+	else if (pmixev_log_worth(++sp->dropped))
+		PMIXEV_ERROR("spawn: step %s: dropping a layout from srun: "
+			     "not for this node (%llu dropped so far)",
+			     lay->step.id, (unsigned long long)sp->dropped);
 }
 
 /*
@@ -397,7 +399,11 @@ struct spawn *spawn_create(struct step *s)
 	}
 	chan_on(s->chan, PMIXEV_PMIXD_SPAWN, on_spawn, sp);
 	overlay_on(s->ov, PMIXEV_MSG_SPAWN_STATUS, on_status, sp);
-	overlay_on(s->ov, PMIXEV_MSG_XSTEP, on_xstep, sp);
+	if (xstep_on(s->xstep, PMIXEV_XSTEP_EVENT, on_event, sp) < 0 ||
+	    xstep_on(s->xstep, PMIXEV_XSTEP_LAYOUT, on_layout, sp) < 0) {
+		free(sp);
+		return NULL;
+	}
 	return sp;
 }
 
