@@ -263,20 +263,22 @@ enum pmixev_xstep_hop pmixev_xstep_pubsub_hop(const struct pmixev_xstep_hdr *h,
 					      uint32_t step, bool spawned);
 
 /*
- * COLL_PART, COLL_RESULT, DMODEX_REQ and DMODEX_RESP travel anywhere in
+ * COLL_PART, COLL_RESULT, DMODEX_REQ, DMODEX_RESP and EVENTs for every
+ * node (a client's event to the steps of the family) travel anywhere in
  * the family, by destination step: for the srun of step (job, step), a
  * frame with header `h` that came `from` (node `node` for NODE). A
  * stepd's frame must name it as source and leave the step (AWAY); a
  * child srun's goes to its node when for this step, else AWAY (down if a
  * child srun leads there, else up); the parent's goes to its node or
- * down, never back up. Only the header is read; ROOT means node 0.
+ * down, never back up. Only the header is read; ROOT means node 0, ALL
+ * every node of the step.
  */
 enum pmixev_xstep_hop pmixev_xstep_route_hop(const struct pmixev_xstep_hdr *h,
 					     enum pmixev_xstep_from from,
 					     uint32_t node, uint32_t job,
 					     uint32_t step);
-/* An inner type pmixev_xstep_route_hop routes. */
-bool pmixev_xstep_routed(uint8_t inner);
+/* A frame pmixev_xstep_route_hop routes (its header checked or not). */
+bool pmixev_xstep_routed(const struct pmixev_xstep_hdr *h);
 
 /*
  * EVENT (§5.4): an exit or node event (pmixev_proto.h's EVENT body) or a

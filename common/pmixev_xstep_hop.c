@@ -40,12 +40,14 @@ enum pmixev_xstep_hop pmixev_xstep_pubsub_hop(const struct pmixev_xstep_hdr *h,
 	return dst_own ? PMIXEV_XSTEP_HOP_NODE : PMIXEV_XSTEP_HOP_CHILD;
 }
 
-static bool routed(uint8_t inner)
+bool pmixev_xstep_routed(const struct pmixev_xstep_hdr *h)
 {
-	return inner == PMIXEV_XSTEP_COLL_PART ||
-	       inner == PMIXEV_XSTEP_COLL_RESULT ||
-	       inner == PMIXEV_XSTEP_DMODEX_REQ ||
-	       inner == PMIXEV_XSTEP_DMODEX_RESP;
+	return h->inner == PMIXEV_XSTEP_COLL_PART ||
+	       h->inner == PMIXEV_XSTEP_COLL_RESULT ||
+	       h->inner == PMIXEV_XSTEP_DMODEX_REQ ||
+	       h->inner == PMIXEV_XSTEP_DMODEX_RESP ||
+	       (h->inner == PMIXEV_XSTEP_EVENT &&
+		h->dst_node == PMIXEV_XSTEP_ALL);
 }
 
 enum pmixev_xstep_hop pmixev_xstep_route_hop(const struct pmixev_xstep_hdr *h,
@@ -56,7 +58,7 @@ enum pmixev_xstep_hop pmixev_xstep_route_hop(const struct pmixev_xstep_hdr *h,
 	bool src_own = h->src_job == job && h->src_step == step;
 	bool dst_own = h->dst_job == job && h->dst_step == step;
 
-	if (!pmixev_xstep_hdr_ok(h) || !routed(h->inner))
+	if (!pmixev_xstep_hdr_ok(h) || !pmixev_xstep_routed(h))
 		return PMIXEV_XSTEP_HOP_DROP;
 	switch (from) {
 	case PMIXEV_XSTEP_FROM_NODE:
@@ -71,9 +73,4 @@ enum pmixev_xstep_hop pmixev_xstep_route_hop(const struct pmixev_xstep_hdr *h,
 			return PMIXEV_XSTEP_HOP_DROP;
 		return dst_own ? PMIXEV_XSTEP_HOP_NODE : PMIXEV_XSTEP_HOP_CHILD;
 	}
-}
-
-bool pmixev_xstep_routed(uint8_t inner)
-{
-	return routed(inner);
 }

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 21
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -61,7 +61,8 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
 	run xpub --mpi=pmixev $2 --host n2,n3
-' "$sp" "$work" "$(client pmix_xpub)" 2>&1)
+	run xevent --mpi=pmixev $3 --host n2,n3
+' "$sp" "$work" "$(client pmix_xpub)" "$(client pmix_xevent)" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 diag "job ${job:-?}: $(printf '%s\n' "$out" | grep -E '^(four|nofit) ' | tr '\n' ' ')"
 f() { cat "$work/44-$1.out" 2>/dev/null; }
@@ -160,6 +161,18 @@ ok $? "a child on another node looks up (PMIX_WAIT) the parent's key, with the p
 	[ "$(in_f xpub '^pmix_xpub: child rank 1 lookup of xpub\.once: (NOT-FOUND|PMIX_ERR_NOT_FOUND)$')" -eq 1 ]
 ok $? "PMIX_PERSIST_FIRST_READ across steps: the first child lookup gets the parent's key, the next finds it gone" ||
 	f xpub
+
+# Clients' events across the family (doc/spawn.md §5.4): a child's
+# SESSION-range event reaches every parent rank (n1-n3) with the child as
+# source; the parent's reaches both children (n2, n3); a child's
+# NAMESPACE-range event stays in its step.
+[ "$(in_f xevent "^pmix_xevent: parent rank [0-2] got up from $ps rank 0$")" -eq 3 ] &&
+	[ "$(in_f xevent "^pmix_xevent: child rank [01] got down from $ps rank 0 parent=1$")" -eq 2 ] &&
+	[ "$(in_f xevent '^rc 0$')" -eq 1 ]
+ok $? "a SESSION-range event crosses the family both ways: a child's reaches the 3 parent ranks, rank 0's the 2 children, each with its source" ||
+	f xevent
+[ "$(in_f xevent '^pmix_xevent: parent rank [0-2] got 0 namespace-range events$')" -eq 3 ]
+ok $? "a child's NAMESPACE-range event does not reach the parent step" || f xevent
 
 # PMIX_ALLOC_ID: a job of one node granted by PMIx_Allocation_request
 # (NEW), then a spawn into it: the child is step 0 of the new job.

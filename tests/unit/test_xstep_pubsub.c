@@ -488,9 +488,20 @@ static void test_route_hop(void **state)
 	assert_int_equal(
 		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_NODE, 2, 7, 1),
 		PMIXEV_XSTEP_HOP_DROP);
-	assert_true(pmixev_xstep_routed(PMIXEV_XSTEP_COLL_RESULT));
-	assert_true(pmixev_xstep_routed(PMIXEV_XSTEP_DMODEX_RESP));
-	assert_false(pmixev_xstep_routed(PMIXEV_XSTEP_EVENT));
+	/* A client's event for every node of a step is routed; a rank's
+	 * end for the parent's root takes the spawn's own path. */
+	t = part;
+	t.inner = PMIXEV_XSTEP_EVENT;
+	t.dst_node = PMIXEV_XSTEP_ALL;
+	assert_true(pmixev_xstep_routed(&t));
+	assert_int_equal(
+		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 1),
+		PMIXEV_XSTEP_HOP_NODE);
+	t.dst_node = PMIXEV_XSTEP_ROOT;
+	assert_false(pmixev_xstep_routed(&t));
+	assert_int_equal(
+		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 1),
+		PMIXEV_XSTEP_HOP_DROP);
 }
 
 int main(void)

@@ -51,6 +51,17 @@ enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace)
 	return e->answered ? NSPACES_DONE : NSPACES_SENT;
 }
 
+void nspaces_each(const struct nspaces *ns,
+		  void (*fn)(void *ctx, uint32_t job, uint32_t step), void *ctx)
+{
+	uint32_t job, step;
+
+	for (unsigned i = 0; ns && i < ns->n; i++)
+		if (ns->tab[i].answered &&
+		    pmixev_pmixd_step_nspace(ns->tab[i].nspace, &job, &step))
+			fn(ctx, job, step);
+}
+
 static int refuse(struct nspaces *ns, const char *why)
 {
 	if (pmixev_log_worth(++ns->refused))

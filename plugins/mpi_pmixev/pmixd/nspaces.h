@@ -61,4 +61,10 @@ int nspaces_add_parent(struct nspaces *ns);
 
 enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace);
 
+/* fn(ctx, job, step) for each family step this node's pmix side
+ * registered (NSPACES_DONE). NULL-safe. */
+void nspaces_each(const struct nspaces *ns,
+		  void (*fn)(void *ctx, uint32_t job, uint32_t step),
+		  void *ctx);
+
 #endif /* PMIXEV_PMIXD_NSPACES_H_ */

@@ -152,8 +152,10 @@ pmix_status_t notify_upcall_event(pmix_status_t code, const pmix_proc_t *source,
 	inject_pmix_cached(pmixside_inject(p), name);
 	invite_watch_event(inject_pmix_invites(pmixside_inject(p)), code,
 			   source, info, ninfo);
-	/* A step on one node has no other node to tell. */
-	if (lay->step.nnodes == 1)
+	/* A step on one node has no other node to tell, but may have a
+	 * spawn family (root knows). */
+	if (lay->step.nnodes == 1 && range != PMIX_RANGE_UNDEF &&
+	    range != PMIX_RANGE_SESSION && range != PMIX_RANGE_GLOBAL)
 		return PMIX_OPERATION_SUCCEEDED;
 	why = relay(p, code, source, range, info, ninfo, buf, sizeof(buf));
 	if (why)

@@ -20,9 +20,12 @@ static bool is_pubsub(uint8_t inner)
 
 bool xroute_takes(const uint8_t *data, size_t len)
 {
-	return len >= PMIXEV_XSTEP_HDR_LEN &&
-	       (is_pubsub(data[PMIXEV_XSTEP_HDR_LEN - 1]) ||
-		pmixev_xstep_routed(data[PMIXEV_XSTEP_HDR_LEN - 1]));
+	struct pmixev_xstep_hdr h;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, data, len);
+	return pmixev_xstep_hdr_unpack(&b, &h) == 0 &&
+	       (is_pubsub(h.inner) || pmixev_xstep_routed(&h));
 }
 
 static const char *from_name(enum pmixev_xstep_from from)
@@ -35,6 +38,15 @@ static const char *from_name(enum pmixev_xstep_from from)
 static int to_node(struct xroute *r, uint32_t node, const uint8_t *data,
 		   size_t len)
 {
+	int rc = 0;
+
+	if (node == PMIXEV_XSTEP_ALL) {
+		for (uint32_t n = 0; n < r->nnodes; n++)
+			if (rdv_send(r->rdv, n, PMIXEV_MSG_XSTEP, data, len) <
+			    0)
+				rc = -1;
+		return rc;
+	}
 	if (node == PMIXEV_XSTEP_ROOT)
 		node = 0;
 	return node < r->nnodes

@@ -35,7 +35,7 @@
 #include "wireup/group_ask.h"
 #include "wireup/group_root.h"
 #include "wireup/spawn.h"
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 #include "events/spawned.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"

@@ -22,7 +22,7 @@
 #include "pmixev_pmixd_spawn.h"
 #include "wireup/pubsub_dir_int.h"
 #include "wireup/pubsub_msg.h"
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 
 struct published {
 	struct pubsub_entry e; /* value owned; e.job, e.step, e.rank: who */

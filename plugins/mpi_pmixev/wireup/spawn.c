@@ -16,11 +16,12 @@
 #include "base/agent.h"
 #include "base/layout_family.h"
 #include "events/inject.h"
+#include "events/notify.h"
 #include "overlay/overlay.h"
 #include "pmixd/carry.h"
 #include "pmixd/chan.h"
 #include "pmixd/nspaces.h"
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 #include "pmixev_base64.h"
 #include "pmixev_frame.h"
 #include "pmixev_log.h"
@@ -247,6 +248,10 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 
 	(void)data;
 	(void)len;
+	if (h->dst_node == PMIXEV_XSTEP_ALL) { /* a family step's client's */
+		notify_from_step(sp->s->notify, h, b);
+		return;
+	}
 	if (h->dst_job != lay->step.job_id ||
 	    h->dst_step != lay->step.step_id ||
 	    !(k = kid_of(sp, h->src_job, h->src_step)) ||

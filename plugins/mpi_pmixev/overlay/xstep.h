@@ -1,13 +1,13 @@
 /*
- * wireup/xstep.h - this stepd's XSTEP frames (doc/spawn.md §6.2): the
+ * overlay/xstep.h - this stepd's XSTEP frames (doc/spawn.md §6.2): the
  * spawn family's traffic, to and from the step's srun, which routes it
  * to the other steps. Incoming frames are dispatched by inner type to
  * the feature that serves it (after their header's check); each feature
  * checks the body with its codec and the source as it needs. Agent
  * thread.
  */
-#ifndef PMIXEV_WIREUP_XSTEP_H_
-#define PMIXEV_WIREUP_XSTEP_H_
+#ifndef PMIXEV_OVERLAY_XSTEP_H_
+#define PMIXEV_OVERLAY_XSTEP_H_
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,4 +43,4 @@ enum pmixev_result xstep_send(struct xstep *x, uint32_t dst_job,
 			      enum pmixev_xstep_inner inner,
 			      const uint8_t *body, size_t nbody);
 
-#endif /* PMIXEV_WIREUP_XSTEP_H_ */
+#endif /* PMIXEV_OVERLAY_XSTEP_H_ */

@@ -1,9 +1,9 @@
 /*
- * wireup/xstep.c - this stepd's XSTEP frames (see xstep.h). Agent thread.
+ * overlay/xstep.c - this stepd's XSTEP frames (see xstep.h). Agent thread.
  */
 #include "config.h"
 
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 
 #include <stdlib.h>
 
