@@ -201,21 +201,30 @@ static pmix_status_t proc_info(void *list, const struct layout *lay,
 	return nspace_add_array(list, PMIX_PROC_INFO_ARRAY, sub);
 }
 
+pmix_status_t nspace_app_keys(void *sub, const struct layout *lay,
+			      uint32_t appnum)
+{
+	uint32_t size = lay->apps.count[appnum];
+	pmix_rank_t ldr = lay->apps.ranks[appnum][0];
+	pmix_status_t rc;
+
+	if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
+	    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size, PMIX_UINT32)))
+		return rc;
+	return PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK);
+}
+
 static pmix_status_t app_info(void *list, const struct layout *lay,
 			      uint32_t appnum)
 {
 	void *sub = PMIx_Info_list_start();
-	uint32_t size = lay->apps.count[appnum];
-	pmix_rank_t ldr = lay->apps.ranks[appnum][0];
 	char pset[PSETS_NAME_MAX];
 	pmix_status_t rc;
 
 	if (!sub)
 		return PMIX_ERR_NOMEM;
 	psets_name(appnum, pset);
-	if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &appnum, PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size, PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr, PMIX_PROC_RANK)) ||
+	if ((rc = nspace_app_keys(sub, lay, appnum)) ||
 	    (rc = PMIx_Info_list_add(sub, PMIX_PSET_NAME, pset, PMIX_STRING))) {
 		PMIx_Info_list_release(sub);
 		return rc;
@@ -236,30 +245,18 @@ pmix_status_t nspace_spawned(void *list, const struct layout *lay)
 	return PMIx_Info_list_add(list, PMIX_PARENT_ID, &parent, PMIX_PROC);
 }
 
-static pmix_status_t job_info(void *list, const struct layout *lay,
-			      const struct nspace_host *host)
+pmix_status_t nspace_job_keys(void *list, const struct layout *lay,
+			      const char *jobid, const struct nspace_maps *m)
 {
 	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes,
 		 napps = lay->apps.nnodes;
-	uint32_t nlocal = layout_nlocal(lay);
-	pmix_rank_t ldr =
-		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
 	pmix_rank_t offset = 0;
-	struct nspace_maps m = {0};
-	char *peers = NULL;
-	bool yes = true;
-	pmix_status_t rc = PMIX_ERR_NOMEM;
+	pmix_status_t rc;
 
-	if (nspace_maps_build(lay, &m) < 0 ||
-	    !(peers = peers_of(lay, lay->nodeid)))
-		goto out;
-	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, lay->step.id,
-				     PMIX_STRING)) ||
+	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, jobid, PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NPROC_OFFSET, &offset,
 				     PMIX_PROC_RANK)) ||
 	    (rc = nspace_spawned(list, lay)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
-				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_MAX_PROCS, &ntasks,
@@ -268,12 +265,33 @@ static pmix_status_t job_info(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &napps,
 				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, m.nodes,
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, m->nodes,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m.node_regex,
-				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, m.proc_regex,
-				     PMIX_STRING)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m->node_regex,
+				     PMIX_STRING)))
+		return rc;
+	return PMIx_Info_list_add(list, PMIX_PROC_MAP, m->proc_regex,
+				  PMIX_STRING);
+}
+
+static pmix_status_t job_info(void *list, const struct layout *lay,
+			      const struct nspace_host *host)
+{
+	uint32_t ntasks = lay->step.ntasks, napps = lay->apps.nnodes;
+	uint32_t nlocal = layout_nlocal(lay);
+	pmix_rank_t ldr =
+		nlocal ? lay->map.ranks[lay->nodeid][0] : PMIX_RANK_UNDEF;
+	struct nspace_maps m = {0};
+	char *peers = NULL;
+	bool yes = true;
+	pmix_status_t rc = PMIX_ERR_NOMEM;
+
+	if (nspace_maps_build(lay, &m) < 0 ||
+	    !(peers = peers_of(lay, lay->nodeid)))
+		goto out;
+	if ((rc = nspace_job_keys(list, lay, lay->step.id, &m)) ||
+	    (rc = PMIx_Info_list_add(list, PMIX_UNIV_SIZE, &ntasks,
+				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP_RAW, m.nodes,
 				     PMIX_STRING)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP_RAW, m.procs,

@@ -36,10 +36,8 @@ static uint32_t *node_ids(const struct layout *own, const struct layout *lay)
 
 static pmix_status_t job_info(void *list, const struct layout *lay)
 {
-	uint32_t ntasks = lay->step.ntasks, nnodes = lay->step.nnodes,
-		 napps = lay->apps.nnodes;
+	uint32_t napps = lay->apps.nnodes;
 	struct nspace_maps m = {0};
-	pmix_rank_t offset = 0;
 	char id[32];
 	pmix_status_t rc = PMIX_ERR_NOMEM;
 
@@ -47,40 +45,16 @@ static pmix_status_t job_info(void *list, const struct layout *lay)
 			      sizeof(id));
 	if (nspace_maps_build(lay, &m) < 0)
 		return rc;
-	if ((rc = PMIx_Info_list_add(list, PMIX_JOBID, id, PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NPROC_OFFSET, &offset,
-				     PMIX_PROC_RANK)) ||
-	    (rc = nspace_spawned(list, lay)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_JOB_SIZE, &ntasks,
-				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_MAX_PROCS, &ntasks,
-				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NUM_NODES, &nnodes,
-				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_JOB_NUM_APPS, &napps,
-				     PMIX_UINT32)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, m.nodes,
-				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m.node_regex,
-				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_PROC_MAP, m.proc_regex,
-				     PMIX_STRING)))
+	if ((rc = nspace_job_keys(list, lay, id, &m)))
 		goto out;
 	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++) {
 		void *sub = PMIx_Info_list_start();
-		uint32_t size = lay->apps.count[a];
-		pmix_rank_t ldr = lay->apps.ranks[a][0];
 
 		if (!sub) {
 			rc = PMIX_ERR_NOMEM;
 			break;
 		}
-		if ((rc = PMIx_Info_list_add(sub, PMIX_APPNUM, &a,
-					     PMIX_UINT32)) ||
-		    (rc = PMIx_Info_list_add(sub, PMIX_APP_SIZE, &size,
-					     PMIX_UINT32)) ||
-		    (rc = PMIx_Info_list_add(sub, PMIX_APPLDR, &ldr,
-					     PMIX_PROC_RANK))) {
+		if ((rc = nspace_app_keys(sub, lay, a))) {
 			PMIx_Info_list_release(sub);
 			break;
 		}

@@ -26,4 +26,14 @@ pmix_status_t nspace_add_array(void *list, const char *key, void *sub);
 /* PMIX_SPAWNED, and PMIX_PARENT_ID when a PMIx_Spawn started the step. */
 pmix_status_t nspace_spawned(void *list, const struct layout *lay);
 
+/* The job keys every registration of `lay` has, the step's own or a
+ * family member's: JOBID (`jobid`), NPROC_OFFSET, SPAWNED/PARENT_ID,
+ * JOB_SIZE, MAX_PROCS, NUM_NODES, JOB_NUM_APPS and the maps in `m`. */
+pmix_status_t nspace_job_keys(void *list, const struct layout *lay,
+			      const char *jobid, const struct nspace_maps *m);
+
+/* APPNUM, APP_SIZE and APPLDR of application `appnum`, into `sub`. */
+pmix_status_t nspace_app_keys(void *sub, const struct layout *lay,
+			      uint32_t appnum);
+
 #endif /* PMIXEV_PMIX_NSPACE_INT_H_ */
