@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,37 @@ static inline uint32_t client_job_size(const pmix_proc_t *me)
 			client_prog, me->rank, PMIx_Data_type_string(v->type));
 	PMIX_VALUE_RELEASE(v);
 	return size;
+}
+
+/* Whether a PMIx_Spawn started this process's namespace (PMIX_SPAWNED). */
+static inline bool client_spawned(const pmix_proc_t *me)
+{
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+	bool spawned = false;
+
+	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
+		spawned = v->type == PMIX_BOOL && v->data.flag;
+		PMIX_VALUE_RELEASE(v);
+	}
+	return spawned;
+}
+
+/* The namespace of PMIX_PARENT_ID into `ns` ("" when there is none). */
+static inline void client_parent_ns(const pmix_proc_t *me,
+				    char ns[PMIX_MAX_NSLEN + 1])
+{
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+
+	ns[0] = '\0';
+	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) != PMIX_SUCCESS)
+		return;
+	if (v->type == PMIX_PROC && v->data.proc)
+		PMIX_LOAD_NSPACE(ns, v->data.proc->nspace);
+	PMIX_VALUE_RELEASE(v);
 }
 
 static inline void client_on_registered(pmix_status_t status, size_t id,

@@ -134,15 +134,10 @@ static void child(const pmix_proc_t *me)
 {
 	pmix_status_t code = CODE_DOWN, rc;
 	char par[PMIX_MAX_NSLEN + 1] = "";
-	pmix_value_t *v = NULL;
 	pmix_proc_t wild;
 
 	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) == PMIX_SUCCESS &&
-	    v->type == PMIX_PROC) {
-		snprintf(par, sizeof(par), "%s", v->data.proc->nspace);
-		PMIX_VALUE_RELEASE(v);
-	}
+	client_parent_ns(me, par);
 	if (client_register(&code, 1, on_event) < 0 ||
 	    PMIx_Fence(&wild, 1, NULL, 0) != PMIX_SUCCESS) {
 		printf(PROG ": child rank %u: cannot register\n", me->rank);
@@ -166,9 +161,7 @@ int main(int argc, char **argv)
 	const char *host =
 		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
 	pmix_proc_t me, wild;
-	pmix_value_t *v = NULL;
 	pmix_status_t rc;
-	bool spawned = false;
 
 	client_watchdog(PROG, 30);
 	if (argc != 1 && !host) {
@@ -180,11 +173,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
-		spawned = v->type == PMIX_BOOL && v->data.flag;
-		PMIX_VALUE_RELEASE(v);
-	}
-	if (spawned)
+	if (client_spawned(&me))
 		child(&me);
 	else
 		parent(&me, argv[0], host);

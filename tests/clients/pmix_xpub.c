@@ -144,17 +144,12 @@ static void parent(const pmix_proc_t *me, const char *self, const char *host)
 static void child(const pmix_proc_t *me)
 {
 	pmix_proc_t wild;
-	pmix_value_t *v = NULL;
 	char par[PMIX_MAX_NSLEN + 1] = "";
 	char who[32];
 	pmix_status_t rc;
 
 	PMIX_LOAD_PROCID(&wild, me->nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) == PMIX_SUCCESS &&
-	    v->type == PMIX_PROC) {
-		snprintf(par, sizeof(par), "%s", v->data.proc->nspace);
-		PMIX_VALUE_RELEASE(v);
-	}
+	client_parent_ns(me, par);
 	snprintf(who, sizeof(who), "child rank %u", me->rank);
 	if (me->rank == 0) {
 		rc = lookup_nb("xpub.parent", true);
@@ -178,9 +173,7 @@ int main(int argc, char **argv)
 	const char *host =
 		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
 	pmix_proc_t me, wild;
-	pmix_value_t *v = NULL;
 	pmix_status_t rc;
-	bool spawned = false;
 
 	client_watchdog(PROG, 60);
 	if (argc != 1 && !host) {
@@ -192,11 +185,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
-		spawned = v->type == PMIX_BOOL && v->data.flag;
-		PMIX_VALUE_RELEASE(v);
-	}
-	if (spawned)
+	if (client_spawned(&me))
 		child(&me);
 	else if (me.rank == 0)
 		parent(&me, argv[0], host);
