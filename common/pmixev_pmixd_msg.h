@@ -110,6 +110,7 @@ const char *pmixev_pmixd_type_name(unsigned type);
 #define PMIXEV_PMIXD_TIMEOUT_MAX 86400 /* seconds, any request */
 #define PMIXEV_PMIXD_LEVEL_MAX	 7     /* syslog levels 0..7 */
 #define PMIXEV_PMIXD_SIGNO_MAX	 64
+#define PMIXEV_PMIXD_JOB_END	 (-145) /* PMIX_EVENT_JOB_END */
 #define PMIXEV_PMIXD_ID_MAX	 64   /* checkpoint ids (ckpt.h CKPT_ID_MAX) */
 #define PMIXEV_PMIXD_LINE_MAX	 1024 /* LOG_LINE text incl. NUL */
 #define PMIXEV_PMIXD_NO_RANK	 UINT32_MAX /* a tool, not a task */
@@ -243,7 +244,10 @@ enum pmixev_pmixd_inject_kind {
 					   PMIXEV_EVENT_NO_RANK: all), id in
 					   ev.text */
 	PMIXEV_PMIXD_INJECT_CHILD = 4,	/* a rank of spawned step `child`
-					   ended: ev, for rank `to_rank` */
+					   ended, or the whole step (code
+					   PMIX_EVENT_JOB_END, no rank,
+					   value its PMIX_JOB_TERM_STATUS):
+					   ev, for rank `to_rank` */
 };
 struct pmixev_pmixd_inject {
 	enum pmixev_pmixd_inject_kind kind;

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 22
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -173,6 +173,9 @@ ok $? "a SESSION-range event crosses the family both ways: a child's reaches the
 	f xevent
 [ "$(in_f xevent '^pmix_xevent: parent rank [0-2] got 0 namespace-range events$')" -eq 3 ]
 ok $? "a child's NAMESPACE-range event does not reach the parent step" || f xevent
+[ "$(in_f xevent "^pmix_xevent: parent rank 0 got job end of ($ps) \\(affected \\1 rank -1\\) status SUCCESS$")" -eq 1 ]
+ok $? "PMIX_NOTIFY_COMPLETION: when both children ended, the spawner gets PMIX_EVENT_JOB_END for the child namespace, PMIX_JOB_TERM_STATUS success" ||
+	f xevent
 
 # PMIX_ALLOC_ID: a job of one node granted by PMIx_Allocation_request
 # (NEW), then a spawn into it: the child is step 0 of the new job.

@@ -350,7 +350,13 @@ static void test_inject(void **state)
 	assert_strict(&w, un_inject);
 	in.ev.rank = PMIXEV_EVENT_NO_RANK; /* a child's end has a rank */
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	/* ... the whole child step's end has none. */
+	in.ev.code = PMIXEV_PMIXD_JOB_END;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
 	in.ev.rank = 3;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	in.ev.code = -3;
 	strcpy(in.child, "slurm.pmixev.7"); /* not a step's namespace */
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
 	strcpy(in.child, "slurm.pmixev.7.1");

@@ -545,7 +545,8 @@ static void test_support(void **state)
 	assert_null(strstr(s, PMIX_HOSTFILE));
 	assert_null(strstr(s, PMIX_PREFIX));
 	assert_null(strstr(s, PMIX_NON_PMI));
-	assert_null(strstr(s, PMIX_NOTIFY_COMPLETION));
+	assert_non_null(strstr(s, PMIX_NOTIFY_COMPLETION));
+	assert_null(strstr(s, PMIX_NOTIFY_JOB_EVENTS));
 	assert_true(s[strlen(s) - 1] != ',');
 	free(s);
 }

@@ -185,6 +185,9 @@ static void build_ckpt(const struct layout *lay, uint32_t origin,
 	out->ninfo = 2;
 }
 
+_Static_assert(PMIXEV_PMIXD_JOB_END == PMIX_EVENT_JOB_END,
+	       "the codec's restated PMIX_EVENT_JOB_END");
+
 /*
  * A rank of a step this step spawned ended: for the spawner only, from
  * the dead child process, delivered only to handlers registered for its
@@ -196,7 +199,7 @@ static int build_child(const struct layout *lay,
 {
 	const struct pmixev_event_msg *ev = &m->ev;
 	pmix_data_array_t range;
-	pmix_proc_t to;
+	pmix_proc_t to, affected;
 	time_t when = (time_t)ev->time;
 	int exit_code = ev->exit_code;
 	bool yes = true;
@@ -205,7 +208,9 @@ static int build_child(const struct layout *lay,
 
 	snprintf(out->counted_as, sizeof(out->counted_as), "%.80s:%u", m->child,
 		 ev->rank);
-	if (m->to_rank >= lay->step.ntasks) {
+	if (m->to_rank >= lay->step.ntasks ||
+	    (ev->rank == PMIXEV_EVENT_NO_RANK) !=
+		    (ev->code == PMIX_EVENT_JOB_END)) {
 		*why = "a spawned step's event for a rank outside the step";
 		return -1;
 	}
@@ -217,7 +222,18 @@ static int build_child(const struct layout *lay,
 	PMIX_LOAD_PROCID(&out->source, m->child, ev->rank);
 	PMIX_LOAD_PROCID(&to, lay->nspace, m->to_rank);
 	range = (pmix_data_array_t){.type = PMIX_PROC, .size = 1, .array = &to};
-	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC, &out->source,
+	if (ev->code == PMIX_EVENT_JOB_END) { /* the whole child step */
+		pmix_status_t term = (pmix_status_t)ev->value;
+
+		PMIX_LOAD_PROCID(&out->source, m->child, 0);
+		PMIX_LOAD_PROCID(&affected, m->child, PMIX_RANK_WILDCARD);
+		PMIX_INFO_LOAD(&info[n++], PMIX_JOB_TERM_STATUS, &term,
+			       PMIX_STATUS);
+		PMIX_INFO_LOAD(&info[n++], PMIX_NSPACE, m->child, PMIX_STRING);
+	}
+	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_AFFECTED_PROC,
+		       ev->code == PMIX_EVENT_JOB_END ? &affected
+						      : &out->source,
 		       PMIX_PROC);
 	PMIX_INFO_LOAD(&info[n++], PMIX_EXIT_CODE, &exit_code, PMIX_INT);
 	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_CUSTOM_RANGE, &range,

@@ -356,9 +356,10 @@ static const struct key {
 	{PMIX_SPAWN_TIMEOUT, read_timeout, 0, true},
 	{PMIX_TIMEOUT, read_timeout, 0, true},
 	{PMIX_ALLOC_ID, read_alloc, 0, true},
-	/* Read, passed on; nothing acts on them yet. */
+	/* The spawner gets PMIX_EVENT_JOB_END (root: wireup/spawn.c);
+	 * JOB_EVENTS asks for the start events too: not served. */
 	{PMIX_NOTIFY_COMPLETION, read_flag, PMIXEV_PMIXD_SPAWN_NOTIFY_DONE,
-	 false},
+	 true},
 	{PMIX_NOTIFY_JOB_EVENTS, read_flag, PMIXEV_PMIXD_SPAWN_NOTIFY_JOB,
 	 false},
 	/* Not served yet (doc/spawn.md §2.2): refused when asked for. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/event.h>
 #include <pmix_common.h>
@@ -39,16 +40,23 @@ struct pending {
 	struct pending *next;
 	uint64_t id; /* the pmix side's */
 	uint32_t rank;
+	uint32_t nprocs; /* asked for */
+	bool notify_end; /* PMIX_NOTIFY_COMPLETION or _JOB_EVENTS */
 	struct event *deadline;
 	/* READY came: the child's namespace, waiting for the pmix side to
 	 * register it before the answer ("" while not). */
 	char child[PMIXEV_NSPACE_MAX];
 };
 
-/* A child step spawned here: its ranks' ends go to the spawner. */
+/* A child step spawned here: its ranks' ends go to the spawner, and
+ * the step's end when it asked (`ended` then counts the ranks). */
 struct kid {
 	uint32_t job, step;
 	uint32_t rank; /* the spawner */
+	uint32_t nprocs, nended;
+	uint8_t *ended;	   /* [nprocs / 8 + 1] bits, when asked */
+	int32_t exit_code; /* the first rank's that was not 0 */
+	bool abnormal;	   /* a rank did not end normally */
 };
 
 struct spawn {
@@ -158,6 +166,20 @@ static void on_added(void *ctx, const char *nspace, int32_t status)
 	}
 }
 
+/* Child step (job, step) of `p` is up: keep it (room checked). */
+static void kid_add(struct spawn *sp, const struct pending *p, uint32_t job,
+		    uint32_t step)
+{
+	struct kid *k = &sp->kids[sp->nkids++];
+
+	*k = (struct kid){
+		.job = job, .step = step, .rank = p->rank, .nprocs = p->nprocs};
+	if (p->notify_end && !(k->ended = calloc(p->nprocs / 8 + 1, 1)))
+		PMIXEV_ERROR("spawn: step %s: out of memory: rank %u will not "
+			     "hear of step %u.%u's end",
+			     sp->s->lay.step.id, p->rank, job, step);
+}
+
 /* srun's SPAWN_STATUS (the owner's word, checked by its codec). */
 static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 {
@@ -196,8 +218,7 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	if (m.state == PMIXEV_SPAWN_READY) {
 		pmixev_xstep_nspace(m.job, m.step, nspace, sizeof(nspace));
 		if (sp->nkids < KIDS_MAX)
-			sp->kids[sp->nkids++] = (struct kid){
-				.job = m.job, .step = m.step, .rank = p->rank};
+			kid_add(sp, p, m.job, m.step);
 		else
 			PMIXEV_ERROR("spawn: step %s: %u child steps already: "
 				     "the ends of %s's ranks will not reach "
@@ -222,13 +243,52 @@ static void on_status(void *ctx, uint32_t src, const uint8_t *data, size_t len)
 	pending_free(p);
 }
 
-static const struct kid *kid_of(const struct spawn *sp, uint32_t job,
-				uint32_t step)
+static struct kid *kid_of(struct spawn *sp, uint32_t job, uint32_t step)
 {
 	for (unsigned i = 0; i < sp->nkids; i++)
 		if (sp->kids[i].job == job && sp->kids[i].step == step)
 			return &sp->kids[i];
 	return NULL;
+}
+
+/*
+ * Rank `ev->rank` of child step `k` ended: when it was the last, and the
+ * spawner asked (PMIX_NOTIFY_COMPLETION), PMIX_EVENT_JOB_END for it (a
+ * CHILD event with no rank; its value the job's PMIX_JOB_TERM_STATUS).
+ */
+static void kid_rank_ended(struct spawn *sp, struct kid *k,
+			   const struct pmixev_event_msg *ev)
+{
+	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CHILD,
+					 .origin = sp->s->lay.nodeid,
+					 .to_rank = k->rank};
+	uint32_t r = ev->rank;
+
+	if (!k->ended || r >= k->nprocs || k->ended[r / 8] & (1u << r % 8))
+		return;
+	k->ended[r / 8] |= (uint8_t)(1u << r % 8);
+	if (ev->code != PMIX_EVENT_PROC_TERMINATED || ev->exit_code)
+		k->abnormal = true;
+	if (ev->exit_code && !k->exit_code)
+		k->exit_code = ev->exit_code;
+	if (++k->nended < k->nprocs)
+		return;
+	pmixev_xstep_nspace(k->job, k->step, in.child, sizeof(in.child));
+	in.ev = (struct pmixev_event_msg){
+		.code = PMIX_EVENT_JOB_END,
+		.rank = PMIXEV_EVENT_NO_RANK,
+		.exit_code = k->exit_code,
+		.flags = PMIXEV_EVENT_NON_DEFAULT,
+		.value = k->abnormal ? PMIX_ERR_JOB_TERMINATED : PMIX_SUCCESS,
+		.time = (uint64_t)time(NULL)};
+	snprintf(in.ev.text, sizeof(in.ev.text), "%s ended: %u process(es)%s",
+		 in.child, k->nprocs, k->abnormal ? ", not all normally" : "");
+	PMIXEV_INFO("spawn: step %s: %s ended (%s), told rank %u",
+		    sp->s->lay.step.id, in.child,
+		    k->abnormal ? "not all normally" : "normally", k->rank);
+	inject_send(sp->s->inject, &in, in.child);
+	free(k->ended);
+	k->ended = NULL;
 }
 
 /*
@@ -244,7 +304,7 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CHILD,
 					 .origin = lay->nodeid};
 	struct pmixev_xstep_event xe;
-	const struct kid *k = NULL;
+	struct kid *k = NULL;
 
 	(void)data;
 	(void)len;
@@ -271,6 +331,7 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 	in.to_rank = k->rank;
 	in.ev = xe.ev;
 	inject_send(sp->s->inject, &in, in.child);
+	kid_rank_ended(sp, k, &xe.ev);
 }
 
 static void on_layout(void *ctx, const struct pmixev_xstep_hdr *h,
@@ -341,7 +402,13 @@ static void carry(struct spawn *sp, const struct pmixev_pmixd_spawn *m)
 					 PMIXEV_PMIXD_SPAWN);
 		goto fail;
 	}
-	*p = (struct pending){.sp = sp, .id = m->id, .rank = m->rank};
+	*p = (struct pending){.sp = sp,
+			      .id = m->id,
+			      .rank = m->rank,
+			      .nprocs = pmixev_pmixd_spawn_nprocs(m),
+			      .notify_end = m->flags &
+					    (PMIXEV_PMIXD_SPAWN_NOTIFY_DONE |
+					     PMIXEV_PMIXD_SPAWN_NOTIFY_JOB)};
 	p->next = sp->live;
 	sp->live = p;
 	if (!(p->deadline = evtimer_new(agent_base(s->agent), on_deadline, p)))
@@ -418,6 +485,8 @@ void spawn_destroy(struct spawn *sp)
 		return;
 	while (sp->live)
 		pending_free(sp->live);
+	for (unsigned i = 0; i < sp->nkids; i++)
+		free(sp->kids[i].ended);
 	if (sp->requests || sp->dropped)
 		PMIXEV_INFO("spawn: step %s: %llu request(s), %llu failed; "
 			    "%llu frame(s) of srun dropped",
