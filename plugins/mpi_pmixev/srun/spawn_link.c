@@ -1,0 +1,283 @@
+/*
+ * srun/spawn_link.c - a child srun's hub link (see spawn_link.h).
+ */
+#include "config.h"
+
+#include "srun/spawn_link.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "overlay/conn.h"
+#include "pmixev_frame.h"
+#include "pmixev_log.h"
+#include "pmixev_xstep.h"
+
+#define HUB_FRAME_MAX (1u << 20)
+
+void spawn_link_status(struct child *c, enum pmixev_spawn_state state,
+		       const char *reason)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_spawn_status m = {.id = c->req_id, .state = state};
+	struct pmixev_buf b;
+
+	if (state == PMIXEV_SPAWN_READY) {
+		m.job = c->job;
+		m.step = c->step;
+		c->ready = true;
+	} else if (state != PMIXEV_SPAWN_LAUNCHED) {
+		snprintf(m.reason, sizeof(m.reason), "%s", reason);
+	}
+	if (state != PMIXEV_SPAWN_LAUNCHED)
+		c->answered = true;
+	pmixev_buf_init(&b);
+	if (pmixev_spawn_status_pack(&b, &m) < 0 ||
+	    sp->cfg.send(sp->cfg.send_ctx, c->node, PMIXEV_MSG_SPAWN_STATUS,
+			 &b) < 0)
+		PMIXEV_ERROR("step %s: spawn %llu: cannot tell node %u how it "
+			     "went",
+			     sp->step, (unsigned long long)c->spawn_id,
+			     c->node);
+	pmixev_buf_release(&b);
+}
+
+static const char *ready_failure(const struct pmixev_xstep_ready *r, char *buf,
+				 size_t len)
+{
+	if (r->failed_rank != PMIXEV_XSTEP_NO_RANK)
+		snprintf(buf, len, "child rank %u: %.900s", r->failed_rank,
+			 r->reason[0] ? r->reason : "it ended");
+	else
+		snprintf(buf, len, "%s",
+			 r->reason[0] ? r->reason
+				      : "the child step did not register");
+	return buf;
+}
+
+static void send_event(struct child *c, const struct pmixev_buf *b)
+{
+	if (c->sp->cfg.send(c->sp->cfg.send_ctx, c->node, PMIXEV_MSG_XSTEP, b) <
+	    0)
+		PMIXEV_ERROR("step %s: spawn %llu: node %u is gone: a child's "
+			     "event is dropped",
+			     c->sp->step, (unsigned long long)c->spawn_id,
+			     c->node);
+}
+
+/*
+ * A rank of the child step ended: to the spawner's node, once the spawn
+ * is answered (its node knows the child step then); before, kept. After a
+ * failed spawn, nobody waits for them.
+ */
+static int pass_event(struct child *c, const uint8_t *data, size_t len)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	pmixev_buf_put_raw(&b, data, len);
+	if (c->ready) {
+		send_event(c, &b);
+	} else if (!c->answered && c->nearly < c->nprocs && c->early) {
+		c->early[c->nearly++] = b;
+		return 0;
+	} else if (!c->answered) {
+		PMIXEV_ERROR("step %s: spawn %llu: more ends than children "
+			     "before the step was ready: one dropped",
+			     c->sp->step, (unsigned long long)c->spawn_id);
+	}
+	pmixev_buf_release(&b);
+	return 0;
+}
+
+/*
+ * The child step's layout, once, before its READY: to every node of this
+ * step, so that each registers the child's namespace. The spawner's node
+ * gets it before READY's status on the same link.
+ */
+static int pass_layout(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_buf b;
+	uint32_t failed = 0;
+
+	if (c->answered || c->layout) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a "
+			     "layout %s",
+			     sp->step, (unsigned long long)c->spawn_id,
+			     c->layout ? "twice" : "after the answer");
+		return -1;
+	}
+	c->layout = true;
+	pmixev_buf_init(&b);
+	pmixev_buf_put_raw(&b, data, len);
+	for (uint32_t n = 0; n < sp->cfg.map->nnodes; n++)
+		if (sp->cfg.send(sp->cfg.send_ctx, n, PMIXEV_MSG_XSTEP, &b) < 0)
+			failed++;
+	if (failed)
+		PMIXEV_ERROR("step %s: spawn %llu: %u node(s) of %u did not "
+			     "get step %u.%u's layout",
+			     sp->step, (unsigned long long)c->spawn_id, failed,
+			     sp->cfg.map->nnodes, c->job, c->step);
+	pmixev_buf_release(&b);
+	return 0;
+}
+
+/* READY was sent: the ends that came before it follow. */
+static void flush_early(struct child *c)
+{
+	for (uint32_t i = 0; i < c->nearly; i++) {
+		send_event(c, &c->early[i]);
+		pmixev_buf_release(&c->early[i]);
+	}
+	c->nearly = 0;
+}
+
+bool spawn_link_leads_to(const struct child *c, uint32_t job, uint32_t step)
+{
+	if (c->job == job && c->step == step)
+		return true;
+	for (uint32_t i = 0; i < c->nbelow; i++)
+		if (c->below[i][0] == job && c->below[i][1] == step)
+			return true;
+	return false;
+}
+
+/* A frame the family routes (a PUBSUB request, or pmixev_xstep_routed)
+ * from the child srun: its step's or a step's below it, remembered (at
+ * most a family's worth) so that frames for it come back down. */
+static int pass_routed(struct child *c, const struct pmixev_xstep_hdr *h,
+		       const uint8_t *data, size_t len)
+{
+	uint32_t(*more)[2];
+
+	if (!spawn_link_leads_to(c, h->src_job, h->src_step)) {
+		if (c->nbelow >= PMIXEV_XSTEP_FAMILY_MAX ||
+		    !(more = realloc(c->below,
+				     (c->nbelow + 1) * sizeof(*more)))) {
+			PMIXEV_ERROR("step %s: a frame of step %u.%u "
+				     "dropped: too many steps below",
+				     c->sp->step, h->src_job, h->src_step);
+			return 0;
+		}
+		c->below = more;
+		c->below[c->nbelow][0] = h->src_job;
+		c->below[c->nbelow++][1] = h->src_step;
+	}
+	c->sp->cfg.route(c->sp->cfg.send_ctx, data, len);
+	return 0;
+}
+
+/* The child step's READY, or one of its ranks' ends, from its srun. */
+static int on_xstep(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_xstep_hdr h;
+	struct pmixev_xstep_ready r;
+	struct pmixev_buf b;
+	char why[PMIXEV_XSTEP_REASON_MAX];
+	bool bad;
+
+	pmixev_buf_reader(&b, data, len);
+	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
+	if (!bad && (h.inner == PMIXEV_XSTEP_PUBSUB_REQ ||
+		     pmixev_xstep_routed(&h)))
+		return pass_routed(c, &h, data, len);
+	if (bad || h.src_job != c->job || h.src_step != c->step ||
+	    h.dst_job != sp->cfg.job_id || h.dst_step != sp->cfg.step_id) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent an "
+			     "XSTEP that is not its step's for this one",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	if (h.inner == PMIXEV_XSTEP_EVENT)
+		return pass_event(c, data, len);
+	if (h.inner == PMIXEV_XSTEP_LAYOUT)
+		return pass_layout(c, data, len);
+	if (h.inner != PMIXEV_XSTEP_READY ||
+	    pmixev_xstep_ready_unpack(&b, &r) < 0 ||
+	    r.spawn_id != c->spawn_id || c->answered) {
+		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a frame "
+			     "that is not its step's one READY",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	if (r.status == PMIXEV_OK) {
+		PMIXEV_DEBUG(1,
+			     "step %s: spawn %llu: step %u.%u is up, every "
+			     "rank registered",
+			     sp->step, (unsigned long long)c->spawn_id, c->job,
+			     c->step);
+		spawn_link_status(c, PMIXEV_SPAWN_READY, "");
+		flush_early(c);
+		return 0;
+	}
+	ready_failure(&r, why, sizeof(why));
+	PMIXEV_ERROR("step %s: spawn %llu: step %u.%u failed to start: %s",
+		     sp->step, (unsigned long long)c->spawn_id, c->job, c->step,
+		     why);
+	spawn_link_status(c, PMIXEV_SPAWN_FAILED, why);
+	return 0;
+}
+
+static int on_hello(struct child *c, const uint8_t *data, size_t len)
+{
+	struct spawns *sp = c->sp;
+	struct pmixev_hub_hello m;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_hub_hello_unpack(&b, &m) < 0 || m.job != c->job ||
+	    m.spawn_id != c->spawn_id || c->step != PMIXEV_XSTEP_NONE) {
+		PMIXEV_ERROR("step %s: spawn %llu: a bad hello from the child "
+			     "srun",
+			     sp->step, (unsigned long long)c->spawn_id);
+		return -1;
+	}
+	c->step = m.step;
+	PMIXEV_DEBUG(1, "step %s: spawn %llu of node %u is step %u.%u",
+		     sp->step, (unsigned long long)c->spawn_id, c->node, c->job,
+		     c->step);
+	return 0;
+}
+
+static int on_hub_frame(struct conn *conn, const struct pmixev_frame_hdr *hdr,
+			const uint8_t *payload, void *ctx)
+{
+	struct child *c = ctx;
+
+	(void)conn;
+	if (hdr->type == PMIXEV_MSG_HUB_HELLO)
+		return on_hello(c, payload, hdr->len);
+	if (hdr->type == PMIXEV_MSG_XSTEP && c->step != PMIXEV_XSTEP_NONE)
+		return on_xstep(c, payload, hdr->len);
+	PMIXEV_ERROR("step %s: spawn %llu: unexpected %s from the child srun",
+		     c->sp->step, (unsigned long long)c->spawn_id,
+		     pmixev_msg_type_name(hdr->type));
+	return -1;
+}
+
+static void on_hub_close(struct conn *conn, enum conn_close reason,
+			 const char *why, void *ctx)
+{
+	struct child *c = ctx;
+	struct timeval now = {0, 0};
+
+	(void)conn;
+	(void)reason;
+	PMIXEV_DEBUG(1, "step %s: spawn %llu: the child srun's link closed: %s",
+		     c->sp->step, (unsigned long long)c->spawn_id, why);
+	c->hub = NULL;
+	evtimer_add(c->reap, &now);
+}
+
+int spawn_link_watch(struct child *c, int fd)
+{
+	c->hub = conn_create(c->sp->base, fd, NULL, 0, HUB_FRAME_MAX,
+			     on_hub_frame, on_hub_close, c);
+	if (c->hub)
+		return 0;
+	on_hub_close(NULL, CONN_ERROR, "no link", c);
+	return -1;
+}
