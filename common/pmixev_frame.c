@@ -54,6 +54,7 @@ static const char *const type_names[PMIXEV_MSG_TYPE_MAX + 1] = {
 	[PMIXEV_MSG_FAMILY] = "FAMILY",
 	[PMIXEV_MSG_ROOT_IS] = "ROOT_IS",
 	[PMIXEV_MSG_NODE_READY] = "NODE_READY",
+	[PMIXEV_MSG_NSPACE_ACK] = "NSPACE_ACK",
 };
 
 static uint32_t pmixev_frame_hcrc(const uint8_t *hdr)

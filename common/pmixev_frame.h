@@ -75,7 +75,8 @@ enum pmixev_msg_type {
 	PMIXEV_MSG_FAMILY = 39,	      /* srun -> own stepds */
 	PMIXEV_MSG_ROOT_IS = 40,      /* the step's tree root -> own srun */
 	PMIXEV_MSG_NODE_READY = 41,   /* a spawned step's stepd -> own srun */
-	PMIXEV_MSG_TYPE_MAX = 41
+	PMIXEV_MSG_NSPACE_ACK = 42, /* stepd -> own srun: a layout registered */
+	PMIXEV_MSG_TYPE_MAX = 42
 };
 
 struct pmixev_frame_hdr {

@@ -393,3 +393,27 @@ int pmixev_spawn_status_unpack(struct pmixev_buf *b,
 	*m = t;
 	return 0;
 }
+
+int pmixev_nspace_ack_pack(struct pmixev_buf *b,
+			   const struct pmixev_nspace_ack *m)
+{
+	if (!pmixev_xstep_step_ok(m->job, m->step))
+		return xstep_invalid();
+	pmixev_buf_put_u32(b, m->job);
+	pmixev_buf_put_u32(b, m->step);
+	pmixev_buf_put_i32(b, m->status);
+	return xstep_pack_done(b);
+}
+
+int pmixev_nspace_ack_unpack(struct pmixev_buf *b, struct pmixev_nspace_ack *m)
+{
+	struct pmixev_nspace_ack t;
+
+	pmixev_buf_get_u32(b, &t.job);
+	pmixev_buf_get_u32(b, &t.step);
+	pmixev_buf_get_i32(b, &t.status);
+	if (xstep_unpack_done(b) < 0 || !pmixev_xstep_step_ok(t.job, t.step))
+		return -1;
+	*m = t;
+	return 0;
+}

@@ -157,4 +157,18 @@ int pmixev_spawn_status_pack(struct pmixev_buf *b,
 int pmixev_spawn_status_unpack(struct pmixev_buf *b,
 			       struct pmixev_spawn_status *m);
 
+/*
+ * NSPACE_ACK: the sending node's pmix side answered the NSPACE_ADD of the
+ * layout of step (job, step) that srun passed the node (doc/spawn.md
+ * §4.1): status 0, or the PMIx status it failed with (or that the node
+ * dropped the layout); the child runs all the same.
+ */
+struct pmixev_nspace_ack {
+	uint32_t job, step;
+	int32_t status;
+};
+int pmixev_nspace_ack_pack(struct pmixev_buf *b,
+			   const struct pmixev_nspace_ack *m);
+int pmixev_nspace_ack_unpack(struct pmixev_buf *b, struct pmixev_nspace_ack *m);
+
 #endif /* PMIXEV_XSTEP_CTL_H_ */

@@ -138,26 +138,27 @@ static void fuzz_ctl(uint8_t k, const uint8_t *data, size_t len)
 	struct pmixev_hub_hello hello;
 	struct pmixev_spawn_req req;
 	struct pmixev_spawn_status st;
+	struct pmixev_nspace_ack ack;
 	struct pmixev_buf b, w;
 	uint64_t id;
 	uint32_t node;
 
 	pmixev_buf_reader(&b, data, len);
 	pmixev_buf_init(&w);
-	switch (k % 8) {
+	switch (k % 9) {
 	case 0:
 		if (pmixev_hub_hello_unpack(&b, &hello) == 0)
 			same(&w, pmixev_hub_hello_pack(&w, &hello), data, len);
 		break;
 	case 1:
 	case 2:
-		if ((k % 8 == 1 ? pmixev_hub_join_unpack(&b, &ms)
+		if ((k % 9 == 1 ? pmixev_hub_join_unpack(&b, &ms)
 				: pmixev_family_unpack(&b, &ms)) < 0)
 			break;
-		if (k % 8 == 2 && !pmixev_xstep_family_root(&ms))
+		if (k % 9 == 2 && !pmixev_xstep_family_root(&ms))
 			abort();
 		same(&w,
-		     k % 8 == 1 ? pmixev_hub_join_pack(&w, &ms)
+		     k % 9 == 1 ? pmixev_hub_join_pack(&w, &ms)
 				: pmixev_family_pack(&w, &ms),
 		     data, len);
 		pmixev_xstep_members_release(&ms);
@@ -179,6 +180,10 @@ static void fuzz_ctl(uint8_t k, const uint8_t *data, size_t len)
 	case 6:
 		if (pmixev_spawn_status_unpack(&b, &st) == 0)
 			same(&w, pmixev_spawn_status_pack(&w, &st), data, len);
+		break;
+	case 8:
+		if (pmixev_nspace_ack_unpack(&b, &ack) == 0)
+			same(&w, pmixev_nspace_ack_pack(&w, &ack), data, len);
 		break;
 	default:
 		if (pmixev_root_is_unpack(&b, &node) == 0)
@@ -267,7 +272,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] < 0x40)
 		fuzz_xstep(data + 1, size - 1);
 	else if (data[0] < 0xc0)
-		fuzz_ctl(data[0], data + 1, size - 1);
+		fuzz_ctl((uint8_t)(data[0] - 0x40), data + 1, size - 1);
 	else
 		fuzz_route(data + 1, size - 1);
 	return 0;

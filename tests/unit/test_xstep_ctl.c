@@ -426,6 +426,37 @@ static void test_spawn_frames(void **state)
 	pmixev_buf_release(&w);
 }
 
+/* NSPACE_ACK: a step's ids checked both ways, the status as it is. */
+static void test_nspace_ack(void **state)
+{
+	struct pmixev_nspace_ack a = {.job = 7, .step = 3, .status = -25};
+	struct pmixev_nspace_ack got;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_nspace_ack_pack(&w, &a), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_nspace_ack_unpack(&r, &got), 0);
+	assert_int_equal(got.job, 7);
+	assert_int_equal(got.step, 3);
+	assert_int_equal(got.status, -25);
+	pmixev_buf_reader(&r, w.data, w.len - 1);
+	assert_int_equal(pmixev_nspace_ack_unpack(&r, &got), -1);
+	pmixev_buf_put_u8(&w, 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_nspace_ack_unpack(&r, &got), -1);
+	pmixev_buf_release(&w);
+	a.step = PMIXEV_XSTEP_STEP_LIMIT;
+	REFUSED(pmixev_nspace_ack_pack(&w, &a), &w);
+	pmixev_buf_put_u32(&w, a.job);
+	pmixev_buf_put_u32(&w, a.step);
+	pmixev_buf_put_i32(&w, 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_nspace_ack_unpack(&r, &got), -1);
+	pmixev_buf_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_family_lookups),
 		cmocka_unit_test(test_leave),
 		cmocka_unit_test(test_spawn_frames),
+		cmocka_unit_test(test_nspace_ack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
