@@ -57,6 +57,9 @@ static void child_free(struct child *c)
 		pmixev_buf_release(&c->early[i]);
 	free(c->early);
 	free(c->below);
+	free(c->unacked);
+	if (c->hold)
+		event_free(c->hold);
 	spawn_proc_destroy(c->proc);
 	free(c);
 }
@@ -65,9 +68,21 @@ static void child_free(struct child *c)
 static void child_ended(struct child *c, int st)
 {
 	struct spawns *sp = c->sp;
+	struct timeval tv = {0, REAP_MS * 1000};
 	char reason[PMIXEV_XSTEP_REASON_MAX];
 
 	atomic_fetch_sub(&sp->live, 1);
+	c->ended = true;
+	if (c->held) {
+		/* Short-lived children: READY still waits for this step's
+		 * nodes, and c with it (on_reap frees it after). */
+		PMIXEV_DEBUG(1,
+			     "step %s: spawned step %u.%u ended before its "
+			     "answer",
+			     sp->step, c->job, c->step);
+		evtimer_add(c->reap, &tv);
+		return;
+	}
 	if (!c->answered) {
 		spawn_proc_reason(c->proc, st, reason, sizeof(reason));
 		PMIXEV_ERROR("step %s: spawn %llu failed: %s", sp->step,
@@ -90,7 +105,9 @@ static void on_reap(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (spawn_proc_reaped(c->proc, &st))
+	if (c->ended && !c->held)
+		child_free(c);
+	else if (!c->ended && spawn_proc_reaped(c->proc, &st))
 		child_ended(c, st);
 	else
 		evtimer_add(c->reap, &tv);
@@ -133,6 +150,7 @@ static void launch(struct spawns *sp, uint32_t node,
 			    .job = m->alloc_job ? m->alloc_job : sp->cfg.job_id,
 			    .step = PMIXEV_XSTEP_NONE};
 	ctx.spawn_id = c->spawn_id;
+	c->timeout_ms = m->timeout_ms;
 	c->nprocs = pmixev_pmixd_spawn_nprocs(m);
 	if (!(c->early = calloc(c->nprocs, sizeof(*c->early))) ||
 	    !(c->reap = evtimer_new(sp->base, on_reap, c)) ||
@@ -247,6 +265,37 @@ int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
 		spawn_proc_signal(c->proc, SIGTERM);
 	}
 	return 0;
+}
+
+int spawns_nspace_ack(struct spawns *sp, uint32_t node, const uint8_t *data,
+		      size_t len)
+{
+	struct pmixev_nspace_ack a;
+	struct pmixev_buf b;
+	struct child *c;
+
+	pmixev_buf_reader(&b, data, len);
+	if (pmixev_nspace_ack_unpack(&b, &a) < 0) {
+		PMIXEV_ERROR("step %s: a malformed NSPACE_ACK from node %u",
+			     sp->step, node);
+		return -1;
+	}
+	for (c = sp->children; c; c = c->next)
+		if (c->step != PMIXEV_XSTEP_NONE && c->job == a.job &&
+		    c->step == a.step)
+			break;
+	if (!c || spawn_link_ack(c, node, &a) < 0)
+		PMIXEV_DEBUG(1,
+			     "step %s: node %u registered step %u.%u, which "
+			     "no spawn waits for from it: ignored",
+			     sp->step, node, a.job, a.step);
+	return 0;
+}
+
+void spawns_node_gone(struct spawns *sp, uint32_t node)
+{
+	for (struct child *c = sp ? sp->children : NULL; c; c = c->next)
+		spawn_link_node_gone(c, node);
 }
 
 struct spawns *spawns_create(struct event_base *base,

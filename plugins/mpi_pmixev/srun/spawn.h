@@ -6,8 +6,9 @@
  * environment (common/pmixev_spawn_cmd.h), no shell, with one end of a
  * socketpair (the hub link: the child srun's HUB_HELLO, then its step's
  * READY), and answers the stepd SPAWN_STATUS: LAUNCHED, then READY when
- * every child rank registered, or why not (the child srun's last error
- * lines: Slurm's own words).
+ * every child rank registered and every node of this step registered the
+ * child's namespace (NSPACE_ACK; srun/spawn_link.h), or why not (the
+ * child srun's last error lines: Slurm's own words).
  *
  * The child srun writes its output where this srun writes its own; its
  * error lines are copied to this srun's stderr as they come. It runs in
@@ -42,6 +43,15 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 /* The child srun of spawn request `id` of node `node` is ended. */
 int spawns_cancel(struct spawns *sp, uint32_t node, const uint8_t *data,
 		  size_t len);
+
+/* An NSPACE_ACK payload from node `node`: it registered a child step's
+ * namespace, whose READY may wait for it. 0, or -1 when it is malformed
+ * (logged: the link goes); an ack nothing waits for is ignored. */
+int spawns_nspace_ack(struct spawns *sp, uint32_t node, const uint8_t *data,
+		      size_t len);
+
+/* Node `node`'s link closed: no READY waits for it. NULL-safe. */
+void spawns_node_gone(struct spawns *sp, uint32_t node);
 
 /* An XSTEP payload for step (job, step) to the child srun toward it: a
  * child step, or a step whose frames came up through that child. 0, or

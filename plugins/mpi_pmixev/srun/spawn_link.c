@@ -93,16 +93,18 @@ static int pass_event(struct child *c, const uint8_t *data, size_t len)
 
 /*
  * The child step's layout, once, before its READY: to every node of this
- * step, so that each registers the child's namespace. The spawner's node
- * gets it before READY's status on the same link.
+ * step, so that each registers the child's namespace; READY waits for
+ * their NSPACE_ACKs. The spawner's node gets it before READY's status on
+ * the same link.
  */
 static int pass_layout(struct child *c, const uint8_t *data, size_t len)
 {
 	struct spawns *sp = c->sp;
+	uint32_t nnodes = sp->cfg.map->nnodes;
 	struct pmixev_buf b;
 	uint32_t failed = 0;
 
-	if (c->answered || c->layout) {
+	if (c->answered || c->layout || c->held) {
 		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a "
 			     "layout %s",
 			     sp->step, (unsigned long long)c->spawn_id,
@@ -110,16 +112,30 @@ static int pass_layout(struct child *c, const uint8_t *data, size_t len)
 		return -1;
 	}
 	c->layout = true;
+	if ((c->unacked = malloc(nnodes))) {
+		memset(c->unacked, 1, nnodes);
+		c->nunacked = nnodes;
+	} else {
+		PMIXEV_ERROR("step %s: spawn %llu: out of memory: its answer "
+			     "will not wait for every node to know step "
+			     "%u.%u",
+			     sp->step, (unsigned long long)c->spawn_id, c->job,
+			     c->step);
+	}
 	pmixev_buf_init(&b);
 	pmixev_buf_put_raw(&b, data, len);
-	for (uint32_t n = 0; n < sp->cfg.map->nnodes; n++)
-		if (sp->cfg.send(sp->cfg.send_ctx, n, PMIXEV_MSG_XSTEP, &b) < 0)
-			failed++;
+	for (uint32_t n = 0; n < nnodes; n++) {
+		if (sp->cfg.send(sp->cfg.send_ctx, n, PMIXEV_MSG_XSTEP, &b) ==
+		    0)
+			continue;
+		failed++;
+		spawn_link_node_gone(c, n);
+	}
 	if (failed)
 		PMIXEV_ERROR("step %s: spawn %llu: %u node(s) of %u did not "
 			     "get step %u.%u's layout",
 			     sp->step, (unsigned long long)c->spawn_id, failed,
-			     sp->cfg.map->nnodes, c->job, c->step);
+			     nnodes, c->job, c->step);
 	pmixev_buf_release(&b);
 	return 0;
 }
@@ -132,6 +148,107 @@ static void flush_early(struct child *c)
 		pmixev_buf_release(&c->early[i]);
 	}
 	c->nearly = 0;
+}
+
+/* How long READY waits for the nodes: the spawn's timeout, at most
+ * SPAWN_LINK_ACK_MS. */
+static uint32_t hold_ms(const struct child *c)
+{
+	return c->timeout_ms && c->timeout_ms < SPAWN_LINK_ACK_MS
+		       ? c->timeout_ms
+		       : SPAWN_LINK_ACK_MS;
+}
+
+/* READY to the spawner's node, unless the spawn was answered meanwhile
+ * (cancelled); the ends that came before it follow. */
+static void pass_ready(struct child *c)
+{
+	c->held = false;
+	if (c->hold)
+		evtimer_del(c->hold);
+	if (c->answered)
+		return;
+	spawn_link_status(c, PMIXEV_SPAWN_READY, "");
+	flush_early(c);
+}
+
+/* The nodes' wait ran out: the ones that did not answer are logged. */
+static void on_hold(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *c = arg;
+	char list[128] = "";
+	size_t at = 0;
+	bool more = false;
+
+	(void)fd;
+	(void)what;
+	for (uint32_t n = 0; n < c->sp->cfg.map->nnodes; n++) {
+		if (!c->unacked[n])
+			continue;
+		if (at > sizeof(list) - 16) {
+			more = true;
+			break;
+		}
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%u",
+				       at ? "," : "", n);
+	}
+	PMIXEV_ERROR("step %s: spawn %llu: %u node(s) (%s%s) did not "
+		     "register step %u.%u within %u ms: answered all the "
+		     "same; their ranks may not find it yet",
+		     c->sp->step, (unsigned long long)c->spawn_id, c->nunacked,
+		     list, more ? ",..." : "", c->job, c->step, hold_ms(c));
+	pass_ready(c);
+}
+
+/* READY came: passed once every node has registered the child, or held
+ * until then (or the wait runs out). */
+static void ready(struct child *c)
+{
+	struct timeval tv = {hold_ms(c) / 1000, hold_ms(c) % 1000 * 1000};
+
+	if (!c->nunacked) {
+		pass_ready(c);
+		return;
+	}
+	if (!c->hold && !(c->hold = evtimer_new(c->sp->base, on_hold, c))) {
+		PMIXEV_ERROR("step %s: spawn %llu: out of memory: answered "
+			     "before %u node(s) registered step %u.%u",
+			     c->sp->step, (unsigned long long)c->spawn_id,
+			     c->nunacked, c->job, c->step);
+		pass_ready(c);
+		return;
+	}
+	c->held = true;
+	evtimer_add(c->hold, &tv);
+	PMIXEV_DEBUG(1,
+		     "step %s: spawn %llu: its answer waits for %u node(s) "
+		     "to register step %u.%u",
+		     c->sp->step, (unsigned long long)c->spawn_id, c->nunacked,
+		     c->job, c->step);
+}
+
+int spawn_link_ack(struct child *c, uint32_t node,
+		   const struct pmixev_nspace_ack *a)
+{
+	if (!c->unacked || node >= c->sp->cfg.map->nnodes || !c->unacked[node])
+		return -1;
+	if (a->status)
+		PMIXEV_ERROR("step %s: spawn %llu: node %u could not register "
+			     "step %u.%u (status %d): its ranks will not "
+			     "find it",
+			     c->sp->step, (unsigned long long)c->spawn_id, node,
+			     c->job, c->step, (int)a->status);
+	spawn_link_node_gone(c, node);
+	return 0;
+}
+
+void spawn_link_node_gone(struct child *c, uint32_t node)
+{
+	if (!c->unacked || node >= c->sp->cfg.map->nnodes || !c->unacked[node])
+		return;
+	c->unacked[node] = 0;
+	if (!--c->nunacked && c->held)
+		pass_ready(c);
 }
 
 bool spawn_link_leads_to(const struct child *c, uint32_t job, uint32_t step)
@@ -197,7 +314,7 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 		return pass_layout(c, data, len);
 	if (h.inner != PMIXEV_XSTEP_READY ||
 	    pmixev_xstep_ready_unpack(&b, &r) < 0 ||
-	    r.spawn_id != c->spawn_id || c->answered) {
+	    r.spawn_id != c->spawn_id || c->answered || c->held) {
 		PMIXEV_ERROR("step %s: spawn %llu: the child srun sent a frame "
 			     "that is not its step's one READY",
 			     sp->step, (unsigned long long)c->spawn_id);
@@ -209,8 +326,7 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 			     "rank registered",
 			     sp->step, (unsigned long long)c->spawn_id, c->job,
 			     c->step);
-		spawn_link_status(c, PMIXEV_SPAWN_READY, "");
-		flush_early(c);
+		ready(c);
 		return 0;
 	}
 	ready_failure(&r, why, sizeof(why));

@@ -18,6 +18,9 @@
 #include "pmixev_xstep_ctl.h"
 #include "srun/spawn_cfg.h"
 
+/* How long READY waits at most for the nodes' NSPACE_ACKs. */
+#define SPAWN_LINK_ACK_MS 5000
+
 struct conn;
 struct spawn_proc;
 
@@ -43,6 +46,15 @@ struct child {
 	 * their answers go down this link. */
 	uint32_t (*below)[2];
 	uint32_t nbelow;
+	/* This step's nodes asked to register the child's namespace (its
+	 * layout) that did not answer (NSPACE_ACK) nor go yet: READY waits
+	 * for them, up to the spawn's timeout or SPAWN_LINK_ACK_MS. */
+	uint8_t *unacked; /* [nnodes], from the layout */
+	uint32_t nunacked;
+	uint32_t timeout_ms; /* the spawn's own, 0 when none */
+	struct event *hold;  /* READY's wait */
+	bool held;	     /* READY came and waits */
+	bool ended;	     /* the child srun exited (c stays while held) */
 };
 
 struct spawns {
@@ -63,6 +75,14 @@ void spawn_link_status(struct child *c, enum pmixev_spawn_state state,
 /* Serve the hub link `fd` of c's child srun. 0, or -1 (c's reaping is
  * scheduled, as when the link closes). */
 int spawn_link_watch(struct child *c, int fd);
+
+/* Node `node` answered the child's layout with `a`: 0, or -1 when c did
+ * not wait for it. */
+int spawn_link_ack(struct child *c, uint32_t node,
+		   const struct pmixev_nspace_ack *a);
+
+/* Node `node`'s link closed: READY no longer waits for it. */
+void spawn_link_node_gone(struct child *c, uint32_t node);
 
 /* Whether c's child step, or a step whose frames came up through it, is
  * (job, step). */

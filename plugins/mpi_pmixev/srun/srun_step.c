@@ -87,6 +87,9 @@ static int family_frame(void *ctx, uint32_t node, uint8_t type,
 	case PMIXEV_MSG_SPAWN_CANCEL:
 		return c->spawns ? spawns_cancel(c->spawns, node, data, len)
 				 : -1;
+	case PMIXEV_MSG_NSPACE_ACK:
+		return c->spawns ? spawns_nspace_ack(c->spawns, node, data, len)
+				 : 0;
 	case PMIXEV_MSG_NODE_READY: /* not spawned: nobody waits for it */
 		return c->hub ? hub_up_node_ready(c->hub, node, data, len) : 0;
 	case PMIXEV_MSG_XSTEP:
@@ -105,6 +108,7 @@ static void family_gone(void *ctx, uint32_t node)
 {
 	struct srun_step *c = ctx;
 
+	spawns_node_gone(c->spawns, node);
 	if (c->hub)
 		hub_up_node_gone(c->hub, node);
 }

@@ -64,6 +64,10 @@ struct spawn {
 	struct pending *live;
 	struct kid kids[KIDS_MAX];
 	unsigned nkids;
+	/* Steps whose layout srun passed and the pmix side is registering:
+	 * srun waits for their NSPACE_ACK (one per namespace nspaces sent). */
+	uint32_t owed[NSPACES_MAX][2];
+	unsigned nowed;
 	uint64_t requests, failed, dropped; /* dropped: srun's bad frames */
 };
 
@@ -149,20 +153,51 @@ static pmix_status_t state_status(enum pmixev_spawn_state st)
 	}
 }
 
+/* Tell srun that the pmix side answered the NSPACE_ADD of (job, step)'s
+ * layout, which srun passed (its spawner's answer waits for it). */
+static void send_ack(struct spawn *sp, uint32_t job, uint32_t step,
+		     int32_t status)
+{
+	const struct pmixev_nspace_ack a = {
+		.job = job, .step = step, .status = status};
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	if (pmixev_nspace_ack_pack(&b, &a) < 0 ||
+	    overlay_send(sp->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_NSPACE_ACK,
+			 b.data, b.len) < 0)
+		PMIXEV_ERROR("spawn: step %s: cannot tell srun that step "
+			     "%u.%u is registered here: its spawner's answer "
+			     "waits for srun's deadline",
+			     sp->s->lay.step.id, job, step);
+	pmixev_buf_release(&b);
+}
+
 /* The pmix side registered (or failed to register) `nspace`: the spawns
- * that wait for it are answered. */
+ * that wait for it are answered, and srun told if it waits for it. */
 static void on_added(void *ctx, const char *nspace, int32_t status)
 {
 	struct spawn *sp = ctx;
 	struct pending *p = sp->live, *next;
+	char owed[PMIXEV_NSPACE_MAX];
 
-	(void)status; /* logged by nspaces; the child runs all the same */
+	/* (status: logged by nspaces; the child runs all the same) */
 	for (; p; p = next) {
 		next = p->next;
 		if (strcmp(p->child, nspace))
 			continue;
 		send_done(sp, p->id, p->rank, PMIX_SUCCESS, nspace, "");
 		pending_free(p);
+	}
+	for (unsigned i = 0; i < sp->nowed; i++) {
+		pmixev_xstep_nspace(sp->owed[i][0], sp->owed[i][1], owed,
+				    sizeof(owed));
+		if (strcmp(owed, nspace))
+			continue;
+		send_ack(sp, sp->owed[i][0], sp->owed[i][1], status);
+		sp->owed[i][0] = sp->owed[--sp->nowed][0];
+		sp->owed[i][1] = sp->owed[sp->nowed][1];
+		break;
 	}
 }
 
@@ -334,21 +369,45 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 	kid_rank_ended(sp, k, &xe.ev);
 }
 
+/*
+ * srun's LAYOUT of a family member (a child step spawned here or on
+ * another node): registered by the pmix side; srun is told once it is
+ * (NSPACE_ACK), or at once when it already was or was dropped.
+ */
 static void on_layout(void *ctx, const struct pmixev_xstep_hdr *h,
 		      struct pmixev_buf *b, const uint8_t *data, size_t len)
 {
 	struct spawn *sp = ctx;
 	const struct layout *lay = &sp->s->lay;
+	char nspace[PMIXEV_NSPACE_MAX];
+	enum nspaces_state st;
 
 	(void)b;
-	if (pmixev_xstep_for_me(h, lay->step.job_id, lay->step.step_id,
-				lay->nodeid, lay->nodeid == 0))
-		nspaces_layout(sp->s->nspaces, h, data + PMIXEV_XSTEP_HDR_LEN,
-			       len - PMIXEV_XSTEP_HDR_LEN);
-	else if (pmixev_log_worth(++sp->dropped))
-		PMIXEV_ERROR("spawn: step %s: dropping a layout from srun: "
-			     "not for this node (%llu dropped so far)",
-			     lay->step.id, (unsigned long long)sp->dropped);
+	if (!pmixev_xstep_for_me(h, lay->step.job_id, lay->step.step_id,
+				 lay->nodeid, lay->nodeid == 0)) {
+		if (pmixev_log_worth(++sp->dropped))
+			PMIXEV_ERROR("spawn: step %s: dropping a layout from "
+				     "srun: not for this node (%llu dropped "
+				     "so far)",
+				     lay->step.id,
+				     (unsigned long long)sp->dropped);
+		return;
+	}
+	nspaces_layout(sp->s->nspaces, h, data + PMIXEV_XSTEP_HDR_LEN,
+		       len - PMIXEV_XSTEP_HDR_LEN);
+	pmixev_xstep_nspace(h->src_job, h->src_step, nspace, sizeof(nspace));
+	st = nspaces_state(sp->s->nspaces, nspace);
+	for (unsigned i = 0; st == NSPACES_SENT && i < sp->nowed; i++)
+		if (sp->owed[i][0] == h->src_job &&
+		    sp->owed[i][1] == h->src_step)
+			return; /* a repeated layout: one answer */
+	if (st == NSPACES_SENT && sp->nowed < NSPACES_MAX) {
+		sp->owed[sp->nowed][0] = h->src_job;
+		sp->owed[sp->nowed++][1] = h->src_step;
+		return;
+	}
+	send_ack(sp, h->src_job, h->src_step,
+		 st == NSPACES_UNKNOWN ? PMIX_ERR_BAD_PARAM : PMIX_SUCCESS);
 }
 
 /*
