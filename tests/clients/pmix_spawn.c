@@ -35,9 +35,10 @@
  * allocated JOB" (or "allocation failed: STATUS") and spawns into it.
  *
  * --info: the other namespace's job data. Each parent rank (the spawner
- * at once, the others after a fence that brings them the child's
- * namespace, waiting up to 3 s for their node to have it: nothing orders
- * its registration there with the spawner's answer) prints "pmix_spawn: rank R
+ * at once, the others right after a fence that brings them the child's
+ * namespace, with PMIX_IMMEDIATE: their node must have it already, as the
+ * spawner's answer comes once every node of its step registered the
+ * child) prints "pmix_spawn: rank R
  * on HOST: NSPACE job size N spawned S parent NSPACE_P rank RP" from PMIx_Get
  * of the child namespace's PMIX_JOB_SIZE, PMIX_SPAWNED and PMIX_PARENT_ID ("-1"
  * and "none" for what it cannot get); each child prints "pmix_spawn: child rank
@@ -178,15 +179,15 @@ static void child_report(const pmix_proc_t *me, const pmix_proc_t *parent,
 	printf("%s\n", line);
 }
 
-/* `ns`'s PMIX_JOB_SIZE, or -1. */
-static long job_size(const char *ns)
+/* `ns`'s PMIX_JOB_SIZE (PMIx_Get with `opt`), or -1. */
+static long job_size_with(const char *ns, const pmix_info_t *opt, size_t nopt)
 {
 	pmix_proc_t wild;
 	pmix_value_t *v = NULL;
 	long n = -1;
 
 	PMIX_LOAD_PROCID(&wild, ns, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) == PMIX_SUCCESS &&
+	if (PMIx_Get(&wild, PMIX_JOB_SIZE, opt, nopt, &v) == PMIX_SUCCESS &&
 	    v->type == PMIX_UINT32)
 		n = (long)v->data.uint32;
 	if (v)
@@ -194,30 +195,43 @@ static long job_size(const char *ns)
 	return n;
 }
 
-/* --info of a parent rank: the child namespace `ns`'s job data. */
-static void child_info(const pmix_proc_t *me, const char *ns)
+static long job_size(const char *ns)
+{
+	return job_size_with(ns, NULL, 0);
+}
+
+/*
+ * --info of a parent rank: the child namespace `ns`'s job data; `now`:
+ * PMIX_IMMEDIATE, only what this node's PMIx server has already (it
+ * neither waits for the namespace nor asks the host).
+ */
+static void child_info(const pmix_proc_t *me, const char *ns, bool now)
 {
 	pmix_proc_t wild = {0}, parent = {0};
 	pmix_value_t *v = NULL;
+	pmix_info_t opt;
+	size_t nopt = now ? 1 : 0;
 	int spawned_ = -1;
 
+	PMIX_INFO_LOAD(&opt, PMIX_IMMEDIATE, &now, PMIX_BOOL);
 	snprintf(parent.nspace, sizeof(parent.nspace), "none");
 	PMIX_LOAD_PROCID(&wild, ns, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS &&
+	if (PMIx_Get(&wild, PMIX_SPAWNED, &opt, nopt, &v) == PMIX_SUCCESS &&
 	    v->type == PMIX_BOOL)
 		spawned_ = v->data.flag;
 	if (v)
 		PMIX_VALUE_RELEASE(v);
 	v = NULL;
-	if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) == PMIX_SUCCESS &&
+	if (PMIx_Get(&wild, PMIX_PARENT_ID, &opt, nopt, &v) == PMIX_SUCCESS &&
 	    v->type == PMIX_PROC && v->data.proc)
 		parent = *v->data.proc;
 	if (v)
 		PMIX_VALUE_RELEASE(v);
 	printf(PROG ": rank %u on %s: %s job size %ld spawned %d parent %s "
 		    "rank %u\n",
-	       me->rank, client_host(), ns, job_size(ns), spawned_,
-	       parent.nspace, parent.rank);
+	       me->rank, client_host(), ns, job_size_with(ns, &opt, nopt),
+	       spawned_, parent.nspace, parent.rank);
+	PMIX_INFO_DESTRUCT(&opt);
 }
 
 /* --info of the parent ranks that did not spawn: the spawner's child
@@ -240,11 +254,9 @@ static void others_info(const pmix_proc_t *me, const struct opts *o)
 		return;
 	PMIX_LOAD_PROCID(&from, me->nspace, (pmix_rank_t)o->from);
 	rc = PMIx_Get(&from, "spawn.child", NULL, 0, &v);
-	if (rc == PMIX_SUCCESS && v->type == PMIX_STRING) {
-		for (int t = 0; t < 60 && job_size(v->data.string) < 0; t++)
-			usleep(50000);
-		child_info(me, v->data.string);
-	} else
+	if (rc == PMIX_SUCCESS && v->type == PMIX_STRING)
+		child_info(me, v->data.string, true);
+	else
 		printf(PROG ": rank %u: no child namespace from rank %ld: %s\n",
 		       me->rank, o->from, PMIx_Error_string(rc));
 	if (v)
@@ -390,7 +402,7 @@ static void spawn(const struct opts *o)
 			pmix_value_t val = {.type = PMIX_STRING,
 					    .data.string = ns};
 
-			child_info(&ev_me, ns);
+			child_info(&ev_me, ns, false);
 			if (PMIx_Put(PMIX_GLOBAL, "spawn.child", &val) !=
 			    PMIX_SUCCESS)
 				printf(PROG ": rank %u: cannot put the child "

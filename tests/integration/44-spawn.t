@@ -80,13 +80,15 @@ ok $? "rank 0 spawns 4 processes: step $job.1, each child knows its parent (PMIX
 grep -Eq "spawn: step $job\.0 rank 0: slurm\.pmixev\.$job\.1 is up" "$(slurmd_log n1)"
 ok $? "n1's slurmd log says the spawn's child namespace is up" || tail -n 20 "$(slurmd_log n1)"
 
-# Every node of the parent step has the child's namespace: the spawner at
-# once (its answer carries the job data), ranks 1 and 2 on n2 and n3.
+# Every node of the parent step has the child's namespace when the spawner
+# returns (srun answers once every parent node registered it): the spawner
+# (its answer carries the job data), and ranks 1 and 2 on n2 and n3, whose
+# PMIx_Get right after a fence with the spawner neither waits nor retries.
 known=" job size 4 spawned 1 parent slurm\.pmixev\.$job\.0 rank 0$"
 [ "$(in_f four "^pmix_spawn: rank 0 on n1: slurm\.pmixev\.$job\.1$known")" -eq 1 ] &&
 	[ "$(in_f four "^pmix_spawn: rank 1 on n2: slurm\.pmixev\.$job\.1$known")" -eq 1 ] &&
 	[ "$(in_f four "^pmix_spawn: rank 2 on n3: slurm\.pmixev\.$job\.1$known")" -eq 1 ]
-ok $? "every parent rank (n1-n3) gets the child namespace's PMIX_JOB_SIZE 4, PMIX_SPAWNED and PMIX_PARENT_ID" ||
+ok $? "every parent rank (n1-n3) gets the child namespace's PMIX_JOB_SIZE 4, PMIX_SPAWNED and PMIX_PARENT_ID at once after the spawn" ||
 	{ f four | grep -E 'job size|child namespace|fence'; }
 [ "$(in_f four "^pmix_spawn: child rank [0-3]: parent slurm\.pmixev\.$job\.0 job size 3$")" -eq 4 ]
 ok $? "every child gets its parent namespace's PMIX_JOB_SIZE 3" ||
