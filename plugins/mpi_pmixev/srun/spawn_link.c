@@ -298,8 +298,8 @@ static int on_xstep(struct child *c, const uint8_t *data, size_t len)
 
 	pmixev_buf_reader(&b, data, len);
 	bad = pmixev_xstep_hdr_unpack(&b, &h) < 0;
-	if (!bad && (h.inner == PMIXEV_XSTEP_PUBSUB_REQ ||
-		     pmixev_xstep_routed(&h)))
+	if (!bad &&
+	    (h.inner == PMIXEV_XSTEP_PUBSUB_REQ || pmixev_xstep_routed(&h)))
 		return pass_routed(c, &h, data, len);
 	if (bad || h.src_job != c->job || h.src_step != c->step ||
 	    h.dst_job != sp->cfg.job_id || h.dst_step != sp->cfg.step_id) {
