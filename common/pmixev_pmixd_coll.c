@@ -8,7 +8,8 @@
  *                nranks * u32 rank, u8 collect, u32 timeout_sec,
  *                bytes data                (all: nranks 0; else >= 1)
  *   data         u64 id, u8 result, bytes data
- *   dmodex       u64 id, u32 rank, u32 timeout_sec
+ *   dmodex       u64 id, u32 rank, u32 timeout_sec, u32 job, u32 step
+ *                ((0, 0): this step)
  *   serve        u64 sid, u32 rank
  *   pubsub       u64 id, u8 op (1..3), u32 rank, u8 wait,
  *                u32 timeout_sec, u8 range (0, 2..5, 7),
@@ -124,14 +125,30 @@ int pmixev_pmixd_data_unpack(struct pmixev_buf *b, struct pmixev_pmixd_data *m)
 	return 0;
 }
 
+bool pmixev_pmixd_dmodex_foreign(const struct pmixev_pmixd_dmodex *m)
+{
+	return m->job || m->step;
+}
+
+/* A family member's (job, step), as pmixev_xstep_step_ok takes it, and a
+ * rank root can check against its size. */
+static bool foreign_ok(const struct pmixev_pmixd_dmodex *m)
+{
+	return m->job != 0 && m->job != UINT32_MAX && m->step < 0xfffffff0u &&
+	       m->rank < PMIXEV_PMIXD_RANK_MAX;
+}
+
 int pmixev_pmixd_dmodex_pack(struct pmixev_buf *b,
 			     const struct pmixev_pmixd_dmodex *m)
 {
-	if (m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX)
+	if (m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
+	    (pmixev_pmixd_dmodex_foreign(m) && !foreign_ok(m)))
 		return pmixd_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixev_buf_put_u32(b, m->rank);
 	pmixev_buf_put_u32(b, m->timeout_sec);
+	pmixev_buf_put_u32(b, m->job);
+	pmixev_buf_put_u32(b, m->step);
 	return pmixd_pack_done(b);
 }
 
@@ -144,8 +161,13 @@ int pmixev_pmixd_dmodex_unpack(struct pmixev_buf *b,
 	pmixev_buf_get_u64(b, &t.id);
 	pmixev_buf_get_u32(b, &t.rank);
 	pmixev_buf_get_u32(b, &t.timeout_sec);
-	if (pmixd_unpack_done(b) < 0 || !pmixd_rank_ok(lim, t.rank) ||
+	pmixev_buf_get_u32(b, &t.job);
+	pmixev_buf_get_u32(b, &t.step);
+	if (pmixd_unpack_done(b) < 0 ||
 	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX)
+		return -1;
+	if (pmixev_pmixd_dmodex_foreign(&t) ? !foreign_ok(&t)
+					    : !pmixd_rank_ok(lim, t.rank))
 		return -1;
 	*m = t;
 	return 0;

@@ -51,13 +51,22 @@ int pmixev_pmixd_data_pack(struct pmixev_buf *b,
 			   const struct pmixev_pmixd_data *m);
 int pmixev_pmixd_data_unpack(struct pmixev_buf *b, struct pmixev_pmixd_data *m);
 
-/* DMODEX (O->R): a local client wants rank's data (any rank of the
- * step). */
+/*
+ * DMODEX (O->R): a local client wants rank's data: any rank of the step
+ * when (job, step) is (0, 0), else a rank of that step of the spawn
+ * family (doc/spawn.md §5.2): a step a family may hold (job not 0 nor
+ * ~0, step below Slurm's special ids), rank below PMIXEV_PMIXD_RANK_MAX;
+ * root checks it against the step's size.
+ */
 struct pmixev_pmixd_dmodex {
 	uint64_t id;
 	uint32_t rank;
 	uint32_t timeout_sec; /* 0: the default */
+	uint32_t job, step;   /* (0, 0): this step */
 };
+#define PMIXEV_PMIXD_RANK_MAX 0xffffff00u /* PMIx's special ranks above */
+/* Whether `m` names another step of the family. */
+bool pmixev_pmixd_dmodex_foreign(const struct pmixev_pmixd_dmodex *m);
 int pmixev_pmixd_dmodex_pack(struct pmixev_buf *b,
 			     const struct pmixev_pmixd_dmodex *m);
 int pmixev_pmixd_dmodex_unpack(struct pmixev_buf *b,

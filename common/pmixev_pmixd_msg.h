@@ -42,7 +42,7 @@
  * (and what stepds accept from each other) stays as it is.
  */
 #define PMIXEV_PMIXD_MAGIC     0x50585044u
-#define PMIXEV_PMIXD_VERSION   2
+#define PMIXEV_PMIXD_VERSION   3
 #define PMIXEV_PMIXD_HDR_LEN   12
 #define PMIXEV_PMIXD_FRAME_MAX (64u << 20) /* stepd.c's MAX_FRAME */
 

@@ -451,6 +451,49 @@ static void test_fence(void **state)
 	}
 }
 
+/* A rank of another step of the family: any rank below PMIx's special
+ * ones (root checks the step's size), a step a family may hold. */
+static void test_dmodex_foreign(void)
+{
+	struct pmixev_pmixd_dmodex d = {
+		.id = 3, .rank = 1000, .timeout_sec = 5, .job = 7, .step = 1};
+	struct pmixev_pmixd_dmodex m;
+	struct pmixev_buf w, r;
+
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &d), 0);
+	pmixev_buf_reader(&r, w.data, w.len);
+	assert_int_equal(pmixev_pmixd_dmodex_unpack(&r, &fx, &m), 0);
+	assert_true(pmixev_pmixd_dmodex_foreign(&m));
+	assert_int_equal(m.job, 7);
+	assert_int_equal(m.step, 1);
+	assert_int_equal(m.rank, 1000);
+	assert_strict(&w, un_dmodex);
+	pmixev_buf_release(&w);
+	/* Packed by hand: what pack refuses, unpack refuses too. */
+	for (unsigned i = 0; i < 4; i++) {
+		static const uint32_t bad[4][3] = {
+			{0, 1, 0},		       /* job 0, step not 0 */
+			{UINT32_MAX, 1, 0},	       /* job NONE */
+			{7, 0xfffffff0u, 0},	       /* a special step */
+			{7, 1, PMIXEV_PMIXD_RANK_MAX}, /* a special rank */
+		};
+		struct pmixev_pmixd_dmodex b = {.id = 3,
+						.job = bad[i][0],
+						.step = bad[i][1],
+						.rank = bad[i][2]};
+
+		assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &b), -1);
+		pmixev_buf_put_u64(&w, 3);
+		pmixev_buf_put_u32(&w, bad[i][2]);
+		pmixev_buf_put_u32(&w, 5);
+		pmixev_buf_put_u32(&w, bad[i][0]);
+		pmixev_buf_put_u32(&w, bad[i][1]);
+		assert_int_equal(un_dmodex(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+}
+
 static void test_dmodex(void **state)
 {
 	struct pmixev_pmixd_dmodex d = {.id = 3, .rank = 7, .timeout_sec = 5};
@@ -468,6 +511,7 @@ static void test_dmodex(void **state)
 	pmixev_buf_release(&w);
 	d.timeout_sec = 86401;
 	assert_int_equal(pmixev_pmixd_dmodex_pack(&w, &d), -1);
+	test_dmodex_foreign();
 	assert_int_equal(pmixev_pmixd_serve_pack(&w, &s), 0);
 	assert_strict(&w, un_serve);
 	a.data = (const uint8_t *)"abc";
