@@ -18,9 +18,11 @@
 struct entry {
 	char nspace[PMIXEV_NSPACE_MAX];
 	bool answered;
+	uint32_t job, step, ntasks;
+	uint32_t *node_of; /* [ntasks]: each rank's node in its step */
 };
 
-#define SUBSCRIBERS 2
+#define SUBSCRIBERS 3
 
 struct nspaces {
 	struct step *s;
@@ -99,6 +101,16 @@ static int send_add(struct nspaces *ns, const struct pmixev_xstep_layout *m,
 	/* Most steps never meet another: the table comes with the first. */
 	if (!ns->tab && !(ns->tab = calloc(NSPACES_MAX, sizeof(*ns->tab))))
 		return refuse(ns, "out of memory");
+	e = &ns->tab[ns->n];
+	if (!(e->node_of = malloc(
+		      sizeof(*e->node_of) *
+		      (m->start.step.ntasks ? m->start.step.ntasks : 1))))
+		return refuse(ns, "out of memory");
+	memcpy(e->node_of, m->start.node_of,
+	       sizeof(*e->node_of) * m->start.step.ntasks);
+	e->job = m->start.step.job_id;
+	e->step = m->start.step.step_id;
+	e->ntasks = m->start.step.ntasks;
 	snprintf(add.nspace, sizeof(add.nspace), "%s", m->start.nspace);
 	snprintf(add.parent, sizeof(add.parent), "%s", m->parent_nspace);
 	add.parent_rank = m->parent_rank;
@@ -109,8 +121,10 @@ static int send_add(struct nspaces *ns, const struct pmixev_xstep_layout *m,
 		PMIXEV_ERROR("spawn: step %s: cannot ask the pmix side to "
 			     "register %s",
 			     lay->step.id, add.nspace);
+		free(e->node_of);
+		e->node_of = NULL;
 	} else {
-		e = &ns->tab[ns->n++];
+		ns->n++;
 		snprintf(e->nspace, sizeof(e->nspace), "%s", add.nspace);
 		PMIXEV_DEBUG(1, "spawn: step %s: registering %s (%u ranks)",
 			     lay->step.id, add.nspace, m->start.step.ntasks);
@@ -179,6 +193,33 @@ static int on_added(void *ctx, struct pmixev_buf *body)
 	return 0;
 }
 
+static const struct entry *member(const struct nspaces *ns, uint32_t job,
+				  uint32_t step)
+{
+	for (unsigned i = 0; i < ns->n; i++)
+		if (ns->tab[i].job == job && ns->tab[i].step == step)
+			return &ns->tab[i];
+	return NULL;
+}
+
+bool nspaces_member(const struct nspaces *ns, uint32_t job, uint32_t step)
+{
+	return member(ns, job, step) != NULL;
+}
+
+enum pmixev_result nspaces_node_of(const struct nspaces *ns, uint32_t job,
+				   uint32_t step, uint32_t rank, uint32_t *node)
+{
+	const struct entry *e = member(ns, job, step);
+
+	if (!e)
+		return PMIXEV_ERR_NOT_FOUND;
+	if (rank >= e->ntasks)
+		return PMIXEV_ERR_BAD_REQUEST;
+	*node = e->node_of[rank];
+	return PMIXEV_OK;
+}
+
 int nspaces_on_added(struct nspaces *ns, nspaces_added_fn fn, void *ctx)
 {
 	if (ns->nsub == SUBSCRIBERS)
@@ -209,6 +250,8 @@ void nspaces_destroy(struct nspaces *ns)
 			     "registered, %llu layout(s) dropped",
 			     ns->s->lay.step.id, ns->n,
 			     (unsigned long long)ns->refused);
+	for (unsigned i = 0; i < ns->n; i++)
+		free(ns->tab[i].node_of);
 	free(ns->tab);
 	free(ns);
 }

@@ -7,16 +7,19 @@
  * step's environment (the parent step's, base/layout.h). Only the
  * layouts of this step's children (their parent is this step) and of
  * this step's parent are taken; at most NSPACES_MAX namespaces per step.
+ * Each one's task map stays here for routed direct modex (§5.2).
  * Agent thread (nspaces_create and nspaces_add_parent also before it
  * runs).
  */
 #ifndef PMIXEV_PMIXD_NSPACES_H_
 #define PMIXEV_PMIXD_NSPACES_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/step.h"
+#include "pmixev_result.h"
 #include "pmixev_xstep.h"
 
 #define NSPACES_MAX 256 /* PMIxevSpawnNspaceMax's default, fixed */
@@ -36,8 +39,8 @@ struct nspaces;
 /* Serving NSPACE_ADDED on the step's channel; NULL when out of memory. */
 struct nspaces *nspaces_create(struct step *s);
 
-/* Call fn(ctx, ...) on each NSPACE_ADDED (at most 2 subscribers). 0, or
- * -1 when there are 2 already. */
+/* Call fn(ctx, ...) on each NSPACE_ADDED (at most 3 subscribers). 0, or
+ * -1 when there are 3 already. */
 int nspaces_on_added(struct nspaces *ns, nspaces_added_fn fn, void *ctx);
 
 /* NULL-safe. */
@@ -66,5 +69,17 @@ enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace);
 void nspaces_each(const struct nspaces *ns,
 		  void (*fn)(void *ctx, uint32_t job, uint32_t step),
 		  void *ctx);
+
+/* Whether step (job, step) is a family member whose layout came here. */
+bool nspaces_member(const struct nspaces *ns, uint32_t job, uint32_t step);
+
+/*
+ * The node of family member (job, step) that hosts `rank`, from its
+ * layout: PMIXEV_OK and *node, PMIXEV_ERR_NOT_FOUND (no layout of that
+ * step came here) or PMIXEV_ERR_BAD_REQUEST (rank beyond its size).
+ */
+enum pmixev_result nspaces_node_of(const struct nspaces *ns, uint32_t job,
+				   uint32_t step, uint32_t rank,
+				   uint32_t *node);
 
 #endif /* PMIXEV_PMIXD_NSPACES_H_ */

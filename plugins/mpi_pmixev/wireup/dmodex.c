@@ -23,46 +23,9 @@
 #include "base/agent.h"
 #include "base/step.h"
 #include "base/pending.h"
+#include "wireup/dmodex_int.h"
 
-/* Peers' requests waiting on the pmix side here at most (as many as
- * PMIXEV_PMIXD_BUDGET_DMODEX lets one node's pmix side ask). */
-#define SERVING_MAX PMIXEV_PMIXD_BUDGET_DMODEX
-
-/* Result, and the rank's data (valid during the call). */
-typedef void (*dmodex_done_fn)(enum pmixev_result result, const uint8_t *data,
-			       size_t ndata, void *arg);
-
-/* A request of ours, pending until the hosting node answers. */
-struct request {
-	struct pending *p;
-	uint32_t node; /* hosting node */
-	dmodex_done_fn done;
-	void *arg;
-};
-
-/* A request served here for a peer: lives until the pmix side answers. */
-struct serving {
-	uint64_t sid; /* ours, in DMODEX_SERVE */
-	uint64_t id;  /* the requester's */
-	uint32_t requester;
-	struct serving *next;
-};
-
-struct dmodex {
-	struct overlay *ov;
-	struct chan *chan;
-	const struct pmixev_pmixd_bounds *lim;
-	struct pmixev_pmixd_budget *budget;
-	const struct layout *lay;
-	unsigned timeout_sec;
-	struct pending_set *requests;
-	struct serving *serving;
-	unsigned nserving; /* in `serving` */
-	uint64_t unserved; /* peers' requests refused: SERVING_MAX */
-	uint64_t last_sid;
-};
-
-static void request_end(struct request *r, enum pmixev_result result,
+void dmodex_request_end(struct request *r, enum pmixev_result result,
 			const uint8_t *data, size_t ndata)
 {
 	pending_end(r->p);
@@ -79,7 +42,7 @@ static void request_fail(void *req, enum pmixev_result why, uint32_t lost)
 		PMIXEV_ERROR("direct modex from node %u: no answer within the "
 			     "timeout",
 			     r->node);
-	request_end(r, why, NULL, 0);
+	dmodex_request_end(r, why, NULL, 0);
 }
 
 /* Ask for `rank`'s data; `done` runs exactly once. */
@@ -114,7 +77,7 @@ static void dmodex_request(struct dmodex *d, uint32_t rank,
 				  b.len);
 	pmixev_buf_release(&b);
 	if (rc < 0)
-		request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
+		dmodex_request_end(r, PMIXEV_ERR_UNREACH, NULL, 0);
 }
 
 /* Answer a peer's request `s` served here, and forget it. */
@@ -128,9 +91,11 @@ static void serve_answer(struct dmodex *d, struct serving *s,
 	struct pmixev_buf b;
 
 	pmixev_buf_init(&b);
-	if (pmixev_dmdx_resp_pack(&b, &m) < 0 ||
-	    overlay_send(d->ov, s->requester, PMIXEV_MSG_DMDX_RESP, b.data,
-			 b.len) < 0)
+	if (s->job || s->step)
+		dmodex_xstep_answer(d, s, result, data, ndata);
+	else if (pmixev_dmdx_resp_pack(&b, &m) < 0 ||
+		 overlay_send(d->ov, s->requester, PMIXEV_MSG_DMDX_RESP, b.data,
+			      b.len) < 0)
 		PMIXEV_ERROR("direct modex: cannot answer node %u",
 			     s->requester);
 	pmixev_buf_release(&b);
@@ -143,26 +108,20 @@ static void serve_answer(struct dmodex *d, struct serving *s,
 	free(s);
 }
 
-/* A peer asks for a local rank's data: ask the pmix side. */
-static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+void dmodex_serve(struct dmodex *d, uint64_t id, uint32_t job, uint32_t step,
+		  uint32_t requester, uint32_t rank)
 {
-	struct dmodex *d = ctx;
-	struct pmixev_dmdx_req m;
 	struct pmixev_pmixd_serve q;
 	struct serving *s;
 	struct pmixev_buf b;
 
-	pmixev_buf_reader(&b, buf, len);
-	if (pmixev_dmdx_req_unpack(&b, &m) < 0 || src >= d->lay->step.nnodes) {
-		PMIXEV_ERROR("direct modex: malformed request from node %u",
-			     src);
-		return;
-	}
 	if (!(s = calloc(1, sizeof(*s))))
-		return;
+		return; /* the requester's deadline fails it */
 	s->sid = ++d->last_sid;
-	s->id = m.id;
-	s->requester = src;
+	s->id = id;
+	s->requester = requester;
+	s->job = job;
+	s->step = step;
 	s->next = d->serving;
 	d->serving = s;
 	d->nserving++;
@@ -178,18 +137,36 @@ static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		serve_answer(d, s, PMIXEV_ERR_OVER_BUDGET, NULL, 0);
 		return;
 	}
-	if (strcmp(m.nspace, d->lay->nspace) != 0 ||
-	    !layout_is_local(d->lay, m.rank)) {
+	if (!layout_is_local(d->lay, rank)) {
 		serve_answer(d, s, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 		return;
 	}
-	q = (struct pmixev_pmixd_serve){.sid = s->sid, .rank = m.rank};
+	q = (struct pmixev_pmixd_serve){.sid = s->sid, .rank = rank};
 	pmixev_buf_init(&b);
 	chan_frame_begin(&b);
 	if (pmixev_pmixd_serve_pack(&b, &q) < 0 ||
 	    chan_send(d->chan, PMIXEV_PMIXD_DMODEX_SERVE, &b) < 0)
 		serve_answer(d, s, PMIXEV_ERR_NOT_FOUND, NULL, 0);
 	pmixev_buf_release(&b);
+}
+
+/* A peer asks for a local rank's data: ask the pmix side. */
+static void on_req(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
+{
+	struct dmodex *d = ctx;
+	struct pmixev_dmdx_req m;
+	struct pmixev_buf b;
+
+	pmixev_buf_reader(&b, buf, len);
+	if (pmixev_dmdx_req_unpack(&b, &m) < 0 || src >= d->lay->step.nnodes) {
+		PMIXEV_ERROR("direct modex: malformed request from node %u",
+			     src);
+		return;
+	}
+	/* Another namespace: not a local rank (NOT_FOUND). */
+	dmodex_serve(d, m.id, 0, 0, src,
+		     strcmp(m.nspace, d->lay->nspace) ? d->lay->step.ntasks
+						      : m.rank);
 }
 
 /* DMODEX_SERVED: the pmix side's answer to a DMODEX_SERVE of ours. */
@@ -229,7 +206,7 @@ static void on_resp(void *ctx, uint32_t src, const uint8_t *buf, size_t len)
 		return;
 	}
 	if ((r = pending_get(d->requests, m.id, src)))
-		request_end(r, m.result, m.data, m.ndata);
+		dmodex_request_end(r, m.result, m.data, m.ndata);
 }
 
 /* A node left the tree, which heals around it: only requests to it fail. */
@@ -293,7 +270,11 @@ static int on_dmodex(void *ctx, struct pmixev_buf *body)
 	c->chan = d->chan;
 	c->budget = d->budget;
 	c->id = m.id;
-	dmodex_request(d, m.rank, m.timeout_sec, answer, c);
+	if (pmixev_pmixd_dmodex_foreign(&m))
+		dmodex_xstep_request(d, m.job, m.step, m.rank, m.timeout_sec,
+				     answer, c);
+	else
+		dmodex_request(d, m.rank, m.timeout_sec, answer, c);
 	return 0;
 }
 
@@ -303,9 +284,13 @@ struct dmodex *dmodex_create(struct step *s)
 
 	if (!d)
 		return NULL;
+	d->s = s;
+	d->xdata_max = (size_t)s->conf.overlay_mib << 20;
 	if (!(d->requests = pending_set_create(agent_base(s->agent),
 					       request_fail, NULL)) ||
+	    dmodex_xstep_create(d) < 0 ||
 	    step_on_node_gone(s, on_node_gone, d) < 0) {
+		dmodex_xstep_destroy(d);
 		if (d->requests)
 			pending_set_destroy(d->requests, NULL);
 		free(d);
@@ -335,6 +320,7 @@ void dmodex_destroy(struct dmodex *d)
 			     "refused: the PMIx server process left %d "
 			     "unanswered",
 			     (unsigned long long)d->unserved, SERVING_MAX);
+	dmodex_xstep_destroy(d);
 	pending_set_destroy(d->requests, free);
 	for (s = d->serving; s; s = next) {
 		next = s->next;
