@@ -18,12 +18,14 @@
 #include "pmixev_log.h"
 #include "pmixev_pmixd_spawn.h"
 #include "pmixev_xstep.h"
+#include "pmixside/nspace_wait.h"
 #include "pmixside/side.h"
 
 /* A registration the library has not finished. */
 struct reg {
 	struct pmixside *p;
 	char nspace[PMIXEV_NSPACE_MAX];
+	uint32_t job, step, ntasks; /* its step, its size */
 	pmix_info_t *info;
 	size_t ninfo;
 };
@@ -36,6 +38,8 @@ static void answer(struct reg *r, pmix_status_t status)
 	struct pmixev_buf b;
 
 	snprintf(m.nspace, sizeof(m.nspace), "%s", r->nspace);
+	nspace_wait_registered(r->nspace, r->job, r->step, r->ntasks,
+			       status == PMIX_SUCCESS);
 	if (status == PMIX_SUCCESS)
 		PMIXEV_DEBUG(1, "spawn: step %s: %s registered", own->step.id,
 			     r->nspace);
@@ -96,6 +100,9 @@ static int on_add(void *ctx, struct pmixev_buf *body)
 	}
 	r->p = p;
 	snprintf(r->nspace, sizeof(r->nspace), "%s", m.nspace);
+	r->job = xl.start.step.job_id;
+	r->step = xl.start.step.step_id;
+	r->ntasks = xl.start.step.ntasks;
 	if (layout_from_start(&lay, &xl.start, err, sizeof(err)) < 0 ||
 	    nspace_foreign_build(own, &lay, &r->info, &r->ninfo, err,
 				 sizeof(err)) < 0) {
@@ -116,5 +123,6 @@ out:
 
 void nspace_pmix_listen(struct pmixside *p)
 {
+	nspace_wait_init(p);
 	chan_on(pmixside_chan(p), PMIXEV_PMIXD_NSPACE_ADD, on_add, p);
 }
