@@ -24,7 +24,7 @@
 #include "pmixev_log.h"
 #include "pmixev_xstep.h"
 #include "wireup/dmodex_int.h"
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 
 static void dropped(struct dmodex *d, const struct pmixev_xstep_hdr *h,
 		    const char *what, const char *why)
