@@ -6,7 +6,9 @@
  *
  *   fence        u64 id, u8 kind (1..3), u8 all, u32 nranks,
  *                nranks * u32 rank, u8 collect, u32 timeout_sec,
- *                bytes data                (all: nranks 0; else >= 1)
+ *                bytes data,               (all: nranks 0; else >= 1)
+ *                u32 nparts (0..16), nparts * { u32 job, u32 step, u8 all,
+ *                u32 nranks, nranks * u32 rank }
  *   data         u64 id, u8 result, bytes data
  *   dmodex       u64 id, u32 rank, u32 timeout_sec, u32 job, u32 step
  *                ((0, 0): this step)
@@ -35,11 +37,92 @@ static bool kind_ok(unsigned kind)
 	return kind >= PMIXEV_COLL_FENCE && kind <= PMIXEV_COLL_DISCONNECT;
 }
 
+/* A step of the spawn family (pmixev_xstep_step_ok's rule). */
+static bool family_step_ok(uint32_t job, uint32_t step)
+{
+	return job != 0 && job != UINT32_MAX && step < 0xfffffff0u;
+}
+
+/* Part i of `p` comes after part i - 1 and is not the step's own. */
+static bool part_ok(const struct pmixev_pmixd_part *p, uint32_t i,
+		    uint32_t own_job, uint32_t own_step)
+{
+	const struct pmixev_pmixd_part *q = i ? &p[i - 1] : NULL;
+
+	return family_step_ok(p[i].job, p[i].step) &&
+	       (p[i].job != own_job || p[i].step != own_step) &&
+	       (!q || q->job < p[i].job ||
+		(q->job == p[i].job && q->step < p[i].step)) &&
+	       (p[i].all || p[i].nranks <= PMIXEV_PMIXD_PART_RANKS_MAX) &&
+	       pmixd_ranks_ok(p[i].all, p[i].ranks, p[i].nranks, UINT32_MAX);
+}
+
+static bool parts_ok(const struct pmixev_pmixd_part *p, uint32_t n,
+		     uint32_t own_job, uint32_t own_step)
+{
+	if (n > PMIXEV_PMIXD_PARTS_MAX || (n && !p))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (!part_ok(p, i, own_job, own_step))
+			return false;
+	return true;
+}
+
+static void parts_free(struct pmixev_pmixd_part *p, uint32_t n)
+{
+	for (uint32_t i = 0; p && i < n; i++)
+		free(p[i].ranks);
+	free(p);
+}
+
+/*
+ * The parts, each count checked before its array is allocated; the
+ * order and the own step are checked by the caller (parts_ok).
+ */
+static int get_parts(struct pmixev_buf *b, struct pmixev_pmixd_part **out,
+		     uint32_t *count)
+{
+	struct pmixev_pmixd_part *p = NULL;
+	uint32_t n = 0;
+
+	*out = NULL;
+	*count = 0;
+	pmixev_buf_get_u32(b, &n);
+	/* the smallest part: job, step, all, nranks */
+	if (!pmixev_buf_ok(b) || n > PMIXEV_PMIXD_PARTS_MAX ||
+	    n > pmixev_buf_remaining(b) / 13)
+		return -1;
+	if (n && !(p = calloc(n, sizeof(*p))))
+		return -1;
+	*out = p;
+	*count = n;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t all = 0;
+
+		pmixev_buf_get_u32(b, &p[i].job);
+		pmixev_buf_get_u32(b, &p[i].step);
+		pmixev_buf_get_u8(b, &all);
+		pmixev_buf_get_u32(b, &p[i].nranks);
+		if (!pmixev_buf_ok(b) || !pmixd_flag_ok(all) ||
+		    p[i].nranks > PMIXEV_PMIXD_PART_RANKS_MAX ||
+		    p[i].nranks > pmixev_buf_remaining(b) / 4)
+			return -1;
+		p[i].all = all;
+		if (!(p[i].ranks = calloc(p[i].nranks ? p[i].nranks : 1,
+					  sizeof(*p[i].ranks))))
+			return -1;
+		for (uint32_t k = 0; k < p[i].nranks; k++)
+			pmixev_buf_get_u32(b, &p[i].ranks[k]);
+	}
+	return pmixev_buf_ok(b) ? 0 : -1;
+}
+
 int pmixev_pmixd_fence_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_fence *m)
 {
 	if (!kind_ok(m->kind) || m->timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
-	    !pmixd_ranks_ok(m->all, m->ranks, m->nranks, UINT32_MAX))
+	    !pmixd_ranks_ok(m->all, m->ranks, m->nranks, UINT32_MAX) ||
+	    !parts_ok(m->parts, m->nparts, 0, 0))
 		return pmixd_invalid();
 	pmixev_buf_put_u64(b, m->id);
 	pmixev_buf_put_u8(b, (uint8_t)m->kind);
@@ -50,6 +133,17 @@ int pmixev_pmixd_fence_pack(struct pmixev_buf *b,
 	pmixd_put_flag(b, m->collect);
 	pmixev_buf_put_u32(b, m->timeout_sec);
 	pmixev_buf_put_bytes(b, m->data, m->ndata);
+	pmixev_buf_put_u32(b, m->nparts);
+	for (uint32_t i = 0; i < m->nparts; i++) {
+		const struct pmixev_pmixd_part *p = &m->parts[i];
+
+		pmixev_buf_put_u32(b, p->job);
+		pmixev_buf_put_u32(b, p->step);
+		pmixd_put_flag(b, p->all);
+		pmixev_buf_put_u32(b, p->nranks);
+		for (uint32_t k = 0; k < p->nranks; k++)
+			pmixev_buf_put_u32(b, p->ranks[k]);
+	}
 	return pmixd_pack_done(b);
 }
 
@@ -79,14 +173,17 @@ int pmixev_pmixd_fence_unpack(struct pmixev_buf *b,
 	t.kind = (enum pmixev_coll_kind)kind;
 	t.all = all;
 	t.collect = collect;
-	if (pmixd_unpack_done(b) < 0 || !pmixd_flag_ok(collect) ||
+	if (get_parts(b, &t.parts, &t.nparts) < 0 || pmixd_unpack_done(b) < 0 ||
+	    !pmixd_flag_ok(collect) ||
 	    t.timeout_sec > PMIXEV_PMIXD_TIMEOUT_MAX ||
-	    !pmixd_ranks_ok(t.all, t.ranks, t.nranks, lim->map->ntasks))
+	    !pmixd_ranks_ok(t.all, t.ranks, t.nranks, lim->map->ntasks) ||
+	    !parts_ok(t.parts, t.nparts, lim->job, lim->step))
 		goto fail;
 	*m = t;
 	return 0;
 fail:
 	free(t.ranks);
+	parts_free(t.parts, t.nparts);
 	return -1;
 }
 
@@ -97,6 +194,9 @@ void pmixev_pmixd_fence_release(struct pmixev_pmixd_fence *m)
 	free(m->ranks);
 	m->ranks = NULL;
 	m->nranks = 0;
+	parts_free(m->parts, m->nparts);
+	m->parts = NULL;
+	m->nparts = 0;
 }
 
 int pmixev_pmixd_data_pack(struct pmixev_buf *b,

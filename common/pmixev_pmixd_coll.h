@@ -13,10 +13,30 @@
 
 #include "pmixev_pmixd_msg.h"
 
+/* Parts of other steps a FENCE may name (doc/spawn.md §5.1). */
+#define PMIXEV_PMIXD_PARTS_MAX 16
+/* Ranks one part of another step may list (its size is root's to check). */
+#define PMIXEV_PMIXD_PART_RANKS_MAX (1u << 20)
+
+/*
+ * A collective's participants in another step of the spawn family:
+ * (job, step) passing pmixev_xstep_step_ok's rule (job != 0 and not
+ * 0xffffffff, step below 0xfffffff0), `all` or 1..PART_RANKS_MAX ranks,
+ * strictly increasing.
+ */
+struct pmixev_pmixd_part {
+	uint32_t job, step;
+	bool all;
+	uint32_t nranks;
+	uint32_t *ranks; /* [nranks]: unpack allocates, release frees */
+};
+
 /*
  * FENCE (O->R): a local collective of `kind`. `all`: every rank of the
  * step, else `ranks`, strictly increasing, each < ntasks (O sorts them;
- * plugins' fence_sig.c makes the signature from them).
+ * plugins' fence_sig.c makes the signature from them). `parts`: the
+ * participants of other steps (0..PARTS_MAX), sorted by (job, step),
+ * distinct, none the step's own (lim->job, lim->step).
  */
 struct pmixev_pmixd_fence {
 	uint64_t id;
@@ -28,6 +48,8 @@ struct pmixev_pmixd_fence {
 	uint32_t timeout_sec;
 	const uint8_t *data; /* this node's contribution */
 	size_t ndata;
+	uint32_t nparts;
+	struct pmixev_pmixd_part *parts; /* [nparts]: unpack allocates */
 };
 int pmixev_pmixd_fence_pack(struct pmixev_buf *b,
 			    const struct pmixev_pmixd_fence *m);

@@ -122,6 +122,7 @@ const char *pmixev_pmixd_type_name(unsigned type);
  */
 struct pmixev_pmixd_bounds {
 	const struct pmixev_taskmap *map;
+	uint32_t job, step; /* the step's ids */
 	uint32_t nodeid;
 	const char *nspace;	/* the step's namespace */
 	const char *srv_nspace; /* the stepds' own: never O's */

@@ -32,6 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct pmixev_taskmap map;
 static struct pmixev_pmixd_bounds lim = {
 	.map = &map,
+	.job = 7,
+	.step = 0,
 	.nspace = "slurm.pmixev.7.0",
 	.srv_nspace = "slurm.pmixev.7.0.srv",
 	.event_max = 1024,

@@ -20,6 +20,8 @@
 static struct pmixev_taskmap fx_map;
 static struct pmixev_pmixd_bounds fx = {
 	.map = &fx_map,
+	.job = 7,
+	.step = 0,
 	.nodeid = 0,
 	.nspace = "slurm.pmixev.7.0",
 	.srv_nspace = "slurm.pmixev.7.0.srv",

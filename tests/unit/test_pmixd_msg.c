@@ -433,6 +433,7 @@ static void test_fence(void **state)
 	pmixev_buf_put_u8(&w, 0);
 	pmixev_buf_put_u32(&w, 0);
 	pmixev_buf_put_bytes(&w, NULL, 0);
+	pmixev_buf_put_u32(&w, 0);
 	assert_int_equal(un_fence(w.data, w.len), -1);
 	pmixev_buf_release(&w);
 	/* The same body unpacks with FENCE's kinds, not with a group's. */
@@ -445,6 +446,7 @@ static void test_fence(void **state)
 		pmixev_buf_put_u8(&w, 0);
 		pmixev_buf_put_u32(&w, 0);
 		pmixev_buf_put_bytes(&w, NULL, 0);
+		pmixev_buf_put_u32(&w, 0);
 		assert_int_equal(un_fence(w.data, w.len),
 				 kind <= PMIXEV_COLL_DISCONNECT ? 0 : -1);
 		pmixev_buf_release(&w);
@@ -494,6 +496,105 @@ static void test_dmodex_foreign(void)
 	}
 }
 
+/* A FENCE of all ranks with `n` parts as given (job, step, all, nranks
+ * and the ranks 0..nranks-1 on the wire). */
+static void fence_with_parts(struct pmixev_buf *w, uint32_t n,
+			     const uint32_t (*p)[4])
+{
+	pmixev_buf_put_u64(w, 1);
+	pmixev_buf_put_u8(w, PMIXEV_COLL_FENCE);
+	pmixev_buf_put_u8(w, 1);
+	pmixev_buf_put_u32(w, 0);
+	pmixev_buf_put_u8(w, 0);
+	pmixev_buf_put_u32(w, 0);
+	pmixev_buf_put_bytes(w, NULL, 0);
+	pmixev_buf_put_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		pmixev_buf_put_u32(w, p[i][0]);
+		pmixev_buf_put_u32(w, p[i][1]);
+		pmixev_buf_put_u8(w, (uint8_t)p[i][2]);
+		pmixev_buf_put_u32(w, p[i][3]);
+		for (uint32_t k = 0; k < p[i][3]; k++)
+			pmixev_buf_put_u32(w, k);
+	}
+}
+
+static void test_fence_parts(void **state)
+{
+	uint32_t r1[2] = {0, 3}, big[PMIXEV_PMIXD_PARTS_MAX + 1][4];
+	struct pmixev_pmixd_part parts[2] = {
+		{.job = 7, .step = 1, .all = true},
+		{.job = 9, .step = 0, .nranks = 2, .ranks = r1}};
+	struct pmixev_pmixd_fence f = {.id = 2,
+				       .kind = PMIXEV_COLL_CONNECT,
+				       .all = true,
+				       .nparts = 2,
+				       .parts = parts};
+	/* refused on the wire: own step, order, repeats, a bad step id, a
+	 * bad flag, all with ranks, no ranks, too many ranks */
+	static const uint32_t bad[][2][4] = {
+		{{7, 0, 1, 0}},
+		{{7, 2, 1, 0}, {7, 1, 1, 0}},
+		{{7, 1, 1, 0}, {7, 1, 1, 0}},
+		{{0, 1, 1, 0}},
+		{{7, 0xfffffff0u, 1, 0}},
+		{{0xffffffffu, 1, 1, 0}},
+		{{7, 1, 2, 0}},
+		{{7, 1, 1, 1}},
+		{{7, 1, 0, 0}},
+		{{7, 1, 0, PMIXEV_PMIXD_PART_RANKS_MAX + 1}},
+	};
+	struct pmixev_pmixd_fence got;
+	struct pmixev_buf w, r;
+
+	(void)state;
+	pmixev_buf_init(&w);
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), 0);
+	fx_reader(&r, &w);
+	assert_int_equal(pmixev_pmixd_fence_unpack(&r, &fx, &got), 0);
+	assert_int_equal(got.nparts, 2);
+	assert_true(got.parts[0].all);
+	assert_int_equal(got.parts[1].job, 9);
+	assert_int_equal(got.parts[1].ranks[1], 3);
+	pmixev_pmixd_fence_release(&got);
+	assert_null(got.parts);
+	assert_strict(&w, un_fence);
+	/* What pack refuses: out of order, a repeat, job 0, unsorted ranks,
+	 * more parts than PARTS_MAX. */
+	parts[1].job = 7;
+	parts[1].step = 1;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	parts[1].step = 0;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	parts[1].job = 0;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	parts[1].job = 9;
+	r1[1] = 0;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	r1[1] = 3;
+	f.nparts = PMIXEV_PMIXD_PARTS_MAX + 1;
+	assert_int_equal(pmixev_pmixd_fence_pack(&w, &f), -1);
+	assert_int_equal(w.len, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fence_with_parts(&w, bad[i][1][0] ? 2 : 1, bad[i]);
+		assert_int_equal(un_fence(w.data, w.len), -1);
+		pmixev_buf_release(&w);
+	}
+	/* 17 parts, well formed each, refused by their count. */
+	for (uint32_t i = 0; i <= PMIXEV_PMIXD_PARTS_MAX; i++) {
+		big[i][0] = 8;
+		big[i][1] = i;
+		big[i][2] = 1;
+		big[i][3] = 0;
+	}
+	fence_with_parts(&w, PMIXEV_PMIXD_PARTS_MAX, big);
+	assert_int_equal(un_fence(w.data, w.len), 0);
+	pmixev_buf_release(&w);
+	fence_with_parts(&w, PMIXEV_PMIXD_PARTS_MAX + 1, big);
+	assert_int_equal(un_fence(w.data, w.len), -1);
+	pmixev_buf_release(&w);
+}
+
 static void test_dmodex(void **state)
 {
 	struct pmixev_pmixd_dmodex d = {.id = 3, .rank = 7, .timeout_sec = 5};
@@ -534,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_notify),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_fence),
+		cmocka_unit_test(test_fence_parts),
 		cmocka_unit_test(test_dmodex),
 	};
 

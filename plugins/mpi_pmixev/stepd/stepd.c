@@ -235,6 +235,8 @@ static void set_bounds(struct step *s)
 {
 	s->pmixd_lim = (struct pmixev_pmixd_bounds){
 		.map = &s->lay.map,
+		.job = s->lay.step.job_id,
+		.step = s->lay.step.step_id,
 		.nodeid = s->lay.nodeid,
 		.nspace = s->lay.nspace,
 		.srv_nspace = s->lay.srv_nspace,
