@@ -79,6 +79,64 @@ static void test_nodes(void **state)
 	pmixev_taskmap_free(&map);
 }
 
+/* A collective across steps: every part in (job, step) order, the own
+ * one where it falls; its own part read by fence_sig_nodes and _ranks. */
+static void test_xstep(void **state)
+{
+	static const uint32_t own[] = {3, 0, 1, 2}, five[] = {5};
+	const struct pmixev_pmixd_part parts[] = {
+		{.job = 7, .step = 0, .all = true},
+		{.job = 9, .step = 2, .nranks = 1, .ranks = (uint32_t *)five}};
+	uint32_t j[4], st[4], *ranks = NULL, n = 0;
+	struct pmixev_taskmap map;
+	char sig[64];
+	bool nodes[4], all;
+
+	(void)state;
+	assert_int_equal(fence_sig_format_parts(7, 1, false, own, 4, parts, 2,
+						sig, sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "7.0:*@7.1:0-3@9.2:5");
+	assert_int_equal(fence_sig_format_parts(7, 1, false, own, 4, parts, 0,
+						sig, sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "0-3");
+	assert_int_equal(fence_sig_format_parts(6, 4, true, NULL, 0, parts, 1,
+						sig, sizeof(sig)),
+			 0);
+	assert_string_equal(sig, "6.4:*@7.0:*");
+	assert_int_equal(
+		fence_sig_format_parts(7, 1, false, own, 4, parts, 2, sig, 19),
+		-1);
+	assert_int_equal(errno, EINVAL);
+	/* The steps, in order; one step's signature names none. */
+	assert_int_equal(fence_sig_steps("7.0:*@7.1:0-3@9.2:5", j, st, 4), 3);
+	assert_true(j[0] == 7 && st[0] == 0 && j[2] == 9 && st[2] == 2);
+	assert_int_equal(fence_sig_steps("0-3", j, st, 4), 0);
+	assert_int_equal(fence_sig_steps("0-3#a.1:b", j, st, 4), 0);
+	assert_int_equal(fence_sig_steps("7.0:*@7.1:0-3@9.2:5", j, st, 2), -1);
+	assert_int_equal(fence_sig_steps("7.1:*@7.0:*", j, st, 4), -1);
+	assert_int_equal(fence_sig_steps("7.0:*@7.0:*", j, st, 4), -1);
+	assert_int_equal(fence_sig_steps("7.0:*", j, st, 4), -1);
+	assert_int_equal(fence_sig_steps("7.0:*@x", j, st, 4), -1);
+	/* The own part's rank text, and what reads it. */
+	assert_string_equal(fence_sig_part("7.0:*@7.1:4@9.2:5", 7, 1),
+			    "4@9.2:5");
+	assert_string_equal(fence_sig_part("7.0:*@7.1:4", 7, 0), "*@7.1:4");
+	assert_null(fence_sig_part("7.0:*@7.1:4", 9, 2));
+	assert_string_equal(fence_sig_part("0-3#a.1:b", 7, 1), "0-3#a.1:b");
+	make_map(&map);
+	assert_int_equal(fence_sig_nodes(&map, "0,5-6@9.2:5", nodes), 0);
+	assert_true(nodes[0] && !nodes[1] && !nodes[2] && nodes[3]);
+	assert_int_equal(fence_sig_ranks(&map, "3-4@9.2:5", &all, &ranks, &n),
+			 0);
+	assert_true(!all && n == 2 && ranks[0] == 3 && ranks[1] == 4);
+	free(ranks);
+	assert_int_equal(fence_sig_ranks(&map, "*@9.2:5", &all, &ranks, &n), 0);
+	assert_true(all);
+	pmixev_taskmap_free(&map);
+}
+
 static void test_nodes_malformed(void **state)
 {
 	static const char *bad[] = {
@@ -394,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_refuses),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_xstep),
 		cmocka_unit_test(test_nodes_malformed),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_group_format),

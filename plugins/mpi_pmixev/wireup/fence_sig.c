@@ -93,10 +93,120 @@ const char *fence_sig_group_id(const char *sig)
 	return hash ? hash + 1 : NULL;
 }
 
-/* The end of a signature's ranks: its NUL, or a '#' and a group id. */
+/* The end of a signature's ranks: its NUL, a '#' and a group id, or the
+ * '@' before another step's part. */
 static bool ranks_end(const char *p)
 {
-	return *p == '\0' || (*p == '#' && p[1] != '\0');
+	return *p == '\0' || *p == '@' || (*p == '#' && p[1] != '\0');
+}
+
+/* Write "job.step:" and the rank text of a part at `sig` + *off. */
+static int format_part(uint32_t job, uint32_t step, bool all,
+		       const uint32_t *ranks, size_t nranks, char *sig,
+		       size_t len, size_t *off)
+{
+	int n;
+
+	n = snprintf(sig + *off, len - *off, "%s%u.%u:", *off ? "@" : "", job,
+		     step);
+	if (n < 0 || (size_t)n >= len - *off) {
+		errno = EINVAL;
+		return -1;
+	}
+	*off += (size_t)n;
+	if (fence_sig_format(all, ranks, nranks, sig + *off, len - *off) < 0)
+		return -1;
+	*off += strlen(sig + *off);
+	return 0;
+}
+
+int fence_sig_format_parts(uint32_t job, uint32_t step, bool all,
+			   const uint32_t *ranks, size_t nranks,
+			   const struct pmixev_pmixd_part *parts,
+			   uint32_t nparts, char *sig, size_t len)
+{
+	size_t off = 0;
+	bool own_done = false;
+
+	if (!nparts)
+		return fence_sig_format(all, ranks, nranks, sig, len);
+	for (uint32_t i = 0; i <= nparts; i++) {
+		const struct pmixev_pmixd_part *p =
+			i < nparts ? &parts[i] : NULL;
+
+		if (!own_done &&
+		    (!p || p->job > job || (p->job == job && p->step > step))) {
+			if (format_part(job, step, all, ranks, nranks, sig, len,
+					&off) < 0)
+				return -1;
+			own_done = true;
+		}
+		if (p && format_part(p->job, p->step, p->all, p->ranks,
+				     p->nranks, sig, len, &off) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "job.step:" at `p`: the ids, and the rank text after it in *rest. */
+static bool part_head(const char *p, uint32_t *job, uint32_t *step,
+		      const char **rest)
+{
+	unsigned long j, st;
+	char *end;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	j = strtoul(p, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return false;
+	st = strtoul(end + 1, &end, 10);
+	if (*end != ':' || j > UINT32_MAX || st > UINT32_MAX)
+		return false;
+	*job = (uint32_t)j;
+	*step = (uint32_t)st;
+	*rest = end + 1;
+	return true;
+}
+
+int fence_sig_steps(const char *sig, uint32_t *jobs, uint32_t *steps,
+		    size_t max)
+{
+	const char *p = sig, *rest;
+	size_t n = 0;
+	uint32_t j, st;
+
+	if (!part_head(sig, &j, &st, &rest))
+		return 0;
+	for (;;) {
+		if (n == max || !part_head(p, &j, &st, &rest) ||
+		    (n && (j < jobs[n - 1] ||
+			   (j == jobs[n - 1] && st <= steps[n - 1]))))
+			return -1;
+		jobs[n] = j;
+		steps[n++] = st;
+		rest += strcspn(rest, "@");
+		if (!*rest)
+			return n >= 2 ? (int)n : -1;
+		p = rest + 1;
+	}
+}
+
+const char *fence_sig_part(const char *sig, uint32_t job, uint32_t step)
+{
+	const char *p = sig, *rest;
+	uint32_t j, st;
+
+	if (!part_head(sig, &j, &st, &rest))
+		return sig;
+	while (part_head(p, &j, &st, &rest)) {
+		if (j == job && st == step)
+			return rest;
+		p = rest + strcspn(rest, "@");
+		if (!*p++)
+			break;
+	}
+	return NULL;
 }
 
 int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,

@@ -4,7 +4,10 @@
  * signature: "*" for every rank of the step, else the sorted ranks as
  * ranges, "0-3,5". Equal sets give equal text on every node. A group
  * collective's signature adds '#' and the group id, "0-3,5#tag": rank
- * text has no '#', so the first one splits it. The
+ * text has no '#', so the first one splits it. A collective across steps
+ * of a spawn family (doc/spawn.md §5.1) names every step's part, its own
+ * included, in (job, step) order, each "job.step:" and its rank text,
+ * joined by '@': "7.0:*@7.1:0-3". The
  * collectives of one kind and signature run one after another, numbered
  * from 1; struct fence_sig keeps their numbers on this node, struct
  * fence_sigs the names and their bound.
@@ -17,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmixev_pmixd_coll.h"
 #include "pmixev_proto.h"
 #include "pmixev_result.h"
 #include "pmixev_taskmap.h"
@@ -108,6 +112,32 @@ int fence_sig_format(bool all, const uint32_t *ranks, size_t nranks, char *sig,
 int fence_sig_format_group(bool all, const uint32_t *ranks, size_t nranks,
 			   const char *grpid, char *sig, size_t len);
 
+/*
+ * The signature of a collective over the own step's set (job, step, all,
+ * ranks) and the other steps' `parts` (sorted by (job, step), none the
+ * own; pmixev_pmixd_coll.h). Without parts, fence_sig_format's text. 0,
+ * or -1 with errno as fence_sig_format's.
+ */
+int fence_sig_format_parts(uint32_t job, uint32_t step, bool all,
+			   const uint32_t *ranks, size_t nranks,
+			   const struct pmixev_pmixd_part *parts,
+			   uint32_t nparts, char *sig, size_t len);
+
+/*
+ * The steps a cross-step signature names, in order, into jobs[] and
+ * steps[] (`max` entries each): how many (2 or more), 0 for a signature
+ * of one step, -1 when malformed, out of order or more than `max`.
+ */
+int fence_sig_steps(const char *sig, uint32_t *jobs, uint32_t *steps,
+		    size_t max);
+
+/*
+ * The rank text of step (job, step)'s part of `sig` (ending at '@' or
+ * the end), which fence_sig_nodes and fence_sig_ranks read; `sig` itself
+ * for a signature of one step; NULL when `sig` names other steps only.
+ */
+const char *fence_sig_part(const char *sig, uint32_t job, uint32_t step);
+
 /* The group id in `sig` (after its first '#'), or NULL: a plain one. */
 const char *fence_sig_group_id(const char *sig);
 
@@ -120,7 +150,8 @@ bool fence_sig_group_has(const struct pmixev_taskmap *map, const char *sig,
 
 /*
  * Mark in `nodes` (map->nnodes entries) the nodes that host a rank of
- * `sig` (its ranks: up to a '#', which a group id must follow). 0, or -1
+ * `sig` (its ranks: up to a '#', which a group id must follow, or an '@';
+ * give fence_sig_part's text for a cross-step one). 0, or -1
  * when `sig` is malformed or names a rank beyond the map.
  */
 int fence_sig_nodes(const struct pmixev_taskmap *map, const char *sig,
