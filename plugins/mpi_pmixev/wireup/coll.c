@@ -275,6 +275,31 @@ size_t coll_fail_where(struct coll *c, enum pmixev_coll_kind kind,
 	return w.n;
 }
 
+bool coll_root_finish(struct coll *c, const struct coll_id *id,
+		      enum pmixev_result result, const uint8_t *data,
+		      size_t ndata)
+{
+	struct fence_sig *ss = fence_sig_find(&c->sigs, id->kind, id->sig);
+	struct tracker *t = ss ? tracker_find(c, ss, id->seq) : NULL;
+
+	if (!t || (result == PMIXEV_OK && !t->at_root))
+		return false;
+	t->by_kind = true;
+	if (result == PMIXEV_OK)
+		tracker_finish(t, PMIXEV_OK, data, ndata, PMIXEV_TREE_NONE);
+	else
+		tracker_fail(t, result, PMIXEV_TREE_NONE,
+			     "another step of the spawn family failed it");
+	return true;
+}
+
+uint64_t coll_done(struct coll *c, enum pmixev_coll_kind kind, const char *sig)
+{
+	const struct fence_sig *ss = fence_sig_find(&c->sigs, kind, sig);
+
+	return ss ? ss->done : 0;
+}
+
 bool coll_rank_dead(const struct coll *c, uint32_t rank)
 {
 	return rank < c->lay->step.ntasks &&

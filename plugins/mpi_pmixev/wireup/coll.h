@@ -39,6 +39,13 @@ struct coll_id {
 };
 
 /*
+ * What at_root returns to answer later, with coll_root_finish (a
+ * collective across steps waits at the tree root for the other steps'
+ * parts, wireup/coll_xstep.h). Never a result on the wire.
+ */
+#define COLL_LATER ((enum pmixev_result)PMIXEV_RESULT_COUNT)
+
+/*
  * What a kind does at the ends of its collectives; the engine does the
  * rest (trackers, the tree, bounds, timeouts, failures). A contribution is
  * built by the kind's caller (coll_local's `data`); a node holds its
@@ -51,10 +58,20 @@ struct coll_kind {
 	 * in `data` the result to send down (the hook may rewrite it; the
 	 * engine frees it after) and return PMIXEV_OK, or return an error:
 	 * the collective then fails with it on every node (the hook says why
-	 * in the log).
+	 * in the log). Or return COLL_LATER, having taken from `data` what it
+	 * needs: the collective waits, within its deadline, for the kind's
+	 * coll_root_finish.
 	 */
 	enum pmixev_result (*at_root)(void *ctx, const struct coll_id *id,
 				      struct pmixev_buf *data);
+	/*
+	 * May be NULL. Tree root: the collective failed here with `result`
+	 * by anything but the kind's word (its deadline, a lost node, a
+	 * node's error, a bound), before or after at_root: the kind may tell
+	 * whom it waits for or who waits for it, and drop what it keeps.
+	 */
+	void (*root_failed)(void *ctx, const struct coll_id *id,
+			    enum pmixev_result result);
 	/*
 	 * The collective ended on this node: answer this node's call `call`
 	 * (as given to coll_local) with `result` and, on success, the data
@@ -125,6 +142,21 @@ void coll_pmix_gone(struct coll *c, bool tell);
 size_t coll_fail_where(struct coll *c, enum pmixev_coll_kind kind,
 		       bool (*pick)(const char *sig, void *arg), void *arg,
 		       enum pmixev_result result, const char *why);
+
+/*
+ * The kind's answer to collective `id` for which at_root said COLL_LATER:
+ * `result` and, on success, the data sent down. With an error, any
+ * collective `id` this node holds fails at once on every node of the
+ * step, whatever it waits for. Whether it found such a collective (else
+ * it ended already, or has not reached the root).
+ */
+bool coll_root_finish(struct coll *c, const struct coll_id *id,
+		      enum pmixev_result result, const uint8_t *data,
+		      size_t ndata);
+
+/* The last number of `kind`'s collectives over `sig` that ended here (0:
+ * none it remembers): a later message of one up to it is stale. */
+uint64_t coll_done(struct coll *c, enum pmixev_coll_kind kind, const char *sig);
 
 /* Has rank `rank` of the step ended (exited, or lost with its node)? */
 bool coll_rank_dead(const struct coll *c, uint32_t rank);

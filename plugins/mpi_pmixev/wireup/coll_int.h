@@ -39,6 +39,8 @@ struct tracker {
 	bool *spent;
 	bool *got; /* [nchild] child contribution arrived */
 	bool sent_up;
+	bool at_root; /* its kind answers later (COLL_LATER) */
+	bool by_kind; /* ending by its kind's word: no root_failed */
 	bool collect;
 	unsigned timeout_ms; /* its own: PMIX_TIMEOUT or the default */
 	struct pmixev_buf data;
@@ -86,6 +88,9 @@ void tracker_release(void *arg);
 
 /* The index of child `node` in `t`, or UINT32_MAX. */
 uint32_t tracker_child(const struct tracker *t, uint32_t node);
+
+/* The rank text of the step's own part of `t`'s signature, or NULL. */
+const char *tracker_own(const struct tracker *t);
 
 /* pending_set callbacks: a deadline passed or a node went; the nodes `t`
  * waits on. */

@@ -107,6 +107,13 @@ static void send_msg(struct tracker *t, uint32_t dst, uint8_t type,
 	pmixev_buf_release(&b);
 }
 
+const char *tracker_own(const struct tracker *t)
+{
+	const struct pmixev_step *st = &t->c->lay->step;
+
+	return fence_sig_part(t->ss->sig, st->job_id, st->step_id);
+}
+
 void tracker_finish(struct tracker *t, enum pmixev_result result,
 		    const uint8_t *data, size_t ndata, uint32_t from)
 {
@@ -114,7 +121,15 @@ void tracker_finish(struct tracker *t, enum pmixev_result result,
 	struct fence_sig *ss = t->ss;
 	uint64_t seq = t->seq;
 	uint32_t parent = overlay_parent(c->ov);
+	const struct coll_kind *k = coll_kind_of(c, ss->kind);
 
+	if (result != PMIXEV_OK && parent == PMIXEV_TREE_NONE && !t->by_kind &&
+	    k && k->root_failed) {
+		struct coll_id id = {
+			.kind = ss->kind, .sig = ss->sig, .seq = seq};
+
+		k->root_failed(c->kinds[ss->kind].ctx, &id, result);
+	}
 	for (uint32_t i = 0; i < t->nchild; i++) {
 		uint32_t ch = t->child[i];
 
@@ -164,7 +179,15 @@ static void end_at_root(struct tracker *t)
 	t->data = (struct pmixev_buf){0};
 	result = c->kinds[ss->kind].ops.at_root(c->kinds[ss->kind].ctx, &id,
 						&data);
-	if (result == PMIXEV_OK)
+	t->by_kind = true;
+	if (result == COLL_LATER) {
+		t->by_kind = false;
+		t->at_root = true;
+		t->sent_up = true; /* nothing more to gather */
+		PMIXEV_DEBUG(3, "%s %s #%llu: waiting for the other steps",
+			     fence_kind_name(ss->kind), ss->sig,
+			     (unsigned long long)t->seq);
+	} else if (result == PMIXEV_OK)
 		tracker_finish(t, PMIXEV_OK, data.data, data.len,
 			       PMIXEV_TREE_NONE);
 	else
@@ -178,7 +201,8 @@ bool tracker_dead_rank(const struct tracker *t, uint32_t *rank)
 	uint32_t *ranks = NULL, n = 0, ntasks = c->lay->step.ntasks;
 	bool all, found = false;
 
-	if (fence_sig_ranks(&c->lay->map, t->ss->sig, &all, &ranks, &n) < 0)
+	if (!tracker_own(t) ||
+	    fence_sig_ranks(&c->lay->map, tracker_own(t), &all, &ranks, &n) < 0)
 		return false;
 	for (uint32_t i = 0; !found && i < (all ? ntasks : n); i++) {
 		*rank = all ? i : ranks[i];
@@ -197,7 +221,8 @@ static int spend(struct tracker *t)
 
 	if (!t->spent && !(t->spent = calloc(nnodes, sizeof(bool))))
 		return -1;
-	if (fence_sig_ranks(&c->lay->map, t->ss->sig, &all, &ranks, &n) < 0)
+	if (!tracker_own(t) ||
+	    fence_sig_ranks(&c->lay->map, tracker_own(t), &all, &ranks, &n) < 0)
 		return -1;
 	memcpy(t->spent, t->nodes, nnodes * sizeof(bool));
 	for (uint32_t i = 0; i < (all ? c->lay->step.ntasks : n); i++) {
@@ -304,7 +329,9 @@ void tracker_expire(void *req, enum pmixev_result why, uint32_t lost)
 	}
 	snprintf(text, sizeof(text), "no result within %.1f s (%s)",
 		 t->timeout_ms / 1000.0,
-		 t->sent_up ? "waiting for the root" : "waiting for peers");
+		 t->at_root   ? "waiting for the other steps"
+		 : t->sent_up ? "waiting for the root"
+			      : "waiting for peers");
 	tracker_fail(t, why, PMIXEV_TREE_NONE, text);
 }
 
@@ -337,10 +364,11 @@ struct tracker *tracker_new(struct coll *c, struct fence_sig *ss, uint64_t seq,
 	if (!t)
 		return NULL;
 	t->c = c;
-	if (!(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
-	    fence_sig_nodes(&c->lay->map, ss->sig, t->nodes) < 0)
-		goto fail;
 	t->ss = ss;
+	if (!(t->nodes = calloc(nnodes, sizeof(*t->nodes))) ||
+	    !tracker_own(t) ||
+	    fence_sig_nodes(&c->lay->map, tracker_own(t), t->nodes) < 0)
+		goto fail;
 	t->seq = seq;
 	pmixev_buf_init(&t->data);
 	t->local = t->nodes[c->self];
