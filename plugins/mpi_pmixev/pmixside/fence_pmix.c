@@ -15,8 +15,35 @@
 #include "pmixbase/directives.h"
 #include "pmixbase/procs.h"
 #include "pmixbase/status.h"
+#include "pmixev_log.h"
 #include "pmixev_pmixd_coll.h"
+#include "pmixside/nspace_pmix.h"
 #include "pmixside/side.h"
+
+static const char *kind_name(enum pmixev_coll_kind kind)
+{
+	return kind == PMIXEV_COLL_FENCE     ? "fence"
+	       : kind == PMIXEV_COLL_CONNECT ? "connect"
+					     : "disconnect";
+}
+
+/* PMIx thread: whether the refusal of `procs` is worth a line, and which. */
+static void log_refusal(const struct step *s, enum pmixev_coll_kind kind,
+			const pmix_proc_t procs[], size_t nprocs, size_t bad,
+			enum pmixev_result rc)
+{
+	if (bad < nprocs)
+		PMIXEV_ERROR("%s: step %s: namespace %s is neither this step's "
+			     "nor one of its spawn family's that this node "
+			     "knows",
+			     kind_name(kind), s->lay.step.id,
+			     procs[bad].nspace);
+	else if (rc == PMIXEV_ERR_OVER_BUDGET)
+		PMIXEV_ERROR("%s: step %s: processes of more than %u other "
+			     "steps",
+			     kind_name(kind), s->lay.step.id,
+			     PMIXEV_PMIXD_PARTS_MAX);
+}
 
 /* PMIx thread: pack a `kind` collective into `c` and send it; owns c. */
 static pmix_status_t coll_upcall(struct pmixside_call *c,
@@ -29,12 +56,17 @@ static pmix_status_t coll_upcall(struct pmixside_call *c,
 	struct pmixev_pmixd_fence m = {.id = c->call.id, .kind = kind};
 	struct directives dir;
 	enum pmixev_result rc;
+	size_t bad;
 
-	rc = procs_to_ranks(&s->lay, procs, nprocs, &m.all, &m.ranks);
-	if (rc != PMIXEV_OK)
+	rc = procs_to_parts(&s->lay, procs, nprocs, nspace_pmix_known, &m,
+			    &bad);
+	if (rc != PMIXEV_OK) {
+		log_refusal(s, kind, procs, nprocs, bad, rc);
+		if (rc == PMIXEV_ERR_OVER_BUDGET)
+			rc = PMIXEV_ERR_BAD_REQUEST;
 		goto fail;
+	}
 	directives_read(info, ninfo, &dir);
-	m.nranks = m.all ? 0 : procs_sort_unique(m.ranks, nprocs);
 	m.collect = kind == PMIXEV_COLL_FENCE && dir.collect;
 	m.timeout_sec = pmixside_frame_timeout(dir.timeout_sec);
 	/* Root keeps a contribution only when the fence collects data. */
@@ -44,7 +76,7 @@ static pmix_status_t coll_upcall(struct pmixside_call *c,
 	}
 	rc = pmixev_pmixd_fence_pack(&c->frame, &m) < 0 ? PMIXEV_ERR_NOMEM
 							: PMIXEV_OK;
-	free(m.ranks);
+	pmixev_pmixd_fence_release(&m);
 	if (rc != PMIXEV_OK)
 		goto fail;
 	return status_to_pmix(pmixside_call_send(c));

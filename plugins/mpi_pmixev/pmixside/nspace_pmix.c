@@ -6,6 +6,7 @@
 
 #include "pmixside/nspace_pmix.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,13 @@
 #include "pmixev_xstep.h"
 #include "pmixside/nspace_wait.h"
 #include "pmixside/side.h"
+
+bool nspace_pmix_known(const char *nspace, uint32_t *job, uint32_t *step)
+{
+	uint32_t ntasks;
+
+	return nspace_wait_find(nspace, job, step, &ntasks);
+}
 
 /* A registration the library has not finished. */
 struct reg {
@@ -40,14 +48,15 @@ static void answer(struct reg *r, pmix_status_t status)
 	snprintf(m.nspace, sizeof(m.nspace), "%s", r->nspace);
 	nspace_wait_registered(r->nspace, r->job, r->step, r->ntasks,
 			       status == PMIX_SUCCESS);
-	if (status == PMIX_SUCCESS)
+	if (status == PMIX_SUCCESS) {
 		PMIXEV_DEBUG(1, "spawn: step %s: %s registered", own->step.id,
 			     r->nspace);
-	else
+	} else {
 		PMIXEV_ERROR("spawn: step %s: PMIx_server_register_nspace(%s): "
 			     "%s",
 			     own->step.id, r->nspace,
 			     PMIx_Error_string(status));
+	}
 	pmixev_buf_init(&b);
 	chan_frame_begin(&b);
 	if (pmixev_pmixd_nspace_added_pack(&b, &m) < 0 ||
