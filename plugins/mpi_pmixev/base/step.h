@@ -56,9 +56,10 @@ struct step {
 	struct pmixev_pmixd_budget pmixd_budget;
 	struct auth *auth;
 	struct overlay *ov;
-	struct xstep *xstep;   /* frames of other steps (overlay/xstep.h) */
-	struct coll *coll;     /* collectives over the tree (wireup/coll.h) */
-	struct groups *groups; /* PMIx groups on it (wireup/group.h) */
+	struct xstep *xstep; /* frames of other steps (overlay/xstep.h) */
+	struct coll *coll;   /* collectives over the tree (wireup/coll.h) */
+	struct coll_xstep *collx; /* ... across steps (wireup/coll_xstep.h) */
+	struct groups *groups;	  /* PMIx groups on it (wireup/group.h) */
 	struct group_root *group_root; /* the live ones (wireup/group_root.h) */
 	struct group_ask *group_ask;   /* ... asked of node 0 (group_ask.h) */
 	struct dmodex *dmodex;

@@ -18,6 +18,7 @@
 struct entry {
 	char nspace[PMIXEV_NSPACE_MAX];
 	bool answered;
+	int32_t status; /* the pmix side's, once answered */
 	uint32_t job, step, ntasks;
 	uint32_t *node_of; /* [ntasks]: each rank's node in its step */
 };
@@ -62,6 +63,16 @@ void nspaces_each(const struct nspaces *ns,
 		if (ns->tab[i].answered &&
 		    pmixev_pmixd_step_nspace(ns->tab[i].nspace, &job, &step))
 			fn(ctx, job, step);
+}
+
+uint32_t nspaces_ntasks(const struct nspaces *ns, uint32_t job, uint32_t step)
+{
+	for (unsigned i = 0; ns && i < ns->n; i++)
+		if (ns->tab[i].job == job && ns->tab[i].step == step)
+			return ns->tab[i].answered && !ns->tab[i].status
+				       ? ns->tab[i].ntasks
+				       : 0;
+	return 0;
 }
 
 static int refuse(struct nspaces *ns, const char *why)
@@ -184,6 +195,7 @@ static int on_added(void *ctx, struct pmixev_buf *body)
 	    !(e = find(ns, m.nspace)) || e->answered)
 		return -1;
 	e->answered = true;
+	e->status = m.status;
 	if (m.status)
 		PMIXEV_ERROR("spawn: step %s: the pmix side could not register "
 			     "%s (PMIx status %d)",

@@ -62,6 +62,10 @@ int nspaces_layout(struct nspaces *ns, const struct pmixev_xstep_hdr *h,
  */
 int nspaces_add_parent(struct nspaces *ns);
 
+/* The tasks of family step (job, step) if the pmix side registered it,
+ * else 0. NULL-safe. */
+uint32_t nspaces_ntasks(const struct nspaces *ns, uint32_t job, uint32_t step);
+
 enum nspaces_state nspaces_state(const struct nspaces *ns, const char *nspace);
 
 /* fn(ctx, job, step) for each family step this node's pmix side

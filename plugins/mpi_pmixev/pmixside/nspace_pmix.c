@@ -6,7 +6,6 @@
 
 #include "pmixside/nspace_pmix.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

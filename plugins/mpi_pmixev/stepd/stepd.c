@@ -27,6 +27,7 @@
 #include "wireup/dmodex.h"
 #include "events/events.h"
 #include "wireup/coll.h"
+#include "wireup/coll_xstep.h"
 #include "wireup/fence.h"
 #include "wireup/group.h"
 #include "events/clients.h"
@@ -576,6 +577,7 @@ void stepd_fini(void)
 	inject_destroy(s->inject);
 	pubsub_destroy(s->pubsub);
 	dmodex_destroy(s->dmodex);
+	coll_xstep_destroy(s->collx);
 	coll_destroy(s->coll);
 	xstep_destroy(s->xstep);
 	groups_destroy(s->groups);
