@@ -1,0 +1,273 @@
+/*
+ * pmix_xconn - connect, fence and disconnect across the steps of a spawn
+ * family (doc/spawn.md §5.1), as Open MPI's MPI_Comm_spawn does them.
+ *
+ * usage: pmix_xconn [--host LIST]
+ *
+ * As a parent, rank 0 spawns two processes of itself (on the hosts LIST,
+ * PMIX_HOST, if given) and gives the child namespace to the other parent
+ * ranks (a key and a fence in its own namespace); each of them waits until
+ * its server knows the child namespace (PMIX_JOB_SIZE). A child takes its
+ * parent's from PMIX_PARENT_ID. Then every process of both steps, each
+ * step's part being {NSPACE, WILDCARD}:
+ *   PMIx_Connect over both;
+ *   PMIx_Put "xconn.parent"/"xconn.child" = "parent-R"/"child-R",
+ *   PMIx_Commit, PMIx_Fence over both with PMIX_COLLECT_DATA, PMIx_Get
+ *   of the other step's rank R % its size (by direct modex: the fence
+ *   gives each server its own step's data), PMIx_Get of its own step's
+ *   rank (R + 1) % its size, and of the other step's key from that rank
+ *   with PMIX_IMMEDIATE ("stray": never found);
+ *   PMIx_Disconnect over both; a data-less PMIx_Fence over both.
+ * Each prints "pmix_xconn: ROLE rank R: OP rc=N ms=T" (OP: connect,
+ * fence, disconnect, barrier) and, for each PMIx_Get, "pmix_xconn: ROLE
+ * rank R: got KEY=VALUE from NSPACE rank Q" or "... get KEY from NSPACE
+ * rank Q: rc=N".
+ * Last, the parent ranks connect again with PMIX_TIMEOUT 2, which the
+ * children never join: "pmix_xconn: parent rank R: lone connect rc=N
+ * ms=T". Every process then fences in its own namespace and finalizes;
+ * exit status 0 unless PMIx failed.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "client_util.h"
+
+#define PROG "pmix_xconn"
+
+static pmix_proc_t me;
+static const char *role;
+
+static void said(const char *op, pmix_status_t rc, double t0)
+{
+	printf(PROG ": %s rank %u: %s rc=%d ms=%.0f\n", role, me.rank, op,
+	       (int)rc, (client_now() - t0) * 1000.0);
+}
+
+/* A string value of `who`'s `key` (without asking the host when `now`),
+ * or NULL. */
+static char *get_string(const pmix_proc_t *who, const char *key, bool now,
+			pmix_status_t *rc)
+{
+	pmix_value_t *v = NULL;
+	pmix_info_t info;
+	int secs = 5;
+	char *s = NULL;
+
+	if (now)
+		PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, NULL, PMIX_BOOL);
+	else
+		PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &secs, PMIX_INT);
+	*rc = PMIx_Get(who, key, &info, 1, &v);
+	PMIX_INFO_DESTRUCT(&info);
+	if (*rc == PMIX_SUCCESS && v->type == PMIX_STRING)
+		s = strdup(v->data.string);
+	else if (*rc == PMIX_SUCCESS)
+		*rc = PMIX_ERR_TYPE_MISMATCH;
+	if (v)
+		PMIX_VALUE_RELEASE(v);
+	return s;
+}
+
+static pmix_status_t put(const char *key, const char *val)
+{
+	pmix_value_t v;
+	pmix_status_t rc;
+
+	PMIX_VALUE_LOAD(&v, val, PMIX_STRING);
+	rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+	PMIX_VALUE_DESTRUCT(&v);
+	return rc == PMIX_SUCCESS ? PMIx_Commit() : rc;
+}
+
+/* The size of namespace `ns` once this server knows it (up to 10 s). */
+static uint32_t size_of(const char *ns)
+{
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+	uint32_t n = 0;
+
+	PMIX_LOAD_PROCID(&wild, ns, PMIX_RANK_WILDCARD);
+	for (int i = 0; i < 200 && !n; i++) {
+		if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) ==
+			    PMIX_SUCCESS &&
+		    v->type == PMIX_UINT32)
+			n = v->data.uint32;
+		if (v)
+			PMIX_VALUE_RELEASE(v);
+		v = NULL;
+		if (!n)
+			usleep(50000);
+	}
+	return n;
+}
+
+/* Rank 0 spawns; every parent rank learns the child namespace. */
+static int spawn_children(const char *self, const char *host, char *child)
+{
+	pmix_proc_t wild, zero;
+	pmix_app_t *app = NULL;
+	pmix_info_t job;
+	pmix_nspace_t ns = "";
+	pmix_status_t rc = PMIX_SUCCESS;
+	char *s;
+
+	if (me.rank == 0) {
+		PMIX_APP_CREATE(app, 1);
+		app->cmd = strdup(self);
+		PMIX_ARGV_APPEND(rc, app->argv, self);
+		app->maxprocs = 2;
+		if (host)
+			PMIX_INFO_LOAD(&job, PMIX_HOST, host, PMIX_STRING);
+		rc = PMIx_Spawn(host ? &job : NULL, host ? 1 : 0, app, 1, ns);
+		if (host)
+			PMIX_INFO_DESTRUCT(&job);
+		PMIX_APP_FREE(app, 1);
+		if (rc != PMIX_SUCCESS)
+			printf(PROG ": parent spawn failed: rc=%d\n", (int)rc);
+		else
+			rc = put("xconn.ns", ns);
+	}
+	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+	PMIX_INFO_LOAD(&job, PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+	if (PMIx_Fence(&wild, 1, &job, 1) != PMIX_SUCCESS || rc) {
+		PMIX_INFO_DESTRUCT(&job);
+		return -1;
+	}
+	PMIX_INFO_DESTRUCT(&job);
+	PMIX_LOAD_PROCID(&zero, me.nspace, 0);
+	if (!(s = get_string(&zero, "xconn.ns", false, &rc)))
+		return -1;
+	snprintf(child, PMIX_MAX_NSLEN + 1, "%s", s);
+	free(s);
+	return 0;
+}
+
+/* PMIx_Get `key` of `ns` rank `rank` and say what came. */
+static void show_get(const char *ns, pmix_rank_t rank, const char *key,
+		     bool now)
+{
+	pmix_proc_t who;
+	pmix_status_t rc;
+	char *got;
+
+	PMIX_LOAD_PROCID(&who, ns, rank);
+	if ((got = get_string(&who, key, now, &rc)))
+		printf(PROG ": %s rank %u: got %s=%s from %s rank %u\n", role,
+		       me.rank, key, got, ns, rank);
+	else
+		printf(PROG ": %s rank %u: get %s from %s rank %u: rc=%d\n",
+		       role, me.rank, key, ns, rank, (int)rc);
+	free(got);
+}
+
+/* Connect, exchange, disconnect and fence across both steps. */
+static void across(const char *parent, const char *child)
+{
+	const char *other = strcmp(role, "parent") ? parent : child;
+	const char *okey =
+		strcmp(role, "parent") ? "xconn.parent" : "xconn.child";
+	pmix_proc_t both[2];
+	pmix_info_t info[2];
+	char key[32], val[32];
+	pmix_status_t rc;
+	uint32_t n = size_of(other), own = size_of(me.nspace);
+	int secs = 20;
+	double t0;
+
+	PMIX_LOAD_PROCID(&both[0], parent, PMIX_RANK_WILDCARD);
+	PMIX_LOAD_PROCID(&both[1], child, PMIX_RANK_WILDCARD);
+	PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+	t0 = client_now();
+	said("connect", PMIx_Connect(both, 2, info, 1), t0);
+	snprintf(key, sizeof(key), "xconn.%s", role);
+	snprintf(val, sizeof(val), "%s-%u", role, me.rank);
+	if ((rc = put(key, val)) != PMIX_SUCCESS)
+		printf(PROG ": %s rank %u: put rc=%d\n", role, me.rank,
+		       (int)rc);
+	PMIX_INFO_LOAD(&info[1], PMIX_COLLECT_DATA, NULL, PMIX_BOOL);
+	t0 = client_now();
+	said("fence", PMIx_Fence(both, 2, info, 2), t0);
+	show_get(other, n ? me.rank % n : 0, okey, false);
+	show_get(me.nspace, own ? (me.rank + 1) % own : 0, key, false);
+	show_get(me.nspace, own ? (me.rank + 1) % own : 0, okey, true);
+	t0 = client_now();
+	said("disconnect", PMIx_Disconnect(both, 2, info, 1), t0);
+	t0 = client_now();
+	said("barrier", PMIx_Fence(both, 2, info, 1), t0);
+	PMIX_INFO_DESTRUCT(&info[0]);
+	PMIX_INFO_DESTRUCT(&info[1]);
+}
+
+/* The parents connect alone to the children: a timeout in 2 s. */
+static void lone_connect(const char *parent, const char *child)
+{
+	pmix_proc_t both[2];
+	pmix_info_t info;
+	int secs = 2;
+	double t0;
+
+	PMIX_LOAD_PROCID(&both[0], parent, PMIX_RANK_WILDCARD);
+	PMIX_LOAD_PROCID(&both[1], child, PMIX_RANK_WILDCARD);
+	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &secs, PMIX_INT);
+	t0 = client_now();
+	said("lone connect", PMIx_Connect(both, 2, &info, 1), t0);
+	PMIX_INFO_DESTRUCT(&info);
+}
+
+int main(int argc, char **argv)
+{
+	const char *host =
+		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
+	char parent[PMIX_MAX_NSLEN + 1] = "", child[PMIX_MAX_NSLEN + 1] = "";
+	pmix_proc_t wild;
+	pmix_value_t *v = NULL;
+	pmix_status_t rc;
+	bool spawned = false;
+	int ok = 0;
+
+	client_watchdog(PROG, 60);
+	if (argc != 1 && !host) {
+		fprintf(stderr, "usage: " PROG " [--host LIST]\n");
+		return 2;
+	}
+	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
+		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
+		return 1;
+	}
+	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
+		spawned = v->type == PMIX_BOOL && v->data.flag;
+		PMIX_VALUE_RELEASE(v);
+	}
+	role = spawned ? "child" : "parent";
+	if (spawned) {
+		snprintf(child, sizeof(child), "%s", me.nspace);
+		if (PMIx_Get(&wild, PMIX_PARENT_ID, NULL, 0, &v) ==
+			    PMIX_SUCCESS &&
+		    v->type == PMIX_PROC)
+			snprintf(parent, sizeof(parent), "%s",
+				 v->data.proc->nspace);
+		else
+			ok = -1;
+		if (v)
+			PMIX_VALUE_RELEASE(v);
+	} else {
+		snprintf(parent, sizeof(parent), "%s", me.nspace);
+		ok = spawn_children(argv[0], host, child);
+	}
+	if (ok == 0) {
+		across(parent, child);
+		if (!spawned)
+			lone_connect(parent, child);
+	} else {
+		printf(PROG ": %s rank %u: no other step\n", role, me.rank);
+	}
+	rc = PMIx_Fence(&wild, 1, NULL, 0);
+	PMIx_Finalize(NULL, 0);
+	return rc == PMIX_SUCCESS && ok == 0 ? 0 : 1;
+}
