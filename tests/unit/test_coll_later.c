@@ -47,9 +47,6 @@ static void test_failed_early(void **state)
 	struct coll_id id = {.kind = PMIXEV_COLL_FENCE, .sig = XSIG, .seq = 1};
 	struct answer a[NNODES] = {0};
 
-	/* The root holds nothing of it yet. */
-	assert_false(
-		coll_root_finish(w.coll[0], &id, PMIXEV_ERR_UNREACH, NULL, 0));
 	local(2, XSIG, "c", &a[2]);
 	local(1, XSIG, "b", &a[1]);
 	pump();
@@ -64,6 +61,39 @@ static void test_failed_early(void **state)
 	assert_int_equal(w.at_root, 0);
 	assert_int_equal(w.root_failed, 0);
 	assert_int_equal(coll_done(w.coll[0], PMIXEV_COLL_FENCE, XSIG), 1);
+}
+
+/* Another step failed one this step has not started: its calls get the
+ * failure when they come, and the next one is number 2 on every node. */
+static void test_failed_before(void **state)
+{
+	struct coll_id id = {.kind = PMIXEV_COLL_FENCE, .sig = XSIG, .seq = 1};
+	struct answer a[NNODES] = {0}, b[NNODES] = {0};
+
+	assert_true(
+		coll_root_finish(w.coll[0], &id, PMIXEV_ERR_TIMEOUT, NULL, 0));
+	pump();
+	for (int n = NNODES - 1; n >= 0; n--)
+		local((uint32_t)n, XSIG, "x", &a[n]);
+	pump();
+	for (int n = 0; n < NNODES; n++)
+		assert_true(a[n].n == 1 && a[n].result == PMIXEV_ERR_TIMEOUT);
+	assert_int_equal(w.at_root, 0);
+	/* Not again for it. */
+	assert_false(
+		coll_root_finish(w.coll[0], &id, PMIXEV_ERR_TIMEOUT, NULL, 0));
+	w.verdict = COLL_LATER;
+	for (int n = NNODES - 1; n >= 0; n--)
+		local((uint32_t)n, XSIG, "y", &b[n]);
+	pump();
+	assert_int_equal(w.at_root, 1);
+	id.seq = 2;
+	assert_true(coll_root_finish(w.coll[0], &id, PMIXEV_OK,
+				     (const uint8_t *)"ok", 2));
+	pump();
+	for (int n = 0; n < NNODES; n++)
+		assert_true(b[n].n == 1 && b[n].result == PMIXEV_OK);
+	assert_int_equal(w.root_failed, 0);
 }
 
 /* The deadline passes while the root waits for the kind: every call gets
@@ -94,6 +124,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_early, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failed_before, setup,
 						teardown),
 		cmocka_unit_test_prestate_setup_teardown(
 			test_later_timeout, setup, teardown, &quick),

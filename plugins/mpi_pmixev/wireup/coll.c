@@ -279,9 +279,16 @@ bool coll_root_finish(struct coll *c, const struct coll_id *id,
 		      enum pmixev_result result, const uint8_t *data,
 		      size_t ndata)
 {
-	struct fence_sig *ss = fence_sig_find(&c->sigs, id->kind, id->sig);
+	struct fence_sig standin,
+		*ss = fence_sig_find(&c->sigs, id->kind, id->sig);
 	struct tracker *t = ss ? tracker_find(c, ss, id->seq) : NULL;
 
+	/* A failure of one this step has not started: remembered, so that
+	 * its calls, when they come, get it and the numbers stay aligned. */
+	if (!t && result != PMIXEV_OK &&
+	    (ss = fence_sig_get_or(&c->sigs, id->kind, id->sig, &standin)) &&
+	    ss->listed && id->seq > ss->done && id->seq > ss->next_local)
+		t = tracker_new(c, ss, id->seq, 0);
 	if (!t || (result == PMIXEV_OK && !t->at_root))
 		return false;
 	t->by_kind = true;

@@ -145,10 +145,11 @@ size_t coll_fail_where(struct coll *c, enum pmixev_coll_kind kind,
 
 /*
  * The kind's answer to collective `id` for which at_root said COLL_LATER:
- * `result` and, on success, the data sent down. With an error, any
- * collective `id` this node holds fails at once on every node of the
- * step, whatever it waits for. Whether it found such a collective (else
- * it ended already, or has not reached the root).
+ * `result` and, on success, the data sent down. With an error, collective
+ * `id` fails at once on every node of the step, whatever it waits for;
+ * if this node has not heard of it yet, its calls get the error when
+ * they come. Whether it took the answer (else the collective ended
+ * already, or, on success, has not reached the root).
  */
 bool coll_root_finish(struct coll *c, const struct coll_id *id,
 		      enum pmixev_result result, const uint8_t *data,
