@@ -8,8 +8,8 @@
  * PMIX_HOST, if given) and gives the child namespace to the other parent
  * ranks (a key and a fence in its own namespace); each of them waits until
  * its server knows the child namespace (PMIX_JOB_SIZE). A child takes its
- * parent's from PMIX_PARENT_ID. Then every process of both steps, each
- * step's part being {NSPACE, WILDCARD}:
+ * parent's from PMIX_PARENT_ID. Then (after the late connect below) every
+ * process of both steps, each step's part being {NSPACE, WILDCARD}:
  *   PMIx_Connect over both;
  *   PMIx_Put "xconn.parent"/"xconn.child" = "parent-R"/"child-R",
  *   PMIx_Commit, PMIx_Fence over both with PMIX_COLLECT_DATA, PMIx_Get
@@ -22,10 +22,11 @@
  * fence, disconnect, barrier) and, for each PMIx_Get, "pmix_xconn: ROLE
  * rank R: got KEY=VALUE from NSPACE rank Q" or "... get KEY from NSPACE
  * rank Q: rc=N".
- * Last, the parent ranks connect again with PMIX_TIMEOUT 2, which the
- * children never join: "pmix_xconn: parent rank R: lone connect rc=N
- * ms=T". Every process then fences in its own namespace and finalizes;
- * exit status 0 unless PMIx failed.
+ * Before all that, a connect the children join late: the parents' has
+ * PMIX_TIMEOUT 2; rank 0 then publishes "xconn.go", which each child
+ * looks up (PMIX_WAIT) before it calls: "pmix_xconn: ROLE rank R: late
+ * connect rc=N ms=T". Every process then fences in its own namespace and
+ * finalizes; exit status 0 unless PMIx failed.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -203,20 +204,42 @@ static void across(const char *parent, const char *child)
 	PMIX_INFO_DESTRUCT(&info[1]);
 }
 
-/* The parents connect alone to the children: a timeout in 2 s. */
-static void lone_connect(const char *parent, const char *child)
+/*
+ * A connect the children join late: the parents' (PMIX_TIMEOUT 2) fails
+ * without them; then rank 0 publishes "xconn.go", which the children wait
+ * for before they connect, and fail at once: their step heard of it.
+ */
+static void late_connect(const char *parent, const char *child)
 {
 	pmix_proc_t both[2];
-	pmix_info_t info;
-	int secs = 2;
+	pmix_info_t info[2];
+	pmix_pdata_t go;
+	int secs = strcmp(role, "parent") ? 10 : 2;
+	bool wait = true;
 	double t0;
 
 	PMIX_LOAD_PROCID(&both[0], parent, PMIX_RANK_WILDCARD);
 	PMIX_LOAD_PROCID(&both[1], child, PMIX_RANK_WILDCARD);
-	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &secs, PMIX_INT);
+	PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
+	if (strcmp(role, "parent")) {
+		PMIX_PDATA_CONSTRUCT(&go);
+		PMIX_LOAD_KEY(go.key, "xconn.go");
+		PMIX_INFO_LOAD(&info[1], PMIX_WAIT, &wait, PMIX_BOOL);
+		if (PMIx_Lookup(&go, 1, info, 2) != PMIX_SUCCESS)
+			printf(PROG ": child rank %u: no xconn.go\n", me.rank);
+		PMIX_PDATA_DESTRUCT(&go);
+		PMIX_INFO_DESTRUCT(&info[1]);
+	}
 	t0 = client_now();
-	said("lone connect", PMIx_Connect(both, 2, &info, 1), t0);
-	PMIX_INFO_DESTRUCT(&info);
+	said("late connect", PMIx_Connect(both, 2, info, 1), t0);
+	if (!strcmp(role, "parent") && me.rank == 0) {
+		PMIX_INFO_LOAD(&info[1], "xconn.go", "1", PMIX_STRING);
+		if (PMIx_Publish(&info[1], 1) != PMIX_SUCCESS)
+			printf(PROG
+			       ": parent rank 0: cannot publish xconn.go\n");
+		PMIX_INFO_DESTRUCT(&info[1]);
+	}
+	PMIX_INFO_DESTRUCT(&info[0]);
 }
 
 int main(int argc, char **argv)
@@ -261,9 +284,8 @@ int main(int argc, char **argv)
 		ok = spawn_children(argv[0], host, child);
 	}
 	if (ok == 0) {
+		late_connect(parent, child);
 		across(parent, child);
-		if (!spawned)
-			lone_connect(parent, child);
 	} else {
 		printf(PROG ": %s rank %u: no other step\n", role, me.rank);
 	}
