@@ -4,9 +4,10 @@
 # commands with MPI_Comm_spawn_multiple; parent rank 0 sends each child a
 # token, each child replies, and both sides allreduce over the merged
 # intercommunicator. pmixev launches the child step and serves the port
-# exchange (PMIx_Publish/PMIx_Lookup across the two steps), but Open MPI
-# then calls PMIx_Connect over both namespaces, which pmixev does not
-# serve yet (PMIX_ERR_NOT_SUPPORTED): those checks are TODO. Each rank of
+# exchange (PMIx_Publish/PMIx_Lookup across the two steps) and the
+# PMIx_Connect over both namespaces, but Open MPI then gets the other
+# side's endpoints by direct modex, which pmixev does not serve across
+# steps yet (doc/spawn.md §5.2): those checks are TODO. Each rank of
 # tests/clients/mpi_spawn gives up after 6 s (saying where it waited), so
 # the failure costs seconds, not Open MPI's 600 s lookup timeout.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +17,7 @@ if [ ! -x "$PMIXEV_TEST_CLIENTS/mpi_spawn" ]; then
 fi
 plan 4
 
-todo_why="pmixev serves no PMIx_Connect across steps: after the port exchange, Open MPI's connect of both namespaces gets PMIX_ERR_NOT_SUPPORTED (dpm.c: Not supported)"
+todo_why="pmixev serves no direct modex across steps: after the connect, Open MPI finds no endpoint of the other side (\"unable to reach each other\"): Open MPI 4.1 aborts, 5.0 waits in MPI_Intercomm_merge"
 ms=$(client mpi_spawn)
 ompi_step_env
 work=$PMIXEV_CLUSTER_WORKDIR
