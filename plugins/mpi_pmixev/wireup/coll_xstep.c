@@ -55,9 +55,9 @@ struct coll_xstep {
 
 bool coll_xstep_is(const char *sig)
 {
-	uint32_t job, step;
+	uint32_t j[PARTS_MAX], st[PARTS_MAX];
 
-	return fence_sig_steps(sig, &job, &step, 1) != 0;
+	return fence_sig_steps(sig, j, st, PARTS_MAX) != 0;
 }
 
 static const char *sid(const struct coll_xstep *x)
@@ -133,7 +133,8 @@ static void xcoll_end(struct xcoll *e)
 	xcoll_free(e);
 }
 
-/* pending_set's: a part that came before this step's own waited too long. */
+/* pending_set's: parts that came before this step's own waited
+ * PMIxevTimeout for it. */
 static void xcoll_expire(void *req, enum pmixev_result why, uint32_t lost)
 {
 	struct xcoll *e = req;
