@@ -19,7 +19,7 @@
 #include "pmixev_tree.h"
 #include "pmixev_xstep.h"
 #include "wireup/fence_sig.h"
-#include "wireup/xstep.h"
+#include "overlay/xstep.h"
 
 /* The step's own part and PMIXEV_PMIXD_PARTS_MAX others. */
 #define PARTS_MAX (PMIXEV_PMIXD_PARTS_MAX + 1)
