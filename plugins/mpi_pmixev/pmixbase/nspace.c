@@ -267,7 +267,9 @@ pmix_status_t nspace_job_keys(void *list, const struct layout *lay,
 				     PMIX_UINT32)) ||
 	    (rc = PMIx_Info_list_add(list, PMIX_NODE_LIST, m->nodes,
 				     PMIX_STRING)) ||
-	    (rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m->node_regex,
+	    !m->node_regex)
+		return rc;
+	if ((rc = PMIx_Info_list_add(list, PMIX_NODE_MAP, m->node_regex,
 				     PMIX_STRING)))
 		return rc;
 	return PMIx_Info_list_add(list, PMIX_PROC_MAP, m->proc_regex,

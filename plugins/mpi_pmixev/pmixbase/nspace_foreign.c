@@ -45,6 +45,14 @@ static pmix_status_t job_info(void *list, const struct layout *lay)
 			      sizeof(id));
 	if (nspace_maps_build(lay, &m) < 0)
 		return rc;
+	/* No node or proc map: from them a client's library works out
+	 * which of the member's ranks share its node, and only the
+	 * spawner's has them (in the spawn's answer), so the two sides of a
+	 * connect would disagree on who is local (Open MPI 5 then hangs in
+	 * collectives over the intercommunicator). Both take the other
+	 * step's ranks for remote. */
+	free(m.node_regex);
+	m.node_regex = NULL;
 	if ((rc = nspace_job_keys(list, lay, id, &m)))
 		goto out;
 	for (uint32_t a = 0; a < napps && rc == PMIX_SUCCESS; a++) {

@@ -28,7 +28,8 @@ pmix_status_t nspace_spawned(void *list, const struct layout *lay);
 
 /* The job keys every registration of `lay` has, the step's own or a
  * family member's: JOBID (`jobid`), NPROC_OFFSET, SPAWNED/PARENT_ID,
- * JOB_SIZE, MAX_PROCS, NUM_NODES, JOB_NUM_APPS and the maps in `m`. */
+ * JOB_SIZE, MAX_PROCS, NUM_NODES, JOB_NUM_APPS, NODE_LIST and, when
+ * m->node_regex is set, the node and proc maps. */
 pmix_status_t nspace_job_keys(void *list, const struct layout *lay,
 			      const char *jobid, const struct nspace_maps *m);
 
