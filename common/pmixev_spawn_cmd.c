@@ -157,8 +157,9 @@ char **pmixev_spawn_argv(const struct pmixev_pmixd_spawn *m,
 			 const struct pmixev_spawn_ctx *c, char *err,
 			 size_t errlen)
 {
-	bool no_pmi = m->flags &
-		      (PMIXEV_PMIXD_SPAWN_NON_PMI | PMIXEV_PMIXD_SPAWN_TOOL);
+	/* PMIX_NON_PMI keeps pmixev (the family's hub says when the step
+	 * is up; SLURM_PMIXEV_SPAWN_NONPMI: at launch). */
+	bool no_pmi = m->flags & PMIXEV_PMIXD_SPAWN_TOOL;
 	struct strv s = {0};
 	const char *cwd;
 
@@ -415,7 +416,9 @@ static int push_spawn_vars(struct strv *s, const struct pmixev_pmixd_spawn *m,
 		    0 ||
 	    env_put(s, env_make("%s=%s", PMIXEV_SPAWN_ID_ENV, id)) < 0 ||
 	    (c->layout && env_put(s, env_make("%s=%s", PMIXEV_SPAWN_LAYOUT_ENV,
-					      c->layout)) < 0))
+					      c->layout)) < 0) ||
+	    (m->flags & PMIXEV_PMIXD_SPAWN_NON_PMI &&
+	     env_put(s, env_make("%s=1", PMIXEV_SPAWN_NONPMI_ENV)) < 0))
 		return -1;
 	if (!pmixev_spawn_multi(m))
 		return 0;

@@ -5,7 +5,8 @@
  * usage: pmix_spawn [--n N] [--host LIST] [--wdir DIR] [--env NAME=V]
  *                   [--fail-cmd] [--apps K] [--child] [--cwd]
  *                   [--watch K] [--die R] [--alloc-id JOB] [--alloc-new]
- *                   [--from R] [--info] [--cmd CMD | -- CMD ARGS...]
+ *                   [--from R] [--info] [--non-pmi]
+ *                   [--cmd CMD | -- CMD ARGS...]
  *
  * As a parent, rank 0 spawns K apps (default 1), each N processes
  * (default 1) of CMD ARGS (argv[0] = CMD; --fail-cmd: a command that does
@@ -21,6 +22,9 @@
  * " cwd DIR" with --cwd; it spawns nothing. Every process then fences
  * within its own namespace and finalizes. Exit status 0 unless PMIx
  * failed (PMIx_Init, the fence, or a child without PMIX_PARENT_ID).
+ *
+ * --non-pmi: the job directive PMIX_NON_PMI (CMD will not call
+ * PMIx_Init).
  *
  * --watch K: every process of the parent registers for the process-end
  * events, prints "pmix_spawn: rank R: event NAME from NSPACE rank C exit
@@ -66,7 +70,7 @@ struct opts {
 	const char *alloc_id;
 	bool alloc_new;
 	int nenv;
-	bool fail_cmd, child, cwd, info;
+	bool fail_cmd, child, cwd, info, non_pmi;
 	char **cmd;   /* CMD ARGS..., NULL-terminated */
 	char *one[2]; /* --cmd CMD */
 };
@@ -89,6 +93,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->cwd = true;
 		else if (!strcmp(a, "--info"))
 			o->info = true;
+		else if (!strcmp(a, "--non-pmi"))
+			o->non_pmi = true;
 		else if (!v)
 			return -1;
 		else if (!strcmp(a, "--n") &&
@@ -358,7 +364,7 @@ static bool alloc_new(char *job, size_t len)
 static void spawn(const struct opts *o)
 {
 	pmix_app_t *apps = NULL;
-	pmix_info_t job_info[2];
+	pmix_info_t job_info[3];
 	size_t njob = 0;
 	pmix_nspace_t ns;
 	pmix_status_t rc;
@@ -392,6 +398,9 @@ static void spawn(const struct opts *o)
 	if (o->alloc_id || o->alloc_new)
 		PMIX_INFO_LOAD(&job_info[njob++], PMIX_ALLOC_ID,
 			       o->alloc_id ? o->alloc_id : job, PMIX_STRING);
+	if (o->non_pmi)
+		PMIX_INFO_LOAD(&job_info[njob++], PMIX_NON_PMI, &o->non_pmi,
+			       PMIX_BOOL);
 	t0 = client_now();
 	rc = PMIx_Spawn(njob ? job_info : NULL, njob, apps, (size_t)o->apps,
 			ns);

@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 22
+plan 23
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -60,6 +60,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run stock --mpi=pmix $sp --n 2 -- $sp
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
+	run nonpmi --mpi=pmixev $sp --non-pmi --watch 2 --n 2 --host n2,n3 -- /bin/sh -c "echo \"nonpmi child \$SLURM_PROCID of \$SLURM_NTASKS on \$(hostname)\""
 	run xpub --mpi=pmixev $2 --host n2,n3
 	run xevent --mpi=pmixev $3 --host n2,n3
 ' "$sp" "$work" "$(client pmix_xpub)" "$(client pmix_xevent)" 2>&1)
@@ -147,6 +148,15 @@ ok $? "the other ranks of the parent step are not told of the children's ends" |
 	[ "$(in_f from2 "^pmix_spawn: rank 2: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
 	[ "$(in_f from2 '^rc 0$')" -eq 1 ]
 ok $? "rank 2 on n3 spawns 2: the children know rank 2 as their parent, their ends reach it" || f from2
+
+# PMIX_NON_PMI: a program that never calls PMIx_Init (a shell) is up
+# once launched; its ends reach the spawner.
+[ "$(in_f nonpmi "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$job\.[0-9]+ in [0-9]+ ms$")" -eq 1 ] &&
+	[ "$(in_f nonpmi '^nonpmi child [01] of 2 on n[23]$')" -eq 2 ] &&
+	[ "$(in_f nonpmi "^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
+	[ "$(in_f nonpmi '^rc 0$')" -eq 1 ]
+ok $? "PMIX_NON_PMI: 2 shells that never call PMIx_Init are spawned on n2, n3 and answered at launch; their ends reach the spawner" ||
+	f nonpmi
 
 # Publish/lookup across the family (doc/spawn.md §5.3): the parent's
 # rank 0 (n1) waits for a key its children (n2, n3) publish, started

@@ -177,7 +177,7 @@ static void test_argv_directives(void **state)
 		c.overlap = true;
 		v = pmixev_spawn_argv(&m, &c, err, sizeof(err));
 		assert_non_null(v);
-		assert_string_equal(v[2], "--mpi=none");
+		assert_string_equal(v[2], "--mpi=pmixev");
 		assert_string_equal(v[8], "--distribution=block");
 		assert_string_equal(v[9], "--overlap");
 		pmixev_spawn_strv_free(v);
@@ -340,9 +340,18 @@ static void test_env_build(void **state)
 		assert_non_null(env);
 		assert_string_equal(get(env, PMIXEV_SPAWN_LAYOUT_ENV),
 				    "AAEC/3g=");
+		assert_null(get(env, PMIXEV_SPAWN_NONPMI_ENV));
 		assert_int_equal(count(env), 11);
 		pmixev_spawn_strv_free(env);
 	}
+	/* PMIX_NON_PMI: the child step is up once launched. */
+	m.flags = PMIXEV_PMIXD_SPAWN_NON_PMI;
+	env = pmixev_spawn_env(&m, &ctx, base, err, sizeof(err));
+	assert_non_null(env);
+	assert_string_equal(get(env, PMIXEV_SPAWN_NONPMI_ENV), "1");
+	assert_int_equal(count(env), 11);
+	pmixev_spawn_strv_free(env);
+	m.flags = 0;
 	/* Two apps in another job: their env travels in SPAWN_APPS. */
 	m.napps = 2;
 	m.alloc_job = 12;

@@ -218,10 +218,11 @@ static void test_directives(void **state)
 	assert_string_equal(r.m.nodelist, "n3");
 	assert_int_equal(r.m.flags, 0);
 
-	/* A spawn without PMIx, or of a tool: not served yet, refused. */
+	/* A spawn without PMIx: a flag; of a tool: not served yet, refused. */
 	infos_reset();
 	add_true(PMIX_NON_PMI);
-	refused(read_job(), PMIX_ERR_NOT_SUPPORTED, PMIX_NON_PMI);
+	assert_int_equal(read_job(), PMIX_SUCCESS);
+	assert_int_equal(r.m.flags, PMIXEV_PMIXD_SPAWN_NON_PMI);
 	infos_reset();
 	add_true(PMIX_SPAWN_TOOL);
 	refused(read_job(), PMIX_ERR_NOT_SUPPORTED, PMIX_SPAWN_TOOL);
@@ -544,7 +545,8 @@ static void test_support(void **state)
 	assert_non_null(strstr(s, "," PMIX_MAPBY ","));
 	assert_null(strstr(s, PMIX_HOSTFILE));
 	assert_null(strstr(s, PMIX_PREFIX));
-	assert_null(strstr(s, PMIX_NON_PMI));
+	assert_non_null(strstr(s, PMIX_NON_PMI));
+	assert_null(strstr(s, PMIX_SPAWN_TOOL));
 	assert_non_null(strstr(s, PMIX_NOTIFY_COMPLETION));
 	assert_null(strstr(s, PMIX_NOTIFY_JOB_EVENTS));
 	assert_true(s[strlen(s) - 1] != ',');

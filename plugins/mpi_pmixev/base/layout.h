@@ -51,6 +51,9 @@ struct layout {
 	char parent[256];
 	uint32_t parent_rank;
 	uint64_t spawn_id;
+	/* PMIX_NON_PMI: the spawned processes will not call PMIx_Init, the
+	 * step is up once launched (SLURM_PMIXEV_SPAWN_NONPMI). */
+	bool spawn_nonpmi;
 	/* The parent step's XSTEP LAYOUT body (malloc'd; NULL: none), from
 	 * SLURM_PMIXEV_SPAWN_LAYOUT, its codec's word that it is the
 	 * parent's: for this step's PMIx servers to register the parent. */

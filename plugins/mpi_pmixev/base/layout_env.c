@@ -146,11 +146,13 @@ static int spawn_apps_map(const char *v, uint32_t ntasks, char *map, size_t len,
 	return rc;
 }
 
-/* The spawn variables: none, or the parent and the spawn's id. */
+/* The spawn variables: none, or the parent and the spawn's id (and "1"
+ * when the processes will not call PMIx_Init). */
 static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
 {
 	const char *parent = pmixev_env_get(env, PMIXEV_SPAWN_PARENT_ENV);
 	const char *id = pmixev_env_get(env, PMIXEV_SPAWN_ID_ENV);
+	const char *nonpmi = pmixev_env_get(env, PMIXEV_SPAWN_NONPMI_ENV);
 
 	if (!parent && !id)
 		return 0;
@@ -164,6 +166,12 @@ static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
 		lay->parent[0] = '\0';
 		return -1;
 	}
+	if (nonpmi && strcmp(nonpmi, "1")) {
+		snprintf(err, errlen, "%s is not 1", PMIXEV_SPAWN_NONPMI_ENV);
+		lay->parent[0] = '\0';
+		return -1;
+	}
+	lay->spawn_nonpmi = nonpmi != NULL;
 	return 0;
 }
 

@@ -131,7 +131,10 @@ void notify_from_step(struct notify *n, const struct pmixev_xstep_hdr *h,
 
 	pmixev_xstep_nspace(h->src_job, h->src_step, ns, sizeof(ns));
 	snprintf(name, sizeof(name), "%s:*", ns);
-	if (nspaces_state(n->s->nspaces, ns) != NSPACES_DONE ||
+	/* SENT: the member's layout came and its registration is on the
+	 * channel ahead of this event (a child may notify before its
+	 * parent's nodes finished registering it). */
+	if (nspaces_state(n->s->nspaces, ns) == NSPACES_UNKNOWN ||
 	    pmixev_xstep_event_unpack(b, n->lim->event_max, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_NOTIFY || strcmp(xe.notify.nspace, ns) ||
 	    !crosses(xe.notify.range)) {

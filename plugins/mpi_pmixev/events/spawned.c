@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/agent.h"
 #include "base/layout_family.h"
 #include "overlay/overlay.h"
 #include "pmixd/nspaces.h"
@@ -113,7 +114,8 @@ static void send_layout(struct spawned *sd)
 }
 
 /*
- * This node is ready once every local rank connected and its pmix side
+ * This node is ready once every local rank connected (or at once, for
+ * processes that will not call PMIx_Init: PMIX_NON_PMI) and its pmix side
  * knows the parent step (so that no child's READY leaves the step before
  * every node has it): the tree root's layout, then NODE_READY.
  */
@@ -121,7 +123,8 @@ static void maybe_ready(struct spawned *sd)
 {
 	const struct layout *lay = &sd->s->lay;
 
-	if (sd->told || sd->nconnected < layout_nlocal(lay) ||
+	if (sd->told ||
+	    (!lay->spawn_nonpmi && sd->nconnected < layout_nlocal(lay)) ||
 	    !sd->parent_known)
 		return;
 	if (lay->nodeid == 0)
@@ -130,6 +133,11 @@ static void maybe_ready(struct spawned *sd)
 	     &(struct pmixev_xstep_ready){.spawn_id = lay->spawn_id,
 					  .status = PMIXEV_OK,
 					  .failed_rank = PMIXEV_XSTEP_NO_RANK});
+}
+
+static void ready_now(void *arg)
+{
+	maybe_ready(arg);
 }
 
 void spawned_connected(struct spawned *sd, uint32_t rank)
@@ -169,7 +177,7 @@ static void on_rank_gone(void *ctx, uint32_t rank)
 				       .failed_rank = rank};
 
 	if (sd->told || !layout_is_local(&sd->s->lay, rank) ||
-	    sd->connected[rank])
+	    sd->connected[rank] || sd->s->lay.spawn_nonpmi)
 		return;
 	snprintf(r.reason, sizeof(r.reason),
 		 "it ended before it connected to the PMIx server on %s",
@@ -202,6 +210,13 @@ struct spawned *spawned_create(struct step *s)
 	 * nothing to wait for. */
 	sd->parent_known =
 		!s->lay.parent_layout || nspaces_add_parent(s->nspaces) < 0;
+	/* Processes that will not call PMIx_Init: nothing more to wait for
+	 * when the parent is known already. */
+	if (s->lay.spawn_nonpmi && sd->parent_known &&
+	    agent_post(s->agent, ready_now, sd) < 0) {
+		spawned_destroy(sd);
+		return NULL;
+	}
 	return sd;
 }
 

@@ -114,6 +114,7 @@ struct hub_up *hub_up_create(uint32_t job, uint32_t step, uint32_t nnodes,
 		slurm_unsetenvp(*env, PMIXEV_SPAWN_ID_ENV);
 		slurm_unsetenvp(*env, PMIXEV_SPAWN_APPS_ENV);
 		slurm_unsetenvp(*env, PMIXEV_SPAWN_LAYOUT_ENV);
+		slurm_unsetenvp(*env, PMIXEV_SPAWN_NONPMI_ENV);
 		return NULL;
 	}
 	slurm_unsetenvp(*env, PMIXEV_SPAWN_FD_ENV);
