@@ -165,6 +165,31 @@ static inline uint32_t client_job_size(const pmix_proc_t *me)
 	return size;
 }
 
+/*
+ * The start of the spawn family's clients ("PROG [--host LIST]"): the
+ * watchdog of `secs`, the arguments (*host: LIST or NULL), PMIx_Init
+ * into *me. 0, or the exit status to return: 2 (usage, on stderr) or 1
+ * (PMIx_Init failed, on stdout).
+ */
+static inline int client_family_init(const char *prog, int argc, char **argv,
+				     unsigned secs, pmix_proc_t *me,
+				     const char **host)
+{
+	pmix_status_t rc;
+
+	*host = argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
+	client_watchdog(prog, secs);
+	if (argc != 1 && !*host) {
+		fprintf(stderr, "usage: %s [--host LIST]\n", prog);
+		return 2;
+	}
+	if ((rc = PMIx_Init(me, NULL, 0)) != PMIX_SUCCESS) {
+		printf("%s: PMIx_Init: %s\n", prog, PMIx_Error_string(rc));
+		return 1;
+	}
+	return 0;
+}
+
 /* Whether a PMIx_Spawn started this process's namespace (PMIX_SPAWNED). */
 static inline bool client_spawned(const pmix_proc_t *me)
 {

@@ -244,8 +244,7 @@ static void late_connect(const char *parent, const char *child)
 
 int main(int argc, char **argv)
 {
-	const char *host =
-		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
+	const char *host;
 	char parent[PMIX_MAX_NSLEN + 1] = "", child[PMIX_MAX_NSLEN + 1] = "";
 	pmix_proc_t wild;
 	pmix_value_t *v = NULL;
@@ -253,20 +252,12 @@ int main(int argc, char **argv)
 	bool spawned = false;
 	int ok = 0;
 
-	client_watchdog(PROG, 60);
-	if (argc != 1 && !host) {
-		fprintf(stderr, "usage: " PROG " [--host LIST]\n");
-		return 2;
-	}
-	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
-		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
-		return 1;
-	}
+	int st = client_family_init(PROG, argc, argv, 60, &me, &host);
+
+	if (st)
+		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
-		spawned = v->type == PMIX_BOOL && v->data.flag;
-		PMIX_VALUE_RELEASE(v);
-	}
+	spawned = client_spawned(&me);
 	role = spawned ? "child" : "parent";
 	if (spawned) {
 		snprintf(child, sizeof(child), "%s", me.nspace);

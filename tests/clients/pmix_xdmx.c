@@ -230,28 +230,19 @@ static int spawn_child(const pmix_proc_t *me, const char *self,
 
 int main(int argc, char **argv)
 {
-	const char *host =
-		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
+	const char *host;
 	char other[PMIX_MAX_NSLEN + 1] = "", val[PMIX_MAX_NSLEN + 300];
 	pmix_proc_t me, wild;
 	pmix_value_t *v = NULL;
 	pmix_status_t rc;
 	bool spawned = false;
 
-	client_watchdog(PROG, 60);
-	if (argc != 1 && !host) {
-		fprintf(stderr, "usage: " PROG " [--host LIST]\n");
-		return 2;
-	}
-	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
-		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
-		return 1;
-	}
+	int st = client_family_init(PROG, argc, argv, 60, &me, &host);
+
+	if (st)
+		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-	if (PMIx_Get(&wild, PMIX_SPAWNED, NULL, 0, &v) == PMIX_SUCCESS) {
-		spawned = v->type == PMIX_BOOL && v->data.flag;
-		PMIX_VALUE_RELEASE(v);
-	}
+	spawned = client_spawned(&me);
 	snprintf(val, sizeof(val), "%s:%u@%s", me.nspace, me.rank,
 		 client_host());
 	if (put_str(PMIX_REMOTE, "xdmx.key", val) != PMIX_SUCCESS ||

@@ -216,20 +216,14 @@ static void child(const pmix_proc_t *me)
 
 int main(int argc, char **argv)
 {
-	const char *host =
-		argc == 3 && !strcmp(argv[1], "--host") ? argv[2] : NULL;
+	const char *host;
 	pmix_proc_t me, wild;
 	pmix_status_t rc;
 
-	client_watchdog(PROG, 30);
-	if (argc != 1 && !host) {
-		fprintf(stderr, "usage: " PROG " [--host LIST]\n");
-		return 2;
-	}
-	if ((rc = PMIx_Init(&me, NULL, 0)) != PMIX_SUCCESS) {
-		printf(PROG ": PMIx_Init: %s\n", PMIx_Error_string(rc));
-		return 1;
-	}
+	int st = client_family_init(PROG, argc, argv, 30, &me, &host);
+
+	if (st)
+		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 	if (client_spawned(&me))
 		child(&me);
