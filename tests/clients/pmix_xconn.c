@@ -251,10 +251,9 @@ int main(int argc, char **argv)
 	pmix_status_t rc;
 	bool spawned = false;
 	int ok = 0;
+	int st;
 
-	int st = client_family_init(PROG, argc, argv, 60, &me, &host);
-
-	if (st)
+	if ((st = client_family_init(PROG, argc, argv, 60, &me, &host)))
 		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 	spawned = client_spawned(&me);

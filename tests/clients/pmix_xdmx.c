@@ -234,12 +234,11 @@ int main(int argc, char **argv)
 	char other[PMIX_MAX_NSLEN + 1] = "", val[PMIX_MAX_NSLEN + 300];
 	pmix_proc_t me, wild;
 	pmix_value_t *v = NULL;
-	pmix_status_t rc;
+	pmix_status_t rc = PMIX_SUCCESS;
 	bool spawned = false;
+	int st;
 
-	int st = client_family_init(PROG, argc, argv, 60, &me, &host);
-
-	if (st)
+	if ((st = client_family_init(PROG, argc, argv, 60, &me, &host)))
 		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 	spawned = client_spawned(&me);

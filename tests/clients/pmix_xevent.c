@@ -219,10 +219,9 @@ int main(int argc, char **argv)
 	const char *host;
 	pmix_proc_t me, wild;
 	pmix_status_t rc;
+	int st;
 
-	int st = client_family_init(PROG, argc, argv, 30, &me, &host);
-
-	if (st)
+	if ((st = client_family_init(PROG, argc, argv, 30, &me, &host)))
 		return st;
 	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
 	if (client_spawned(&me))
