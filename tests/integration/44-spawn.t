@@ -60,7 +60,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run stock --mpi=pmix $sp --n 2 -- $sp
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
-	run nonpmi --mpi=pmixev $sp --non-pmi --watch 2 --n 2 --host n2,n3 -- /bin/sh -c "echo \"nonpmi child \$SLURM_PROCID of \$SLURM_NTASKS on \$(hostname)\""
+	run nonpmi --mpi=pmixev $sp --non-pmi --watch 2 --n 2 --host n2,n3 -- /bin/sh -c "echo \"nonpmi child \$SLURM_PROCID of \$SLURM_NTASKS on \$(hostname), \$(env | grep -c ^SLURM_PMIXEV_SPAWN_) spawn variables\""
 	run xpub --mpi=pmixev $2 --host n2,n3
 	run xevent --mpi=pmixev $3 --host n2,n3
 ' "$sp" "$work" "$(client pmix_xpub)" "$(client pmix_xevent)" 2>&1)
@@ -152,10 +152,10 @@ ok $? "rank 2 on n3 spawns 2: the children know rank 2 as their parent, their en
 # PMIX_NON_PMI: a program that never calls PMIx_Init (a shell) is up
 # once launched; its ends reach the spawner.
 [ "$(in_f nonpmi "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$job\.[0-9]+ in [0-9]+ ms$")" -eq 1 ] &&
-	[ "$(in_f nonpmi '^nonpmi child [01] of 2 on n[23]$')" -eq 2 ] &&
+	[ "$(in_f nonpmi '^nonpmi child [01] of 2 on n[23], 0 spawn variables$')" -eq 2 ] &&
 	[ "$(in_f nonpmi "^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
 	[ "$(in_f nonpmi '^rc 0$')" -eq 1 ]
-ok $? "PMIX_NON_PMI: 2 shells that never call PMIx_Init are spawned on n2, n3 and answered at launch; their ends reach the spawner" ||
+ok $? "PMIX_NON_PMI: 2 shells that never call PMIx_Init are spawned on n2, n3 and answered at launch, without pmixev's spawn variables; their ends reach the spawner" ||
 	f nonpmi
 
 # Publish/lookup across the family (doc/spawn.md §5.3): the parent's

@@ -49,6 +49,7 @@
 #include "jobmgmt/tasksig.h"
 #include "jobmgmt/ptable.h"
 #include "jobmgmt/query.h"
+#include "pmixev_spawn_cmd.h"
 #include "pmixev_bridge.h"
 #include "pmixev_conf.h"
 #include "pmixev_log.h"
@@ -467,6 +468,13 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 			task->gtaskid);
 		return SLURM_ERROR;
 	}
+	/* The spawn variables are the stepds' (read in prefork): the
+	 * parent's layout alone may pass the 128 KiB a variable may take at
+	 * exec. pmixev-exec reads SLURM_PMIXEV_SPAWN_APPS itself. */
+	slurm_unsetenvp(*env, PMIXEV_SPAWN_PARENT_ENV);
+	slurm_unsetenvp(*env, PMIXEV_SPAWN_ID_ENV);
+	slurm_unsetenvp(*env, PMIXEV_SPAWN_LAYOUT_ENV);
+	slurm_unsetenvp(*env, PMIXEV_SPAWN_NONPMI_ENV);
 	ompi_ft_task(task, env);
 	return SLURM_SUCCESS;
 }
