@@ -591,6 +591,7 @@ int main(void)
 	}
 	say("node %u of step %u.%u: %s", (unsigned)start.nodeid,
 	    (unsigned)start.step.job_id, (unsigned)start.step.step_id, a);
+	usleep(500000); /* ASan: slurmstepd's task fork before a flood */
 	attack(a);
 	while (!closed && one_frame() == 0)
 		;
