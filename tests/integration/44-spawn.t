@@ -199,7 +199,13 @@ new=$(printf '%s\n' "$out" | sed -n 's/^pmix_spawn: rank 0: allocated \([0-9]*\)
 ok $? "NEW, then a spawn into job ${new:-?} (PMIX_ALLOC_ID): its step 0 runs the child, whose end reaches the spawner" || show
 
 # Another user's job: Slurm refuses the step, the spawn says so.
+# Its job must be running (not pending behind the jobs above ending) for
+# Slurm to answer the step request with the permission check.
 other=$(runuser -u "$PMIXEV_OTHER_USER" -- env "${sanitizer_env[@]}" sbatch --parsable -N1 -t 2 -o /dev/null --wrap "sleep 60")
+for _ in $(seq 75); do
+	[ -n "$(squeue -h -j "${other:-0}" -t R -o %i 2>/dev/null)" ] && break
+	sleep 0.2
+done
 out=$(as_user salloc -N1 -t 2 srun --mpi=pmixev -N1 -n1 "$sp" --alloc-id "$other" --n 1 -- "$sp" 2>&1)
 scancel "$other" 2>/dev/null
 # (the next test wants every node free: both jobs gone, within 15 s)
