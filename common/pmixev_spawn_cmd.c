@@ -111,9 +111,8 @@ static const char *const bind_opt[] = {
 static int push_shape(struct strv *s, const struct pmixev_pmixd_spawn *m,
 		      const struct pmixev_spawn_ctx *c)
 {
-	bool tool = m->flags & PMIXEV_PMIXD_SPAWN_TOOL;
-	bool overlap =
-		tool || c->overlap || (m->flags & PMIXEV_PMIXD_SPAWN_OVERLAP);
+	bool overlap = (m->flags & PMIXEV_PMIXD_SPAWN_TOOL) || c->overlap ||
+		       (m->flags & PMIXEV_PMIXD_SPAWN_OVERLAP);
 
 	if (m->nodelist[0] && strv_pushf(s, "--nodelist=%s", m->nodelist) < 0)
 		return -1;
@@ -157,9 +156,6 @@ char **pmixev_spawn_argv(const struct pmixev_pmixd_spawn *m,
 			 const struct pmixev_spawn_ctx *c, char *err,
 			 size_t errlen)
 {
-	/* PMIX_NON_PMI keeps pmixev (the family's hub says when the step
-	 * is up; SLURM_PMIXEV_SPAWN_NONPMI: at launch). */
-	bool no_pmi = m->flags & PMIXEV_PMIXD_SPAWN_TOOL;
 	struct strv s = {0};
 	const char *cwd;
 
@@ -177,7 +173,7 @@ char **pmixev_spawn_argv(const struct pmixev_pmixd_spawn *m,
 	if (strv_push(&s, strdup(c->srun)) < 0 ||
 	    strv_pushf(&s, "--jobid=%u",
 		       m->alloc_job ? m->alloc_job : c->job_id) < 0 ||
-	    strv_pushf(&s, "--mpi=%s", no_pmi ? "none" : "pmixev") < 0 ||
+	    strv_pushf(&s, "--mpi=pmixev") < 0 ||
 	    strv_pushf(&s, "--exact") < 0 ||
 	    strv_pushf(&s, "--ntasks=%u", pmixev_pmixd_spawn_nprocs(m)) < 0 ||
 	    strv_pushf(&s, "--chdir=%s", cwd) < 0 ||
@@ -417,8 +413,12 @@ static int push_spawn_vars(struct strv *s, const struct pmixev_pmixd_spawn *m,
 	    env_put(s, env_make("%s=%s", PMIXEV_SPAWN_ID_ENV, id)) < 0 ||
 	    (c->layout && env_put(s, env_make("%s=%s", PMIXEV_SPAWN_LAYOUT_ENV,
 					      c->layout)) < 0) ||
-	    (m->flags & PMIXEV_PMIXD_SPAWN_NON_PMI &&
-	     env_put(s, env_make("%s=1", PMIXEV_SPAWN_NONPMI_ENV)) < 0))
+	    (m->flags &
+		     (PMIXEV_PMIXD_SPAWN_NON_PMI | PMIXEV_PMIXD_SPAWN_TOOL) &&
+	     env_put(s, env_make("%s=%s", PMIXEV_SPAWN_NONPMI_ENV,
+				 m->flags & PMIXEV_PMIXD_SPAWN_TOOL ? "tool"
+								    : "1")) <
+		     0))
 		return -1;
 	if (!pmixev_spawn_multi(m))
 		return 0;

@@ -20,7 +20,8 @@
 #define PMIXEV_SPAWN_APPS_ENV	"SLURM_PMIXEV_SPAWN_APPS"   /* several apps */
 #define PMIXEV_SPAWN_LAYOUT_ENV "SLURM_PMIXEV_SPAWN_LAYOUT" /* the parent's */
 #define PMIXEV_SPAWN_NONPMI_ENV                                                \
-	"SLURM_PMIXEV_SPAWN_NONPMI" /* "1": PMIX_NON_PMI */
+	"SLURM_PMIXEV_SPAWN_NONPMI" /* "1": PMIX_NON_PMI, "tool":              \
+				       PMIX_SPAWN_TOOL */
 /* The child srun's end of the hub link (srun only; not the tasks'). */
 #define PMIXEV_SPAWN_FD_ENV "PMIXEV_SPAWN_FD"
 /* SLURM_PMIXEV_SPAWN_APPS's value at most, characters. */

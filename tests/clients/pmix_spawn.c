@@ -24,7 +24,8 @@
  * failed (PMIx_Init, the fence, or a child without PMIX_PARENT_ID).
  *
  * --non-pmi: the job directive PMIX_NON_PMI (CMD will not call
- * PMIx_Init).
+ * PMIx_Init); --tool: PMIX_SPAWN_TOOL (CMD is a PMIx tool), and the
+ * spawner first prints "pmix_spawn: rank R: tools of NSPACE" (its own).
  *
  * --watch K: every process of the parent registers for the process-end
  * events, prints "pmix_spawn: rank R: event NAME from NSPACE rank C exit
@@ -70,7 +71,7 @@ struct opts {
 	const char *alloc_id;
 	bool alloc_new;
 	int nenv;
-	bool fail_cmd, child, cwd, info, non_pmi;
+	bool fail_cmd, child, cwd, info, non_pmi, tool;
 	char **cmd;   /* CMD ARGS..., NULL-terminated */
 	char *one[2]; /* --cmd CMD */
 };
@@ -95,6 +96,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->info = true;
 		else if (!strcmp(a, "--non-pmi"))
 			o->non_pmi = true;
+		else if (!strcmp(a, "--tool"))
+			o->tool = true;
 		else if (!v)
 			return -1;
 		else if (!strcmp(a, "--n") &&
@@ -364,7 +367,7 @@ static bool alloc_new(char *job, size_t len)
 static void spawn(const struct opts *o)
 {
 	pmix_app_t *apps = NULL;
-	pmix_info_t job_info[3];
+	pmix_info_t job_info[4];
 	size_t njob = 0;
 	pmix_nspace_t ns;
 	pmix_status_t rc;
@@ -401,6 +404,12 @@ static void spawn(const struct opts *o)
 	if (o->non_pmi)
 		PMIX_INFO_LOAD(&job_info[njob++], PMIX_NON_PMI, &o->non_pmi,
 			       PMIX_BOOL);
+	if (o->tool) {
+		PMIX_INFO_LOAD(&job_info[njob++], PMIX_SPAWN_TOOL, &o->tool,
+			       PMIX_BOOL);
+		printf(PROG ": rank %u: tools of %s\n", ev_me.rank,
+		       ev_me.nspace);
+	}
 	t0 = client_now();
 	rc = PMIx_Spawn(njob ? job_info : NULL, njob, apps, (size_t)o->apps,
 			ns);

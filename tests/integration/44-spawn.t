@@ -4,7 +4,7 @@
 # new namespace once every child registered, and each child knows its
 # parent. pmixev-exec runs the applications of a spawn of several.
 . "$(dirname "$0")/lib.sh"
-plan 23
+plan 24
 
 exe=$PMIXEV_CLUSTER_PROGRAMS/pmixev-exec
 apps=$("$PMIXEV_TEST_CLIENTS/spawn_apps" \
@@ -61,6 +61,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	run die --mpi=pmixev $sp --watch 4 --n 4 -- $sp --die 1
 	run from2 --mpi=pmixev $sp --from 2 --watch 2 --n 2 -- $sp
 	run nonpmi --mpi=pmixev $sp --non-pmi --watch 2 --n 2 --host n2,n3 -- /bin/sh -c "echo \"nonpmi child \$SLURM_PROCID of \$SLURM_NTASKS on \$(hostname), \$(env | grep -c ^SLURM_PMIXEV_SPAWN_) spawn variables\""
+	run tool --mpi=pmixev $sp --tool --watch 2 --n 2 --host n2,n3 -- /bin/sh -c "pps 2>&1; r=\$?; echo \"tool \$SLURM_PROCID on \$(hostname): pps exit \$r\""
 	run xpub --mpi=pmixev $2 --host n2,n3
 	run xevent --mpi=pmixev $3 --host n2,n3
 ' "$sp" "$work" "$(client pmix_xpub)" "$(client pmix_xevent)" 2>&1)
@@ -157,6 +158,17 @@ ok $? "rank 2 on n3 spawns 2: the children know rank 2 as their parent, their en
 	[ "$(in_f nonpmi '^rc 0$')" -eq 1 ]
 ok $? "PMIX_NON_PMI: 2 shells that never call PMIx_Init are spawned on n2, n3 and answered at launch, without pmixev's spawn variables; their ends reach the spawner" ||
 	f nonpmi
+
+# PMIX_SPAWN_TOOL: Debian's pps, spawned on n2 and n3, attaches as a tool
+# to the spawner's step's server on its node (not to its own step's).
+tp=$(f tool | sed -n 's/^pmix_spawn: rank 0: tools of \(slurm\.pmixev\.[0-9.]*\)$/\1/p')
+[ -n "$tp" ] && [ "$(in_f tool "^pmix_spawn: rank 0: spawned slurm\.pmixev\.$job\.[0-9]+ in [0-9]+ ms$")" -eq 1 ] &&
+	[ "$(in_f tool "Active nspaces: .*${tp//./\\.}")" -eq 2 ] &&
+	[ "$(in_f tool '^tool [01] on n[23]: pps exit 0$')" -eq 2 ] &&
+	[ "$(in_f tool "^pmix_spawn: rank 0: event [A-Z_ -]+ from slurm\.pmixev\.$job\.[0-9]+ rank [01] exit 0$")" -eq 2 ] &&
+	[ "$(in_f tool '^rc 0$')" -eq 1 ]
+ok $? "PMIX_SPAWN_TOOL: pps spawned on n2 and n3 lists the spawner's namespace ${tp:-?} (a tool of its step's server there), exits 0, and its ends reach the spawner" ||
+	f tool
 
 # Publish/lookup across the family (doc/spawn.md §5.3): the parent's
 # rank 0 (n1) waits for a key its children (n2, n3) publish, started

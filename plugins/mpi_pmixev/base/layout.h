@@ -54,6 +54,9 @@ struct layout {
 	/* PMIX_NON_PMI: the spawned processes will not call PMIx_Init, the
 	 * step is up once launched (SLURM_PMIXEV_SPAWN_NONPMI). */
 	bool spawn_nonpmi;
+	/* PMIX_SPAWN_TOOL (also spawn_nonpmi): the processes are tools of
+	 * the parent step's PMIx server on their node ("tool"). */
+	bool spawn_tool;
 	/* The parent step's XSTEP LAYOUT body (malloc'd; NULL: none), from
 	 * SLURM_PMIXEV_SPAWN_LAYOUT, its codec's word that it is the
 	 * parent's: for this step's PMIx servers to register the parent. */

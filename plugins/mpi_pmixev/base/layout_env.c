@@ -147,7 +147,8 @@ static int spawn_apps_map(const char *v, uint32_t ntasks, char *map, size_t len,
 }
 
 /* The spawn variables: none, or the parent and the spawn's id (and "1"
- * when the processes will not call PMIx_Init). */
+ * when the processes will not call PMIx_Init, "tool" when they are tools
+ * of the parent step). */
 static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
 {
 	const char *parent = pmixev_env_get(env, PMIXEV_SPAWN_PARENT_ENV);
@@ -166,12 +167,14 @@ static int spawn_vars(struct layout *lay, char **env, char *err, size_t errlen)
 		lay->parent[0] = '\0';
 		return -1;
 	}
-	if (nonpmi && strcmp(nonpmi, "1")) {
-		snprintf(err, errlen, "%s is not 1", PMIXEV_SPAWN_NONPMI_ENV);
+	if (nonpmi && strcmp(nonpmi, "1") && strcmp(nonpmi, "tool")) {
+		snprintf(err, errlen, "%s is neither 1 nor tool",
+			 PMIXEV_SPAWN_NONPMI_ENV);
 		lay->parent[0] = '\0';
 		return -1;
 	}
 	lay->spawn_nonpmi = nonpmi != NULL;
+	lay->spawn_tool = nonpmi && !strcmp(nonpmi, "tool");
 	return 0;
 }
 

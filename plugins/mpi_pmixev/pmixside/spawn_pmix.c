@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pmix.h>
 
@@ -124,6 +125,58 @@ static pmix_status_t send_call(struct pmixside *p, struct spawn_req *r,
 	return status_to_pmix(rc);
 }
 
+static bool step_node(const struct layout *lay, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < lay->nnames; i++)
+		if (strlen(lay->nodes[i]) == len &&
+		    !strncmp(lay->nodes[i], name, len))
+			return true;
+	return false;
+}
+
+/*
+ * PMIX_SPAWN_TOOL: the tools attach to this step's servers, so they run on
+ * its nodes (without hosts: this one, the spawner's), in this job.
+ */
+static pmix_status_t tool_place(struct spawn_req *r, const struct layout *lay)
+{
+	struct pmixev_pmixd_spawn *m = &r->m;
+	const char *h = m->nodelist;
+
+	if (!(m->flags & PMIXEV_PMIXD_SPAWN_TOOL))
+		return PMIX_SUCCESS;
+	if (m->alloc_job && m->alloc_job != lay->step.job_id) {
+		snprintf(r->why, sizeof(r->why),
+			 "%s: a tool runs beside its parent step, not in job "
+			 "%u (%s)",
+			 PMIX_SPAWN_TOOL, m->alloc_job, PMIX_ALLOC_ID);
+		return PMIX_ERR_NOT_SUPPORTED;
+	}
+	if (!h[0]) {
+		char *here = strdup(lay->step.node);
+
+		if (!here)
+			return PMIX_ERR_NOMEM;
+		free(m->nodelist);
+		m->nodelist = here;
+		return PMIX_SUCCESS;
+	}
+	while (*h) {
+		size_t n = strcspn(h, ",");
+
+		if (!step_node(lay, h, n)) {
+			snprintf(r->why, sizeof(r->why),
+				 "%s: host %.*s is not a node of step %s, "
+				 "whose server a tool attaches to",
+				 PMIX_SPAWN_TOOL, (int)(n > 64 ? 64 : n), h,
+				 lay->step.id);
+			return PMIX_ERR_NOT_SUPPORTED;
+		}
+		h += n + (h[n] == ',');
+	}
+	return PMIX_SUCCESS;
+}
+
 pmix_status_t spawn_upcall(const pmix_proc_t *proc,
 			   const pmix_info_t job_info[], size_t ninfo,
 			   const pmix_app_t apps[], size_t napps,
@@ -143,6 +196,8 @@ pmix_status_t spawn_upcall(const pmix_proc_t *proc,
 			    ? proc->rank
 			    : PMIXEV_PMIXD_NO_RANK;
 	rc = spawn_read(r, job_info, ninfo, apps, napps);
+	if (rc == PMIX_SUCCESS)
+		rc = tool_place(r, lay);
 	if (rc == PMIX_SUCCESS)
 		rc = send_call(p, r, cbfunc, cbdata);
 	if (rc != PMIX_SUCCESS)

@@ -362,10 +362,10 @@ static const struct key {
 	 true},
 	{PMIX_NOTIFY_JOB_EVENTS, read_flag, PMIXEV_PMIXD_SPAWN_NOTIFY_JOB,
 	 false},
-	/* Not served yet (doc/spawn.md §2.2): refused when asked for. */
 	/* The child step is up once launched (events/spawned.c). */
 	{PMIX_NON_PMI, read_flag, PMIXEV_PMIXD_SPAWN_NON_PMI, true},
-	{PMIX_SPAWN_TOOL, read_refused, 0, false},
+	/* Tools of this step's server on its nodes (spawn_pmix.c). */
+	{PMIX_SPAWN_TOOL, read_flag, PMIXEV_PMIXD_SPAWN_TOOL, true},
 	{PMIX_PERSONALITY, NULL, 0, false},
 	{PMIX_DISPLAY_MAP, NULL, 0, false},
 	{PMIX_ENVARS_HARVESTED, NULL, 0, false},

@@ -236,9 +236,6 @@ int spawns_request(struct spawns *sp, uint32_t node, const uint8_t *data,
 	if (m.rank == PMIXEV_PMIXD_NO_RANK)
 		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
 		       "a tool cannot spawn under srun yet");
-	else if (m.flags & PMIXEV_PMIXD_SPAWN_TOOL)
-		refuse(sp, node, q.id, PMIXEV_SPAWN_FAILED,
-		       "PMIX_SPAWN_TOOL is not served yet");
 	else
 		launch(sp, node, &m, layout);
 	pmixev_pmixd_spawn_release(&m);

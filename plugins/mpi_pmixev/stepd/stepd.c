@@ -37,6 +37,7 @@
 #include "wireup/spawn.h"
 #include "overlay/xstep.h"
 #include "events/spawned.h"
+#include "stepd/spawn_tool.h"
 #include "wireup/pubsub.h"
 #include "wireup/pubsub_dir.h"
 #include "jobmgmt/applog.h"
@@ -425,7 +426,9 @@ int stepd_task(const mpi_plugin_task_info_t *task, char ***env)
 	}
 	PMIXEV_DEBUG(2, "task %u (local %d of %u) starting", task->gtaskid,
 		     task->ltaskid, task->ltasks);
-	if (task_vars(task->gtaskid, env) < 0) {
+	if (st.step.lay.spawn_tool) {
+		spawn_tool_task(&st.step.lay, task, env);
+	} else if (task_vars(task->gtaskid, env) < 0) {
 		fprintf(stderr,
 			"mpi/pmixev: rank %u is not in this step's "
 			"task map\n",
