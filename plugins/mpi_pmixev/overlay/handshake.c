@@ -277,6 +277,8 @@ int handshake_frame(struct handshake *hs, struct link *l,
 	return -1;
 }
 
+static void bye(struct conn *c, void *arg);
+
 static int on_hello(struct handshake *hs, struct conn *c, const uint8_t *data,
 		    size_t len)
 {
@@ -293,8 +295,13 @@ static int on_hello(struct handshake *hs, struct conn *c, const uint8_t *data,
 	}
 	reply = ident_to(hs, id.from);
 	reply.nonce = id.nonce;
-	if (send_ident(hs, c, PMIXEV_MSG_PEER_WELCOME, &reply) < 0)
+	if (send_ident(hs, c, PMIXEV_MSG_PEER_WELCOME, &reply) < 0) {
+		/* Tasks that ended before their node's tree was up: the
+		 * signer went with them, and this node's end is near. */
+		if (hs->ls->ending)
+			bye(c, hs);
 		return -1;
+	}
 	admit_take(hs->door, c);
 	link_attach(child, c);
 	link_up(child);

@@ -65,6 +65,7 @@ struct links {
 	struct link *children; /* [nchildren]: static ones, then adopted */
 	uint32_t nchildren, cap_children;
 	bool leaving; /* said BYE (links_leave): the step ends here */
+	bool ending;  /* this node's tasks all ended (overlay_tasks_ended) */
 	/* A parent link came up once, or there was none: any thread */
 	atomic_bool joined;
 	link_frame_fn on_frame;

@@ -125,6 +125,12 @@ void overlay_leave(struct overlay *ov)
 	handshake_leave(ov->hs);
 }
 
+void overlay_tasks_ended(struct overlay *ov)
+{
+	if (ov)
+		ov->ls->ending = true;
+}
+
 uint32_t overlay_self(const struct overlay *ov)
 {
 	return ov->nodeid;

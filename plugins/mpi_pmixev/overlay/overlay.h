@@ -97,6 +97,14 @@ int overlay_send(struct overlay *ov, uint32_t dst, uint8_t type,
 void overlay_leave(struct overlay *ov);
 
 /*
+ * This node's tasks all ended: its end is near. A child's hello it can no
+ * longer answer (the credential signer ends with the step's processes)
+ * then gets a goodbye, so that the child sees a normal end, not a lost
+ * node. On the agent thread.
+ */
+void overlay_tasks_ended(struct overlay *ov);
+
+/*
  * Show `text` to the user: srun prints it as an error naming this node
  * (a NOTICE). On the agent thread. 0, or -1 when srun is unreachable.
  */

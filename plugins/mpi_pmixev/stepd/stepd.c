@@ -459,6 +459,7 @@ static void task_exit_work(void *arg)
 	ptable_exited(st.step.ptable, t->rank, t->value);
 	st.step.tasks_ended = ++st.exited >= layout_nlocal(&st.step.lay);
 	if (st.step.tasks_ended) {
+		overlay_tasks_ended(st.step.ov);
 		allocs_step_ended(st.step.allocs);
 		helper_tasks_ended(st.step.helper);
 	}
