@@ -342,6 +342,10 @@ void spawns_destroy(struct spawns *sp)
 		return;
 	while (sp->children)
 		child_free(sp->children);
+	if (sp->late_events)
+		PMIXEV_INFO("step %s: %llu event(s) of spawned processes came "
+			    "after their spawner's node had ended: dropped",
+			    sp->step, (unsigned long long)sp->late_events);
 	if (sp->requests)
 		PMIXEV_DEBUG(1, "step %s: %llu spawn request(s), %llu refused",
 			     sp->step, (unsigned long long)sp->requests,

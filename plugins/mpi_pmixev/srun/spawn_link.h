@@ -66,6 +66,8 @@ struct spawns {
 	struct child *children;
 	atomic_uint live; /* child sruns not yet reaped */
 	uint64_t requests, refused;
+	/* Child events whose spawner's node had ended (its stepd gone). */
+	uint64_t late_events;
 };
 
 /* Tell the requesting node how spawn `c` went (READY: with its step). */
