@@ -495,7 +495,9 @@ static bool child_ok(const struct pmixev_pmixd_inject *m)
 {
 	return pmixd_text_ok(m->child, sizeof(m->child)) &&
 	       pmixev_pmixd_step_nspace(m->child, NULL, NULL) &&
-	       m->to_rank < PMIXEV_PMIXD_START_RANK_MAX &&
+	       (m->to_rank < PMIXEV_PMIXD_START_RANK_MAX ||
+		(m->to_rank == PMIXEV_PMIXD_NO_RANK &&
+		 m->ev.code != PMIXEV_PMIXD_JOB_END)) &&
 	       (m->ev.rank != PMIXEV_EVENT_NO_RANK) !=
 		       (m->ev.code == PMIXEV_PMIXD_JOB_END);
 }

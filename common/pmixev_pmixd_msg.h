@@ -248,7 +248,11 @@ enum pmixev_pmixd_inject_kind {
 					   ended, or the whole step (code
 					   PMIX_EVENT_JOB_END, no rank,
 					   value its PMIX_JOB_TERM_STATUS):
-					   ev, for rank `to_rank` */
+					   ev, for rank `to_rank` (the
+					   spawner) and the ranks connected
+					   to `child`; a rank's end may
+					   have PMIXEV_PMIXD_NO_RANK: those
+					   only */
 };
 struct pmixev_pmixd_inject {
 	enum pmixev_pmixd_inject_kind kind;
@@ -256,7 +260,7 @@ struct pmixev_pmixd_inject {
 	struct pmixev_event_msg ev;    /* _EVENT, _CKPT, _CHILD */
 	struct pmixev_notify_msg nt;   /* _NOTIFY */
 	char child[PMIXEV_NSPACE_MAX]; /* _CHILD: the spawned step's */
-	uint32_t to_rank;	       /* _CHILD: the spawner */
+	uint32_t to_rank;	       /* _CHILD: the spawner, or NO_RANK */
 };
 int pmixev_pmixd_inject_pack(struct pmixev_buf *b,
 			     const struct pmixev_pmixd_inject *m);

@@ -27,7 +27,19 @@
  * looks up (PMIX_WAIT) before it calls: "pmix_xconn: ROLE rank R: late
  * connect rc=N ms=T". Every process then fences in its own namespace and
  * finalizes; exit status 0 unless PMIx failed.
+ *
+ * The ends of the children: each parent counts the process-end events it
+ * gets. Without XCONN_DIE, after the data-less fence rank 0 (the spawner)
+ * waits until it got both children's (at most 5 s), and after the final
+ * fence every parent says "pmix_xconn: parent rank R: N child event(s)":
+ * only the spawner hears of children no longer connected.
+ * With XCONN_DIE=1 (in the environment, which the children inherit) only
+ * the connect is done, no late one: then child rank 1 kills itself
+ * (SIGKILL), child rank 0 ends normally, and each parent says the same
+ * once it got both ends (at most 10 s): every rank connected to them.
  */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +54,53 @@
 
 static pmix_proc_t me;
 static const char *role;
+static bool die; /* XCONN_DIE */
+
+static atomic_uint child_ends;
+
+/* A process-end event: counted when it is another namespace's. */
+static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *src,
+		   pmix_info_t info[], size_t ninfo, pmix_info_t results[],
+		   size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+		   void *cbdata)
+{
+	(void)id;
+	(void)status;
+	(void)info;
+	(void)ninfo;
+	(void)results;
+	(void)nresults;
+	if (src && !PMIX_CHECK_NSPACE(src->nspace, me.nspace))
+		atomic_fetch_add(&child_ends, 1);
+	if (cbfunc)
+		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* The parents' count of the children's ends (not of their own step's). */
+static void watch_children(void)
+{
+	pmix_status_t codes[] = {
+		PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_ABORTED_BY_SIG,
+		PMIX_ERR_PROC_TERM_WO_SYNC, PMIX_ERR_EXIT_NONZERO_TERM};
+
+	if (client_register(codes, 4, on_end) < 0)
+		printf(PROG ": parent rank %u: cannot register for process "
+			    "ends\n",
+		       me.rank);
+}
+
+/* Wait (at most `secs`) until both children's ends came. */
+static void wait_children(unsigned secs)
+{
+	for (unsigned i = 0; i < secs * 20 && atomic_load(&child_ends) < 2; i++)
+		usleep(50000);
+}
+
+static void say_children(void)
+{
+	printf(PROG ": parent rank %u: %u child event(s)\n", me.rank,
+	       atomic_load(&child_ends));
+}
 
 static void said(const char *op, pmix_status_t rc, double t0)
 {
@@ -185,6 +244,10 @@ static void across(const char *parent, const char *child)
 	PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
 	t0 = client_now();
 	said("connect", PMIx_Connect(both, 2, info, 1), t0);
+	if (die) {
+		PMIX_INFO_DESTRUCT(&info[0]);
+		return;
+	}
 	snprintf(key, sizeof(key), "xconn.%s", role);
 	snprintf(val, sizeof(val), "%s-%u", role, me.rank);
 	if ((rc = put(key, val)) != PMIX_SUCCESS)
@@ -273,13 +336,29 @@ int main(int argc, char **argv)
 		snprintf(parent, sizeof(parent), "%s", me.nspace);
 		ok = spawn_children(argv[0], host, child);
 	}
+	die = client_env_long("XCONN_DIE") == 1;
+	if (!spawned)
+		watch_children();
 	if (ok == 0) {
-		late_connect(parent, child);
+		if (!die)
+			late_connect(parent, child);
 		across(parent, child);
 	} else {
 		printf(PROG ": %s rank %u: no other step\n", role, me.rank);
 	}
+	if (spawned && die) {
+		if (me.rank == 1)
+			raise(SIGKILL);
+		PMIx_Finalize(NULL, 0);
+		return ok == 0 ? 0 : 1;
+	}
+	if (!spawned && (die || me.rank == 0))
+		wait_children(die ? 10 : 5);
+	if (!spawned && die)
+		say_children();
 	rc = PMIx_Fence(&wild, 1, NULL, 0);
+	if (!spawned && !die)
+		say_children(); /* the spawner's came first */
 	PMIx_Finalize(NULL, 0);
 	return rc == PMIX_SUCCESS && ok == 0 ? 0 : 1;
 }

@@ -353,6 +353,14 @@ static void test_inject(void **state)
 	strcpy(in.child, "slurm.pmixev.7.1");
 	in.to_rank = PMIXEV_PMIXD_START_RANK_MAX;
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
+	/* No spawner here: for the ranks connected to the child step only;
+	 * the whole step's end goes to its spawner alone. */
+	in.to_rank = PMIXEV_PMIXD_NO_RANK;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), 0);
+	assert_strict(&w, un_inject);
+	in.ev.code = PMIXEV_PMIXD_JOB_END;
+	in.ev.rank = PMIXEV_EVENT_NO_RANK;
+	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
 	in.kind = 5;
 	assert_int_equal(pmixev_pmixd_inject_pack(&w, &in), -1);
 	in.kind = PMIXEV_PMIXD_INJECT_EVENT;

@@ -193,35 +193,44 @@ _Static_assert(PMIXEV_PMIXD_JOB_END == PMIX_EVENT_JOB_END,
  * the dead child process, delivered only to handlers registered for its
  * code (a parent's catch-all must not take a child's end for its own).
  */
-static int build_child(const struct layout *lay,
-		       const struct pmixev_pmixd_inject *m,
-		       struct event_infos *out, const char **why)
+int event_infos_build_child(const struct layout *lay,
+			    const struct pmixev_pmixd_inject *m,
+			    const uint32_t *to, size_t nto,
+			    struct event_infos *out, const char **why)
 {
 	const struct pmixev_event_msg *ev = &m->ev;
 	pmix_data_array_t range;
-	pmix_proc_t to, affected;
+	pmix_proc_t *procs, affected;
 	time_t when = (time_t)ev->time;
 	int exit_code = ev->exit_code;
 	bool yes = true;
 	pmix_info_t *info;
 	size_t n = 0;
 
+	memset(out, 0, sizeof(*out));
 	snprintf(out->counted_as, sizeof(out->counted_as), "%.80s:%u", m->child,
 		 ev->rank);
-	if (m->to_rank >= lay->step.ntasks ||
-	    (ev->rank == PMIXEV_EVENT_NO_RANK) !=
-		    (ev->code == PMIX_EVENT_JOB_END)) {
+	for (size_t i = 0; i < nto; i++)
+		if (to[i] >= lay->step.ntasks)
+			nto = 0;
+	if (!nto || (ev->rank == PMIXEV_EVENT_NO_RANK) !=
+			    (ev->code == PMIX_EVENT_JOB_END)) {
 		*why = "a spawned step's event for a rank outside the step";
 		return -1;
 	}
 	PMIX_INFO_CREATE(out->info, EVENT_INFOS_MAX);
-	if (!(info = out->info)) {
+	PMIX_PROC_CREATE(procs, nto);
+	if (!(info = out->info) || !procs) {
+		if (procs)
+			PMIX_PROC_FREE(procs, nto);
 		*why = "out of memory";
 		return -1;
 	}
 	PMIX_LOAD_PROCID(&out->source, m->child, ev->rank);
-	PMIX_LOAD_PROCID(&to, lay->nspace, m->to_rank);
-	range = (pmix_data_array_t){.type = PMIX_PROC, .size = 1, .array = &to};
+	for (size_t i = 0; i < nto; i++)
+		PMIX_LOAD_PROCID(&procs[i], lay->nspace, to[i]);
+	range = (pmix_data_array_t){
+		.type = PMIX_PROC, .size = nto, .array = procs};
 	if (ev->code == PMIX_EVENT_JOB_END) { /* the whole child step */
 		pmix_status_t term = (pmix_status_t)ev->value;
 
@@ -238,6 +247,7 @@ static int build_child(const struct layout *lay,
 	PMIX_INFO_LOAD(&info[n++], PMIX_EXIT_CODE, &exit_code, PMIX_INT);
 	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_CUSTOM_RANGE, &range,
 		       PMIX_DATA_ARRAY);
+	PMIX_PROC_FREE(procs, nto);
 	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_NON_DEFAULT, &yes, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[n++], PMIX_EVENT_TEXT_MESSAGE, ev->text,
 		       PMIX_STRING);
@@ -264,7 +274,8 @@ int event_infos_build(const struct layout *lay,
 
 	memset(out, 0, sizeof(*out));
 	if (m->kind == PMIXEV_PMIXD_INJECT_CHILD)
-		return build_child(lay, m, out, why);
+		return event_infos_build_child(lay, m, &m->to_rank, 1, out,
+					       why);
 	if (m->origin >= nnodes) {
 		snprintf(out->counted_as, sizeof(out->counted_as), "stepd@?");
 		*why = "an event from a node outside the step";

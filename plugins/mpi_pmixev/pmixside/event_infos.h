@@ -40,4 +40,14 @@ int event_infos_build(const struct layout *lay,
 		      const struct pmixev_pmixd_inject *m,
 		      struct event_infos *out, const char **why);
 
+/*
+ * INJECT CHILD `m` for the `nto` ranks `to` of this step (the spawner and
+ * the ranks connected to m->child), one event whose custom range names
+ * them all; m->to_rank is not read. Same conventions.
+ */
+int event_infos_build_child(const struct layout *lay,
+			    const struct pmixev_pmixd_inject *m,
+			    const uint32_t *to, size_t nto,
+			    struct event_infos *out, const char **why);
+
 #endif /* PMIXEV_PMIXSIDE_EVENT_INFOS_H_ */

@@ -19,6 +19,7 @@
 #include "pmixev_pmixd_coll.h"
 #include "pmixside/nspace_pmix.h"
 #include "pmixside/side.h"
+#include "pmixside/xlinks.h"
 
 static const char *kind_name(enum pmixev_coll_kind kind)
 {
@@ -66,6 +67,7 @@ static pmix_status_t coll_upcall(struct pmixside_call *c,
 			rc = PMIXEV_ERR_BAD_REQUEST;
 		goto fail;
 	}
+	c->note = xlinks_note_make(&s->lay, &m);
 	directives_read(info, ninfo, &dir);
 	m.collect = kind == PMIXEV_COLL_FENCE && dir.collect;
 	m.timeout_sec = pmixside_frame_timeout(dir.timeout_sec);

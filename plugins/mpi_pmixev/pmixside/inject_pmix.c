@@ -19,6 +19,8 @@
 #include "pmixev_log.h"
 #include "pmixside/event_infos.h"
 #include "pmixside/invite_watch.h"
+#include "pmixside/xlinks.h"
+#include "pmixev_pmixd_spawn.h"
 
 /* Most infos a relayed client event may carry (as notify_pmix.c sends). */
 #define RELAY_INFO_MAX 4096
@@ -33,6 +35,7 @@ struct inject_pmix {
 	void (*rank_end)(void *ctx, uint32_t rank);
 	void *rank_end_ctx;
 	struct invite_watch *invites;
+	const struct xlinks *links;
 };
 
 void inject_pmix_cached(struct inject_pmix *c, const char *source)
@@ -126,6 +129,11 @@ void inject_pmix_on_rank_end(struct inject_pmix *c,
 	c->rank_end_ctx = ctx;
 }
 
+void inject_pmix_set_links(struct inject_pmix *c, const struct xlinks *x)
+{
+	c->links = x;
+}
+
 /* A client's event relayed from node `origin`: counted under "rank@R" for
  * the step's processes, "NSPACE:R" for tools. */
 static void inject_relayed(struct inject_pmix *c, uint32_t origin,
@@ -158,13 +166,54 @@ static void inject_relayed(struct inject_pmix *c, uint32_t origin,
 	inject(c, name, m->code, &source, m->range, info, ninfo, ninfo, false);
 }
 
+/* Agent thread: event `ev` (built, or why not) into the server. */
+static void inject_built(struct inject_pmix *c, int rc, struct event_infos *ev,
+			 const char *why)
+{
+	if (rc < 0) {
+		inject_pmix_undelivered(c, ev->counted_as, why);
+		return;
+	}
+	inject(c, ev->counted_as, ev->code, &ev->source, ev->range, ev->info,
+	       EVENT_INFOS_MAX, ev->ninfo, ev->uncached);
+}
+
+/*
+ * Agent thread: a rank of family step m->child ended: one event for the
+ * spawner (m->to_rank, on its node) and this node's ranks connected to
+ * that step. The end of the whole step goes to the spawner only. Nobody
+ * here to tell: no event.
+ */
+static void inject_child(struct inject_pmix *c,
+			 const struct pmixev_pmixd_inject *m)
+{
+	uint32_t job = 0, step = 0, to[XLINKS_TOLD + 1];
+	struct event_infos ev;
+	const char *why = "";
+	size_t n = 0, linked = 0;
+	int rc;
+
+	if (m->to_rank != PMIXEV_PMIXD_NO_RANK)
+		to[n++] = m->to_rank;
+	if (m->ev.code != PMIX_EVENT_JOB_END && c->links &&
+	    pmixev_pmixd_step_nspace(m->child, &job, &step))
+		linked = xlinks_ranks(c->links, job, step, to + n, XLINKS_TOLD);
+	for (size_t i = n, end = n + linked, spawner = n; i < end; i++)
+		if (!spawner || to[i] != to[0])
+			to[n++] = to[i];
+	if (!n)
+		return;
+	rc = event_infos_build_child(c->lay, m, to, n, &ev, &why);
+	inject_built(c, rc, &ev, why);
+}
+
 /* Agent thread: an event from root for this node's clients. */
 static int on_inject(void *ctx, struct pmixev_buf *body)
 {
 	struct inject_pmix *c = ctx;
 	struct pmixev_pmixd_inject m;
 	struct event_infos ev;
-	const char *why;
+	const char *why = "";
 
 	if (pmixev_pmixd_inject_unpack(body, &m) < 0)
 		return -1;
@@ -172,12 +221,11 @@ static int on_inject(void *ctx, struct pmixev_buf *body)
 		inject_relayed(c, m.origin, &m.nt);
 		return 0;
 	}
-	if (event_infos_build(c->lay, &m, &ev, &why) < 0) {
-		inject_pmix_undelivered(c, ev.counted_as, why);
+	if (m.kind == PMIXEV_PMIXD_INJECT_CHILD) {
+		inject_child(c, &m);
 		return 0;
 	}
-	inject(c, ev.counted_as, ev.code, &ev.source, ev.range, ev.info,
-	       EVENT_INFOS_MAX, ev.ninfo, ev.uncached);
+	inject_built(c, event_infos_build(c->lay, &m, &ev, &why), &ev, why);
 	/* A task's end: only those carry a rank. */
 	if (m.kind == PMIXEV_PMIXD_INJECT_EVENT &&
 	    m.ev.rank != PMIXEV_EVENT_NO_RANK) {

@@ -32,6 +32,7 @@
 #define PMIXEV_QUERY_EVENTS "slurm.pmixev.events"
 
 struct inject_pmix;
+struct xlinks;
 
 /*
  * For the step laid out in `lay`, whose PMIx server caches what `conf`
@@ -67,6 +68,11 @@ void inject_pmix_event(struct inject_pmix *in, const char *source_name,
  * the agent starts; one subscriber. */
 void inject_pmix_on_rank_end(struct inject_pmix *in,
 			     void (*fn)(void *ctx, uint32_t rank), void *ctx);
+
+/* A spawn family step's rank end (INJECT CHILD) also goes to this node's
+ * ranks connected to that step (pmixside/xlinks.h). Before the agent
+ * starts. */
+void inject_pmix_set_links(struct inject_pmix *in, const struct xlinks *x);
 
 /* The PMIXEV_QUERY_EVENTS answer, loaded into `info`. Any thread. */
 pmix_status_t inject_pmix_report(struct inject_pmix *in, pmix_info_t *info);

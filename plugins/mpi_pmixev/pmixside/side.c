@@ -16,6 +16,7 @@
 #include "pmixev_log.h"
 #include "pmixside/group_watch.h"
 #include "pmixside/inject_pmix.h"
+#include "pmixside/xlinks.h"
 
 struct pmixside {
 	pthread_mutex_t lock; /* ended */
@@ -26,6 +27,7 @@ struct pmixside {
 	struct calls *calls;
 	struct inject_pmix *inject;
 	struct group_watch *groups;
+	struct xlinks *xlinks;
 	const struct layout *lay;
 	size_t event_max;   /* PMIxevEventMax, bytes */
 	size_t publish_max; /* PMIxevPublishMax, bytes */
@@ -101,12 +103,14 @@ struct pmixside *pmixside_create(const struct layout *lay,
 	if (!(p->chan = chan_create(agent_base(p->agent), fd,
 				    PMIXEV_PMIXD_FROM_ROOT, chan_closed, p)) ||
 	    !(p->calls = calls_create(p->chan)) ||
+	    !(p->xlinks = xlinks_create(lay)) ||
 	    !(p->inject = inject_pmix_create(lay, conf, p->chan)) ||
 	    !(p->groups = group_watch_create(lay, p->inject))) {
 		pmixside_destroy(p);
 		return NULL;
 	}
 	inject_pmix_on_rank_end(p->inject, group_watch_rank_end, p->groups);
+	inject_pmix_set_links(p->inject, p->xlinks);
 	chan_set_kick(p->chan, kick, p);
 	chan_on(p->chan, PMIXEV_PMIXD_FINI, on_fini, p);
 	return p;
@@ -141,6 +145,7 @@ void pmixside_destroy(struct pmixside *p)
 	calls_destroy(p->calls);
 	group_watch_destroy(p->groups);
 	inject_pmix_destroy(p->inject);
+	xlinks_destroy(p->xlinks);
 	agent_destroy(p->agent);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
@@ -198,6 +203,9 @@ static void answer_agent(struct call *call, enum pmixev_result result,
 {
 	struct pmixside_call *c = (struct pmixside_call *)call;
 
+	if (result == PMIXEV_OK)
+		xlinks_apply(c->p->xlinks, c->note);
+	xlinks_note_free(c->note);
 	if (c->modex_cb)
 		status_answer_modex(c->modex_cb, c->cbdata, result, data,
 				    ndata);
@@ -228,6 +236,7 @@ void pmixside_call_free(struct pmixside_call *c)
 {
 	if (!c)
 		return;
+	xlinks_note_free(c->note);
 	pmixev_buf_release(&c->frame);
 	free(c);
 }

@@ -34,6 +34,7 @@
 struct pmixside;
 struct group_watch;
 struct inject_pmix;
+struct xlinks_note;
 
 /*
  * The pmix side of the step laid out in `lay`, configured by `conf` (both
@@ -91,6 +92,7 @@ struct pmixside_call {
 	pmix_modex_cbfunc_t modex_cb;
 	pmix_op_cbfunc_t op_cb;
 	void *cbdata;
+	struct xlinks_note *note; /* a cross-step (dis)connect's, or NULL */
 };
 
 /*

@@ -344,7 +344,7 @@ void spawns_destroy(struct spawns *sp)
 		child_free(sp->children);
 	if (sp->late_events)
 		PMIXEV_INFO("step %s: %llu event(s) of spawned processes came "
-			    "after their spawner's node had ended: dropped",
+			    "after the node they were for had ended: dropped",
 			    sp->step, (unsigned long long)sp->late_events);
 	if (sp->requests)
 		PMIXEV_DEBUG(1, "step %s: %llu spawn request(s), %llu refused",

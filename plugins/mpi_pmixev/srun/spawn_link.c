@@ -56,19 +56,25 @@ static const char *ready_failure(const struct pmixev_xstep_ready *r, char *buf,
 	return buf;
 }
 
-/* A child's event to the spawner's node. Once that node's stepd ended
- * (the spawner with it: a parent that did not wait for its children)
- * nobody is there to tell: counted, and said at the end (spawns_destroy). */
+/*
+ * A child's event to every node of this step: the spawner's, and those of
+ * the ranks connected to the child step (their pmix sides know which).
+ * A node whose stepd ended (with its ranks: a parent that did not wait for
+ * its children) has nobody to tell: counted, and said at the end
+ * (spawns_destroy).
+ */
 static void send_event(struct child *c, const struct pmixev_buf *b)
 {
-	if (c->sp->cfg.send(c->sp->cfg.send_ctx, c->node, PMIXEV_MSG_XSTEP, b) <
-	    0) {
-		c->sp->late_events++;
+	struct spawns *sp = c->sp;
+
+	for (uint32_t n = 0; n < sp->cfg.map->nnodes; n++) {
+		if (sp->cfg.send(sp->cfg.send_ctx, n, PMIXEV_MSG_XSTEP, b) == 0)
+			continue;
+		sp->late_events++;
 		PMIXEV_DEBUG(1,
 			     "step %s: spawn %llu: node %u ended: a child's "
-			     "event is dropped",
-			     c->sp->step, (unsigned long long)c->spawn_id,
-			     c->node);
+			     "event is dropped there",
+			     sp->step, (unsigned long long)c->spawn_id, n);
 	}
 }
 

@@ -327,9 +327,11 @@ static void kid_rank_ended(struct spawn *sp, struct kid *k,
 }
 
 /*
- * srun's XSTEP: a rank of a child step spawned here ended (the child's
- * stepd's event, passed by the sruns: the owner's word, checked by its
- * codecs). The spawner gets it as an event from the child process.
+ * srun's XSTEP: a rank of a child step ended (the child's stepd's event,
+ * passed by the sruns to every node of this step: the owner's word,
+ * checked by its codecs). The spawner, when the step was spawned here,
+ * and this node's ranks connected to the child step (the pmix side knows
+ * which) get it as an event from the child process.
  */
 static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 		     struct pmixev_buf *b, const uint8_t *data, size_t len)
@@ -347,26 +349,35 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 		notify_from_step(sp->s->notify, h, b);
 		return;
 	}
+	k = kid_of(sp, h->src_job, h->src_step);
 	if (h->dst_job != lay->step.job_id ||
 	    h->dst_step != lay->step.step_id ||
-	    !(k = kid_of(sp, h->src_job, h->src_step)) ||
+	    (!k && !nspaces_member(sp->s->nspaces, h->src_job, h->src_step)) ||
 	    pmixev_xstep_event_unpack(b, 0, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
-	    xe.ev.rank == PMIXEV_EVENT_NO_RANK) {
+	    xe.ev.rank == PMIXEV_EVENT_NO_RANK ||
+	    xe.ev.rank >=
+		    nspaces_ntasks(sp->s->nspaces, h->src_job, h->src_step)) {
 		if (pmixev_log_worth(++sp->dropped))
 			PMIXEV_ERROR("spawn: step %s: dropping an XSTEP from "
 				     "srun: %s (%llu dropped so far)",
 				     lay->step.id,
-				     k ? "not a rank's end"
-				       : "not from a step spawned here",
+				     k || nspaces_member(sp->s->nspaces,
+							 h->src_job,
+							 h->src_step)
+					     ? "not a rank's end"
+					     : "not from a family step known "
+					       "here",
 				     (unsigned long long)sp->dropped);
 		return;
 	}
-	pmixev_xstep_nspace(k->job, k->step, in.child, sizeof(in.child));
-	in.to_rank = k->rank;
+	pmixev_xstep_nspace(h->src_job, h->src_step, in.child,
+			    sizeof(in.child));
+	in.to_rank = k ? k->rank : PMIXEV_PMIXD_NO_RANK;
 	in.ev = xe.ev;
 	inject_send(sp->s->inject, &in, in.child);
-	kid_rank_ended(sp, k, &xe.ev);
+	if (k)
+		kid_rank_ended(sp, k, &xe.ev);
 }
 
 /*
