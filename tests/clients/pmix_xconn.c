@@ -28,15 +28,18 @@
  * connect rc=N ms=T". Every process then fences in its own namespace and
  * finalizes; exit status 0 unless PMIx failed.
  *
- * The ends of the children: each parent counts the process-end events it
- * gets. Without XCONN_DIE, after the data-less fence rank 0 (the spawner)
- * waits until it got both children's (at most 5 s), and after the final
- * fence every parent says "pmix_xconn: parent rank R: N child event(s)":
- * only the spawner hears of children no longer connected.
- * With XCONN_DIE=1 (in the environment, which the children inherit) only
- * the connect is done, no late one: then child rank 1 kills itself
- * (SIGKILL), child rank 0 ends normally, and each parent says the same
- * once it got both ends (at most 10 s): every rank connected to them.
+ * The ends of the other step: each process counts the process-end events
+ * it gets from the other namespace. Without XCONN_DIE, after the
+ * data-less fence rank 0 (the spawner) waits until it got both
+ * children's (at most 5 s), and after the final fence every parent says
+ * "pmix_xconn: parent rank R: N end(s) in the other step": only the
+ * spawner hears of children no longer connected. With XCONN_DIE (in the
+ * environment, which the children inherit) only the connect is done, no
+ * late one, then: 1: child rank 1 kills itself (SIGKILL), child rank 0
+ * ends normally, and each parent says the same once it got both ends (at
+ * most 10 s); 2: parent rank 2 kills itself, the other parents end a
+ * second later, and each child says the same once it got one end (at
+ * most 10 s).
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -54,9 +57,9 @@
 
 static pmix_proc_t me;
 static const char *role;
-static bool die; /* XCONN_DIE */
+static long die; /* XCONN_DIE: 1 a child dies, 2 a parent */
 
-static atomic_uint child_ends;
+static atomic_uint other_ends;
 
 /* A process-end event: counted when it is another namespace's. */
 static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *src,
@@ -71,35 +74,63 @@ static void on_end(size_t id, pmix_status_t status, const pmix_proc_t *src,
 	(void)results;
 	(void)nresults;
 	if (src && !PMIX_CHECK_NSPACE(src->nspace, me.nspace))
-		atomic_fetch_add(&child_ends, 1);
+		atomic_fetch_add(&other_ends, 1);
 	if (cbfunc)
 		cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
 }
 
-/* The parents' count of the children's ends (not of their own step's). */
-static void watch_children(void)
+/* The count of the other step's ends (not of the own step's). */
+static void watch_ends(void)
 {
 	pmix_status_t codes[] = {
 		PMIX_EVENT_PROC_TERMINATED, PMIX_ERR_PROC_ABORTED_BY_SIG,
 		PMIX_ERR_PROC_TERM_WO_SYNC, PMIX_ERR_EXIT_NONZERO_TERM};
 
 	if (client_register(codes, 4, on_end) < 0)
-		printf(PROG ": parent rank %u: cannot register for process "
-			    "ends\n",
-		       me.rank);
+		printf(PROG ": %s rank %u: cannot register for process ends\n",
+		       role, me.rank);
 }
 
-/* Wait (at most `secs`) until both children's ends came. */
-static void wait_children(unsigned secs)
+/* Wait (at most `secs`) until `n` ends of the other step came. */
+static void wait_ends(unsigned secs, unsigned n)
 {
-	for (unsigned i = 0; i < secs * 20 && atomic_load(&child_ends) < 2; i++)
+	for (unsigned i = 0; i < secs * 20 && atomic_load(&other_ends) < n; i++)
 		usleep(50000);
 }
 
-static void say_children(void)
+static void say_ends(void)
 {
-	printf(PROG ": parent rank %u: %u child event(s)\n", me.rank,
-	       atomic_load(&child_ends));
+	printf(PROG ": %s rank %u: %u end(s) in the other step\n", role,
+	       me.rank, atomic_load(&other_ends));
+}
+
+/* After `across`: the ends of the other step's processes (see above).
+ * 0, or -1 when the last fence failed. */
+static int ends(const pmix_proc_t *wild)
+{
+	bool parent = !strcmp(role, "parent");
+
+	if ((die == 1 && !parent && me.rank == 1) ||
+	    (die == 2 && parent && me.rank == 2))
+		raise(SIGKILL);
+	if (die == 1 && !parent)
+		return 0;
+	if (die == 2 && parent) {
+		sleep(1); /* the children hear of rank 2 meanwhile */
+		return 0;
+	}
+	if (die > 0) {
+		wait_ends(10, die == 1 ? 2 : 1);
+		say_ends();
+		return 0;
+	}
+	if (parent && me.rank == 0)
+		wait_ends(5, 2);
+	if (PMIx_Fence(wild, 1, NULL, 0) != PMIX_SUCCESS)
+		return -1;
+	if (parent)
+		say_ends(); /* the spawner's came first */
+	return 0;
 }
 
 static void said(const char *op, pmix_status_t rc, double t0)
@@ -244,7 +275,7 @@ static void across(const char *parent, const char *child)
 	PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &secs, PMIX_INT);
 	t0 = client_now();
 	said("connect", PMIx_Connect(both, 2, info, 1), t0);
-	if (die) {
+	if (die > 0) {
 		PMIX_INFO_DESTRUCT(&info[0]);
 		return;
 	}
@@ -336,29 +367,16 @@ int main(int argc, char **argv)
 		snprintf(parent, sizeof(parent), "%s", me.nspace);
 		ok = spawn_children(argv[0], host, child);
 	}
-	die = client_env_long("XCONN_DIE") == 1;
-	if (!spawned)
-		watch_children();
+	die = client_env_long("XCONN_DIE"); /* -1: unset */
+	watch_ends();
 	if (ok == 0) {
-		if (!die)
+		if (die <= 0)
 			late_connect(parent, child);
 		across(parent, child);
 	} else {
 		printf(PROG ": %s rank %u: no other step\n", role, me.rank);
 	}
-	if (spawned && die) {
-		if (me.rank == 1)
-			raise(SIGKILL);
-		PMIx_Finalize(NULL, 0);
-		return ok == 0 ? 0 : 1;
-	}
-	if (!spawned && (die || me.rank == 0))
-		wait_children(die ? 10 : 5);
-	if (!spawned && die)
-		say_children();
-	rc = PMIx_Fence(&wild, 1, NULL, 0);
-	if (!spawned && !die)
-		say_children(); /* the spawner's came first */
+	rc = ends(&wild) < 0 ? PMIX_ERROR : PMIX_SUCCESS;
 	PMIx_Finalize(NULL, 0);
 	return rc == PMIX_SUCCESS && ok == 0 ? 0 : 1;
 }

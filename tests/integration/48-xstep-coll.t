@@ -7,7 +7,7 @@
 # connect the children join late times out at its PMIX_TIMEOUT on every
 # parent rank, and fails at once in the children.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 
 work=$PMIXEV_CLUSTER_WORKDIR
 rm -f "$work"/48-*.out
@@ -19,7 +19,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	echo "rc $?" >>"$1/48-xconn.out"
 	echo "all $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	XCONN_DIE=1 srun --exact -N3 -n3 --mpi=pmixev "$0" --host n2,n3 >"$1/48-xdie.out" 2>&1
-	echo "rc $?" >>"$1/48-xdie.out"
+	XCONN_DIE=2 srun --exact -N3 -n3 --mpi=pmixev "$0" --host n2,n3 >"$1/48-xdie2.out" 2>&1
 ' "$(client pmix_xconn)" "$work" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 f() { cat "$work/48-xconn.out" 2>/dev/null; }
@@ -73,15 +73,19 @@ ok $? "every process of both steps exits 0" || f
 
 # The children's ends: to the spawner always, to the other parent ranks
 # while they are connected (doc/spawn.md §5.4).
-[ "$(in_f '^pmix_xconn: parent rank 0: 2 child event\(s\)$')" -eq 1 ] &&
-	[ "$(in_f '^pmix_xconn: parent rank [12]: 0 child event\(s\)$')" -eq 2 ]
+[ "$(in_f '^pmix_xconn: parent rank 0: 2 end\(s\) in the other step$')" -eq 1 ] &&
+	[ "$(in_f '^pmix_xconn: parent rank [12]: 0 end\(s\) in the other step$')" -eq 2 ]
 ok $? "after the disconnect, the children's ends reach their spawner only" ||
 	f | grep -E 'event|rc '
 fd() { cat "$work/48-xdie.out" 2>/dev/null; }
-[ "$(fd | grep -Ec '^pmix_xconn: parent rank [0-2]: 2 child event\(s\)$')" -eq 3 ] &&
+[ "$(fd | grep -Ec '^pmix_xconn: parent rank [0-2]: 2 end\(s\) in the other step$')" -eq 3 ] &&
 	[ "$(fd | grep -Ec '^pmix_xconn: (parent rank [0-2]|child rank [01]): connect rc=0 ms=[0-9]+$')" -eq 5 ]
 ok $? "while connected, a child killed by a signal and one ending normally: each of the 3 parent ranks (n1-n3) hears of both" ||
 	fd
+fd2() { cat "$work/48-xdie2.out" 2>/dev/null; }
+[ "$(fd2 | grep -Ec '^pmix_xconn: child rank [01]: 1 end\(s\) in the other step$')" -eq 2 ]
+ok $? "while connected, parent rank 2 killed by a signal: both children (n2, n3) hear of it" ||
+	fd2
 
 # The node that gave up first says so; the others fail with its word.
 grep -Eqh "step $job\.0 on n[1-3]: connect $job\.0:\*@$job\.[0-9]+:\* #[0-9]+ failed: no result within 2\.0 s" \

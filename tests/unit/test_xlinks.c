@@ -7,6 +7,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,9 +54,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A (dis)connect of `ranks` (NULL: all) of this step with steps 7.s[]. */
-static void apply(struct xlinks *x, enum pmixev_coll_kind kind, uint32_t *ranks,
-		  uint32_t nranks, const uint32_t *steps, uint32_t nsteps)
+/* A (dis)connect of `ranks` (NULL: all) of this step with steps 7.s[]
+ * that succeeds, or fails (`fail`): what it links while it runs. */
+static void run(struct xlinks *x, enum pmixev_coll_kind kind, uint32_t *ranks,
+		uint32_t nranks, const uint32_t *steps, uint32_t nsteps,
+		bool fail)
 {
 	struct pmixev_pmixd_part parts[1200] = {{0}};
 	struct pmixev_pmixd_fence m = {.kind = kind,
@@ -71,8 +74,18 @@ static void apply(struct xlinks *x, enum pmixev_coll_kind kind, uint32_t *ranks,
 			.job = 7, .step = steps[i], .all = true};
 	n = xlinks_note_make(&lay, &m);
 	assert_non_null(n);
-	xlinks_apply(x, n);
+	xlinks_begin(x, n);
+	if (kind == PMIXEV_COLL_CONNECT && !fail)
+		assert_true(xlinks_ranks(x, 7, steps[0], (uint32_t[8]){0}, 8) >
+			    0);
+	xlinks_end(x, n, !fail);
 	xlinks_note_free(n);
+}
+
+static void apply(struct xlinks *x, enum pmixev_coll_kind kind, uint32_t *ranks,
+		  uint32_t nranks, const uint32_t *steps, uint32_t nsteps)
+{
+	run(x, kind, ranks, nranks, steps, nsteps, false);
 }
 
 static void expect(struct xlinks *x, uint32_t step, const uint32_t *want,
@@ -111,7 +124,17 @@ static void test_connect_disconnect(void **state)
 	assert_int_equal(got[1], 1);
 	/* Another job's step of the same number is another step. */
 	assert_int_equal(xlinks_ranks(x, 8, 1, got, 2), 0);
-	xlinks_apply(x, NULL);
+	/* A connect links while it runs: failed, it takes back its links
+	 * only (step 4's ranks 0 and 3 stay, 1 and 2 go); a failed
+	 * disconnect unlinks nothing. */
+	run(x, PMIXEV_COLL_CONNECT, NULL, 0, (uint32_t[]){4}, 1, true);
+	expect(x, 4, (uint32_t[]){0, 3}, 2);
+	run(x, PMIXEV_COLL_DISCONNECT, NULL, 0, (uint32_t[]){4}, 1, true);
+	expect(x, 4, (uint32_t[]){0, 3}, 2);
+	run(x, PMIXEV_COLL_DISCONNECT, NULL, 0, (uint32_t[]){4}, 1, false);
+	expect(x, 4, NULL, 0);
+	xlinks_begin(x, NULL);
+	xlinks_end(x, NULL, true);
 	xlinks_destroy(x);
 	assert_int_equal(errors, 0);
 }

@@ -196,6 +196,7 @@ void events_task_exit(struct events *ev, uint32_t rank, int status)
 	classify(ev, rank, status, &m);
 	publish(ev, &m, true);
 	spawned_rank_ended(ev->s->spawned, &m);
+	spawned_tell_children(ev->s->spawned, &m);
 }
 
 /*
@@ -216,8 +217,10 @@ static void lost_rank(struct events *ev, uint32_t node, uint32_t rank)
 	publish(ev, &m, false);
 	/* Every node says it here; the tree's root alone tells the parent
 	 * step of a spawned one. */
-	if (overlay_parent(ev->ov) == PMIXEV_TREE_NONE)
+	if (overlay_parent(ev->ov) == PMIXEV_TREE_NONE) {
 		spawned_rank_ended(ev->s->spawned, &m);
+		spawned_tell_children(ev->s->spawned, &m);
+	}
 }
 
 static void on_node_gone(void *ctx, uint32_t node, bool lost)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pmix_common.h>
+
 #include "base/agent.h"
 #include "base/layout_family.h"
 #include "overlay/overlay.h"
@@ -53,33 +55,62 @@ static void tell(struct spawned *sd, const struct pmixev_xstep_ready *r)
 	pmixev_buf_release(&b);
 }
 
-void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m)
+/* An observed end `m` of a local rank to step (job, step)'s nodes ("to"
+ * ALL: not one of them in particular). */
+static void send_end(struct spawned *sd, const struct pmixev_event_msg *m,
+		     uint32_t job, uint32_t step, uint32_t to)
 {
-	const struct layout *lay;
-	struct pmixev_xstep_hdr h;
-	struct pmixev_xstep_event xe = {.form = PMIXEV_XSTEP_EV_OBSERVED};
+	const struct layout *lay = &sd->s->lay;
+	const struct pmixev_xstep_hdr h = {.src_job = lay->step.job_id,
+					   .src_step = lay->step.step_id,
+					   .src_node = lay->nodeid,
+					   .dst_job = job,
+					   .dst_step = step,
+					   .dst_node = to,
+					   .inner = PMIXEV_XSTEP_EVENT};
+	struct pmixev_xstep_event xe = {.form = PMIXEV_XSTEP_EV_OBSERVED,
+					.ev = *m};
 	struct pmixev_buf b;
 
-	if (!sd || !sd->connected)
-		return;
-	lay = &sd->s->lay;
-	h = (struct pmixev_xstep_hdr){.src_job = lay->step.job_id,
-				      .src_step = lay->step.step_id,
-				      .src_node = lay->nodeid,
-				      .dst_job = sd->parent_job,
-				      .dst_step = sd->parent_step,
-				      .dst_node = PMIXEV_XSTEP_ROOT,
-				      .inner = PMIXEV_XSTEP_EVENT};
-	xe.ev = *m;
 	pmixev_buf_init(&b);
 	if (pmixev_xstep_hdr_pack(&b, &h) < 0 ||
 	    pmixev_xstep_event_pack(&b, &xe) < 0 ||
 	    overlay_send(sd->s->ov, PMIXEV_NODE_SRUN, PMIXEV_MSG_XSTEP, b.data,
 			 b.len) < 0)
-		PMIXEV_ERROR("spawn: step %s: cannot tell the parent step that "
-			     "rank %u ended",
-			     lay->step.id, m->rank);
+		PMIXEV_ERROR("spawn: step %s: cannot tell step %u.%u that rank "
+			     "%u ended",
+			     lay->step.id, job, step, m->rank);
 	pmixev_buf_release(&b);
+}
+
+struct end_to {
+	struct spawned *sd;
+	const struct pmixev_event_msg *m;
+};
+
+static void end_to_child(void *ctx, uint32_t job, uint32_t step)
+{
+	struct end_to *t = ctx;
+	struct spawned *sd = t->sd;
+
+	if (sd->connected && job == sd->parent_job && step == sd->parent_step)
+		return; /* the parent: spawned_rank_ended */
+	send_end(sd, t->m, job, step, PMIXEV_XSTEP_ALL);
+}
+
+void spawned_tell_children(struct spawned *sd, const struct pmixev_event_msg *m)
+{
+	struct end_to t = {sd, m};
+
+	if (sd && (m->code != PMIX_EVENT_PROC_TERMINATED || m->exit_code))
+		nspaces_each(sd->s->nspaces, end_to_child, &t);
+}
+
+void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m)
+{
+	if (sd && sd->connected)
+		send_end(sd, m, sd->parent_job, sd->parent_step,
+			 PMIXEV_XSTEP_ROOT);
 }
 
 /*

@@ -25,6 +25,14 @@ struct spawned *spawned_create(struct step *s);
  * spawner's PMIx server passes it on (NULL-safe). */
 void spawned_rank_ended(struct spawned *sd, const struct pmixev_event_msg *m);
 
+/*
+ * A local rank ended abnormally (its event `m`; a normal end is not
+ * sent): told to every child step registered here (dst ALL), whose nodes'
+ * PMIx servers pass it to their ranks connected to this step (NULL-safe).
+ */
+void spawned_tell_children(struct spawned *sd,
+			   const struct pmixev_event_msg *m);
+
 /* Local rank `rank` connected to the PMIx server (NULL-safe). */
 void spawned_connected(struct spawned *sd, uint32_t rank);
 

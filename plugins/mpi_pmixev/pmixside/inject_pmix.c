@@ -35,7 +35,7 @@ struct inject_pmix {
 	void (*rank_end)(void *ctx, uint32_t rank);
 	void *rank_end_ctx;
 	struct invite_watch *invites;
-	const struct xlinks *links;
+	struct xlinks *links;
 };
 
 void inject_pmix_cached(struct inject_pmix *c, const char *source)
@@ -129,7 +129,7 @@ void inject_pmix_on_rank_end(struct inject_pmix *c,
 	c->rank_end_ctx = ctx;
 }
 
-void inject_pmix_set_links(struct inject_pmix *c, const struct xlinks *x)
+void inject_pmix_set_links(struct inject_pmix *c, struct xlinks *x)
 {
 	c->links = x;
 }

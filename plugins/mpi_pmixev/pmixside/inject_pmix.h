@@ -72,7 +72,7 @@ void inject_pmix_on_rank_end(struct inject_pmix *in,
 /* A spawn family step's rank end (INJECT CHILD) also goes to this node's
  * ranks connected to that step (pmixside/xlinks.h). Before the agent
  * starts. */
-void inject_pmix_set_links(struct inject_pmix *in, const struct xlinks *x);
+void inject_pmix_set_links(struct inject_pmix *in, struct xlinks *x);
 
 /* The PMIXEV_QUERY_EVENTS answer, loaded into `info`. Any thread. */
 pmix_status_t inject_pmix_report(struct inject_pmix *in, pmix_info_t *info);

@@ -203,8 +203,7 @@ static void answer_agent(struct call *call, enum pmixev_result result,
 {
 	struct pmixside_call *c = (struct pmixside_call *)call;
 
-	if (result == PMIXEV_OK)
-		xlinks_apply(c->p->xlinks, c->note);
+	xlinks_end(c->p->xlinks, c->note, result == PMIXEV_OK);
 	xlinks_note_free(c->note);
 	if (c->modex_cb)
 		status_answer_modex(c->modex_cb, c->cbdata, result, data,
@@ -243,8 +242,10 @@ void pmixside_call_free(struct pmixside_call *c)
 
 enum pmixev_result pmixside_call_send(struct pmixside_call *c)
 {
+	xlinks_begin(c->p->xlinks, c->note);
 	if (calls_send(c->p->calls, &c->call, c->type, &c->frame) == 0)
 		return PMIXEV_OK;
+	xlinks_end(c->p->xlinks, c->note, false);
 	pmixside_call_free(c);
 	return PMIXEV_ERR_UNREACH;
 }

@@ -6,6 +6,7 @@
 
 #include "pmixside/xlinks.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -13,9 +14,11 @@
 
 struct link {
 	uint32_t job, step, rank;
+	uint32_t refs; /* connects that made it and did not fail */
 };
 
 struct xlinks {
+	pthread_mutex_t lock; /* the PMIx thread begins, the agent ends */
 	const struct layout *lay;
 	struct link *v; /* [n], unordered */
 	size_t n, cap;
@@ -33,8 +36,10 @@ struct xlinks *xlinks_create(const struct layout *lay)
 {
 	struct xlinks *x = calloc(1, sizeof(*x));
 
-	if (x)
-		x->lay = lay;
+	if (!x)
+		return NULL;
+	pthread_mutex_init(&x->lock, NULL);
+	x->lay = lay;
 	return x;
 }
 
@@ -48,6 +53,7 @@ void xlinks_destroy(struct xlinks *x)
 			    "spawner only",
 			    x->lay->step.id, (unsigned long long)x->over,
 			    XLINKS_MAX);
+	pthread_mutex_destroy(&x->lock);
 	free(x->v);
 	free(x);
 }
@@ -119,8 +125,12 @@ static struct link *find(const struct xlinks *x, uint32_t job, uint32_t step,
 
 static void add(struct xlinks *x, uint32_t job, uint32_t step, uint32_t rank)
 {
-	if (find(x, job, step, rank))
+	struct link *l = find(x, job, step, rank);
+
+	if (l) {
+		l->refs++;
 		return;
+	}
 	if (x->n == x->cap) {
 		size_t cap = x->cap ? x->cap * 2 : 16;
 		struct link *v;
@@ -138,9 +148,19 @@ static void add(struct xlinks *x, uint32_t job, uint32_t step, uint32_t rank)
 		x->v = v;
 		x->cap = cap;
 	}
-	x->v[x->n++] = (struct link){job, step, rank};
+	x->v[x->n++] = (struct link){job, step, rank, 1};
 }
 
+/* A connect that made the link failed: one reference less. */
+static void unref(struct xlinks *x, uint32_t job, uint32_t step, uint32_t rank)
+{
+	struct link *l = find(x, job, step, rank);
+
+	if (l && !--l->refs)
+		*l = x->v[--x->n];
+}
+
+/* A disconnect succeeded: the link goes, however it was made. */
 static void del(struct xlinks *x, uint32_t job, uint32_t step, uint32_t rank)
 {
 	struct link *l = find(x, job, step, rank);
@@ -149,21 +169,34 @@ static void del(struct xlinks *x, uint32_t job, uint32_t step, uint32_t rank)
 		*l = x->v[--x->n];
 }
 
-void xlinks_apply(struct xlinks *x, const struct xlinks_note *n)
+static void each(struct xlinks *x, const struct xlinks_note *n,
+		 void (*fn)(struct xlinks *, uint32_t, uint32_t, uint32_t))
 {
-	if (!x || !n)
-		return;
+	pthread_mutex_lock(&x->lock);
 	for (uint32_t s = 0; s < n->nsteps; s++)
 		for (uint32_t r = 0; r < n->nranks; r++)
-			(n->connect ? add : del)(x, n->steps[s][0],
-						 n->steps[s][1], n->ranks[r]);
+			fn(x, n->steps[s][0], n->steps[s][1], n->ranks[r]);
+	pthread_mutex_unlock(&x->lock);
 }
 
-size_t xlinks_ranks(const struct xlinks *x, uint32_t job, uint32_t step,
+void xlinks_begin(struct xlinks *x, const struct xlinks_note *n)
+{
+	if (x && n && n->connect)
+		each(x, n, add);
+}
+
+void xlinks_end(struct xlinks *x, const struct xlinks_note *n, bool ok)
+{
+	if (x && n && n->connect != ok)
+		each(x, n, n->connect ? unref : del);
+}
+
+size_t xlinks_ranks(struct xlinks *x, uint32_t job, uint32_t step,
 		    uint32_t *ranks, size_t max)
 {
 	size_t got = 0;
 
+	pthread_mutex_lock(&x->lock);
 	/* Ranks in increasing order: a selection over the few links. */
 	for (uint32_t last = 0, first = 1; got < max; first = 0) {
 		bool found = false;
@@ -180,5 +213,6 @@ size_t xlinks_ranks(const struct xlinks *x, uint32_t job, uint32_t step,
 			break;
 		ranks[got++] = last = next;
 	}
+	pthread_mutex_unlock(&x->lock);
 	return got;
 }

@@ -341,11 +341,15 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 	struct pmixev_pmixd_inject in = {.kind = PMIXEV_PMIXD_INJECT_CHILD,
 					 .origin = lay->nodeid};
 	struct pmixev_xstep_event xe;
+	struct pmixev_buf peek = *b;
 	struct kid *k = NULL;
+	uint8_t form = 0;
 
 	(void)data;
 	(void)len;
-	if (h->dst_node == PMIXEV_XSTEP_ALL) { /* a family step's client's */
+	pmixev_buf_get_u8(&peek, &form);
+	if (h->dst_node == PMIXEV_XSTEP_ALL &&
+	    form != PMIXEV_XSTEP_EV_OBSERVED) { /* a family step's client's */
 		notify_from_step(sp->s->notify, h, b);
 		return;
 	}
