@@ -360,8 +360,9 @@ static void on_event(void *ctx, const struct pmixev_xstep_hdr *h,
 	    pmixev_xstep_event_unpack(b, 0, &xe) < 0 ||
 	    xe.form != PMIXEV_XSTEP_EV_OBSERVED ||
 	    xe.ev.rank == PMIXEV_EVENT_NO_RANK ||
-	    xe.ev.rank >=
-		    nspaces_ntasks(sp->s->nspaces, h->src_job, h->src_step)) {
+	    xe.ev.rank >= (k ? k->nprocs
+			     : nspaces_ntasks(sp->s->nspaces, h->src_job,
+					      h->src_step))) {
 		if (pmixev_log_worth(++sp->dropped))
 			PMIXEV_ERROR("spawn: step %s: dropping an XSTEP from "
 				     "srun: %s (%llu dropped so far)",
