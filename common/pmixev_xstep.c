@@ -50,6 +50,7 @@ static bool dst_node_ok(uint8_t inner, uint32_t node)
 	case PMIXEV_XSTEP_READY:
 	case PMIXEV_XSTEP_COLL_PART:
 	case PMIXEV_XSTEP_COLL_RESULT:
+	case PMIXEV_XSTEP_LEFT:
 		return node == PMIXEV_XSTEP_ROOT;
 	case PMIXEV_XSTEP_LAYOUT:
 	case PMIXEV_XSTEP_EVENT:
@@ -86,6 +87,19 @@ int pmixev_xstep_hdr_pack(struct pmixev_buf *b,
 	pmixev_buf_put_u32(b, h->dst_node);
 	pmixev_buf_put_u8(b, h->inner);
 	return xstep_pack_done(b);
+}
+
+int pmixev_xstep_left_pack(struct pmixev_buf *b, uint32_t gone_job,
+			   uint32_t gone_step, uint32_t job, uint32_t step)
+{
+	const struct pmixev_xstep_hdr h = {.src_job = gone_job,
+					   .src_step = gone_step,
+					   .dst_job = job,
+					   .dst_step = step,
+					   .dst_node = PMIXEV_XSTEP_ROOT,
+					   .inner = PMIXEV_XSTEP_LEFT};
+
+	return pmixev_xstep_hdr_pack(b, &h);
 }
 
 int pmixev_xstep_hdr_unpack(struct pmixev_buf *b, struct pmixev_xstep_hdr *h)

@@ -56,15 +56,18 @@ enum pmixev_xstep_inner {
 	PMIXEV_XSTEP_PUBSUB_REQ = 7,  /* node -> family root's node 0 */
 	PMIXEV_XSTEP_PUBSUB_RESP = 8, /* ... -> the requesting node */
 	PMIXEV_XSTEP_EVENT = 9,	      /* root -> root (or every node) */
-	PMIXEV_XSTEP_INNER_MAX = PMIXEV_XSTEP_EVENT
+	PMIXEV_XSTEP_LEFT = 10,	      /* srun -> its root: src ended */
+	PMIXEV_XSTEP_INNER_MAX = PMIXEV_XSTEP_LEFT
 };
 
 /*
  * The header, 25 bytes on the wire. Valid (pmixev_xstep_hdr_ok) when
  * both steps pass pmixev_xstep_step_ok and differ, src_node is a node id
  * (< NODES_MAX), and dst_node suits the inner type: ROOT for READY,
- * COLL_PART and COLL_RESULT; ROOT or ALL for LAYOUT and EVENT; a node id for
- * the DMODEX and PUBSUB ones. srun routes on (dst_job, dst_step) only.
+ * COLL_PART, COLL_RESULT and LEFT; ROOT or ALL for LAYOUT and EVENT; a
+ * node id for the DMODEX and PUBSUB ones. srun routes on (dst_job,
+ * dst_step) only. LEFT has no body: srun says that step src (its child or
+ * its parent) ended, its link to that step's srun closed.
  */
 struct pmixev_xstep_hdr {
 	uint32_t src_job, src_step, src_node;
@@ -298,6 +301,11 @@ int pmixev_xstep_event_pack(struct pmixev_buf *b,
 			    const struct pmixev_xstep_event *m);
 int pmixev_xstep_event_unpack(struct pmixev_buf *b, size_t max,
 			      struct pmixev_xstep_event *m);
+
+/* LEFT (srun's word to its own step's root that step (gone_job,
+ * gone_step) ended): the header alone. 0, or -1 (invalid). */
+int pmixev_xstep_left_pack(struct pmixev_buf *b, uint32_t gone_job,
+			   uint32_t gone_step, uint32_t job, uint32_t step);
 
 /* "slurm.pmixev.JOB.STEP", the namespace of a family's step. */
 void pmixev_xstep_nspace(uint32_t job, uint32_t step, char *buf, size_t len);

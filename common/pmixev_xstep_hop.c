@@ -44,6 +44,7 @@ bool pmixev_xstep_routed(const struct pmixev_xstep_hdr *h)
 {
 	return h->inner == PMIXEV_XSTEP_COLL_PART ||
 	       h->inner == PMIXEV_XSTEP_COLL_RESULT ||
+	       h->inner == PMIXEV_XSTEP_LEFT ||
 	       h->inner == PMIXEV_XSTEP_DMODEX_REQ ||
 	       h->inner == PMIXEV_XSTEP_DMODEX_RESP ||
 	       (h->inner == PMIXEV_XSTEP_EVENT &&

@@ -39,7 +39,8 @@
  * ends normally, and each parent says the same once it got both ends (at
  * most 10 s); 2: parent rank 2 kills itself, the other parents end a
  * second later, and each child says the same once it got one end (at
- * most 10 s).
+ * most 10 s); 3: the children end at once, and the parents' connect
+ * (PMIX_TIMEOUT 20) fails when the child step is gone.
  */
 #include <signal.h>
 #include <stdatomic.h>
@@ -110,6 +111,8 @@ static int ends(const pmix_proc_t *wild)
 {
 	bool parent = !strcmp(role, "parent");
 
+	if (die == 3) /* the parents: their connect failed */
+		return PMIx_Fence(wild, 1, NULL, 0) == PMIX_SUCCESS ? 0 : -1;
 	if ((die == 1 && !parent && me.rank == 1) ||
 	    (die == 2 && parent && me.rank == 2))
 		raise(SIGKILL);
@@ -368,6 +371,10 @@ int main(int argc, char **argv)
 		ok = spawn_children(argv[0], host, child);
 	}
 	die = client_env_long("XCONN_DIE"); /* -1: unset */
+	if (die == 3 && spawned) {	    /* gone before any connect */
+		PMIx_Finalize(NULL, 0);
+		return 0;
+	}
 	watch_ends();
 	if (ok == 0) {
 		if (die <= 0)

@@ -7,7 +7,7 @@
 # connect the children join late times out at its PMIX_TIMEOUT on every
 # parent rank, and fails at once in the children.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 
 work=$PMIXEV_CLUSTER_WORKDIR
 rm -f "$work"/48-*.out
@@ -20,6 +20,7 @@ out=$(as_user salloc -N3 --ntasks-per-node=4 -t 2 bash -c '
 	echo "all $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 	XCONN_DIE=1 srun --exact -N3 -n3 --mpi=pmixev "$0" --host n2,n3 >"$1/48-xdie.out" 2>&1
 	XCONN_DIE=2 srun --exact -N3 -n3 --mpi=pmixev "$0" --host n2,n3 >"$1/48-xdie2.out" 2>&1
+	XCONN_DIE=3 srun --exact -N3 -n3 --mpi=pmixev "$0" --host n2,n3 >"$1/48-xdie3.out" 2>&1
 ' "$(client pmix_xconn)" "$work" 2>&1)
 job=$(printf '%s\n' "$out" | sed -n 's/^job \([0-9]*\)$/\1/p')
 f() { cat "$work/48-xconn.out" 2>/dev/null; }
@@ -86,6 +87,13 @@ fd2() { cat "$work/48-xdie2.out" 2>/dev/null; }
 [ "$(fd2 | grep -Ec '^pmix_xconn: child rank [01]: 1 end\(s\) in the other step$')" -eq 2 ]
 ok $? "while connected, parent rank 2 killed by a signal: both children (n2, n3) hear of it" ||
 	fd2
+# A child step that ended (its srun's link closed) fails the connect that
+# waits for it at once, not at its PMIX_TIMEOUT of 20 s.
+gone=$(sed -n 's/^pmix_xconn: parent rank [0-2]: connect rc=-[0-9]* ms=\([0-9]*\)$/\1/p' "$work/48-xdie3.out")
+[ "$(printf '%s\n' "$gone" | grep -c .)" -eq 3 ] &&
+	[ "$(printf '%s\n' "$gone" | awk '$1 > 5000' | wc -l)" -eq 0 ]
+ok $? "a connect with a child step that has ended fails on all 3 parent ranks when its srun is gone, not at its 20 s ($(printf '%s\n' "$gone" | paste -sd " ") ms)" ||
+	cat "$work/48-xdie3.out"
 
 # The node that gave up first says so; the others fail with its word.
 grep -Eqh "step $job\.0 on n[1-3]: connect $job\.0:\*@$job\.[0-9]+:\* #[0-9]+ failed: no result within 2\.0 s" \

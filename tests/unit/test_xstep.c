@@ -88,8 +88,9 @@ static void test_hdr(void **state)
 	assert_strict(&w, un_hdr);
 	/* Each destination as its inner type wants it. */
 	for (uint8_t in = 0; in <= PMIXEV_XSTEP_INNER_MAX + 1; in++) {
-		bool to_root = in >= PMIXEV_XSTEP_LAYOUT &&
-			       in <= PMIXEV_XSTEP_COLL_RESULT;
+		bool to_root = (in >= PMIXEV_XSTEP_LAYOUT &&
+				in <= PMIXEV_XSTEP_COLL_RESULT) ||
+			       in == PMIXEV_XSTEP_LEFT;
 		bool to_node = in >= PMIXEV_XSTEP_DMODEX_REQ &&
 			       in <= PMIXEV_XSTEP_PUBSUB_RESP;
 

@@ -502,6 +502,14 @@ static void test_route_hop(void **state)
 	assert_int_equal(
 		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 1),
 		PMIXEV_XSTEP_HOP_DROP);
+	/* srun's word that a child (or the parent) left: to its own root. */
+	t.inner = PMIXEV_XSTEP_LEFT;
+	assert_true(pmixev_xstep_routed(&t));
+	assert_int_equal(
+		pmixev_xstep_route_hop(&t, PMIXEV_XSTEP_FROM_CHILD, 0, 7, 1),
+		PMIXEV_XSTEP_HOP_NODE);
+	t.dst_node = PMIXEV_XSTEP_ALL;
+	assert_false(pmixev_xstep_hdr_ok(&t));
 }
 
 int main(void)

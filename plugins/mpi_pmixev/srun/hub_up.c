@@ -168,12 +168,21 @@ static void on_close(struct conn *c, enum conn_close reason, const char *why,
 		     void *ctx)
 {
 	struct hub_up *h = ctx;
+	struct pmixev_buf b;
 
 	(void)c;
 	(void)reason;
 	PMIXEV_DEBUG(1, "step %s: the link to the parent srun closed: %s",
 		     h->name, why);
 	h->conn = NULL;
+	/* Tell this step's root (LEFT): what it has in flight with the
+	 * parent fails at once. */
+	pmixev_buf_init(&b);
+	if (h->xstep &&
+	    pmixev_xstep_left_pack(&b, h->parent_job, h->parent_step, h->job,
+				   h->step) == 0)
+		h->xstep(h->xstep_ctx, b.data, b.len);
+	pmixev_buf_release(&b);
 }
 
 static int send_frame(struct hub_up *h, uint8_t type, struct pmixev_buf *b)

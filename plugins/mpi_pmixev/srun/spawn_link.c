@@ -386,6 +386,24 @@ static int on_hub_frame(struct conn *conn, const struct pmixev_frame_hdr *hdr,
 	return -1;
 }
 
+/* Tell this step's root (node 0) that family step (job, step) ended
+ * (LEFT): what it has in flight with that step fails at once, not at its
+ * deadline. Once node 0 ended too, there is nothing in flight to fail. */
+static void tell_left(struct spawns *sp, uint32_t job, uint32_t step)
+{
+	struct pmixev_buf b;
+
+	pmixev_buf_init(&b);
+	if (pmixev_xstep_left_pack(&b, job, step, sp->cfg.job_id,
+				   sp->cfg.step_id) == 0 &&
+	    sp->cfg.send(sp->cfg.send_ctx, 0, PMIXEV_MSG_XSTEP, &b) < 0)
+		PMIXEV_DEBUG(1,
+			     "step %s: step %u.%u ended, after this step's "
+			     "node 0",
+			     sp->step, job, step);
+	pmixev_buf_release(&b);
+}
+
 static void on_hub_close(struct conn *conn, enum conn_close reason,
 			 const char *why, void *ctx)
 {
@@ -398,6 +416,8 @@ static void on_hub_close(struct conn *conn, enum conn_close reason,
 		     c->sp->step, (unsigned long long)c->spawn_id, why);
 	c->hub = NULL;
 	evtimer_add(c->reap, &now);
+	if (c->ready)
+		tell_left(c->sp, c->job, c->step);
 }
 
 int spawn_link_watch(struct child *c, int fd)

@@ -17,6 +17,7 @@
 #include "overlay/overlay.h"
 #include "pmixev_log.h"
 #include "pmixev_tree.h"
+#include "pmixd/nspaces.h"
 #include "pmixev_xstep.h"
 #include "wireup/fence_sig.h"
 #include "overlay/xstep.h"
@@ -45,8 +46,13 @@ struct xcoll {
 	struct pending *p;
 };
 
+/* Family steps whose srun said they ended (LEFT); more are not kept. */
+#define GONE_MAX 64
+
 struct coll_xstep {
 	struct step *s;
+	uint32_t gone[GONE_MAX][2]; /* {job, step} */
+	unsigned ngone;
 	struct pending_set *held; /* struct xcoll */
 	size_t nheld, max_held;	  /* collectives (PMIxevFenceMax) */
 	size_t bytes, max_bytes;  /* their data (PMIxevOverlayMax) */
@@ -63,6 +69,24 @@ bool coll_xstep_is(const char *sig)
 static const char *sid(const struct coll_xstep *x)
 {
 	return x->s->lay.step.id;
+}
+
+static bool is_gone(const struct coll_xstep *x, uint32_t job, uint32_t step)
+{
+	for (unsigned g = 0; g < x->ngone; g++)
+		if (x->gone[g][0] == job && x->gone[g][1] == step)
+			return true;
+	return false;
+}
+
+/* Whether the collective of parts j[], st[] (n) names a step that left. */
+static bool names_gone(const struct coll_xstep *x, const uint32_t *j,
+		       const uint32_t *st, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (is_gone(x, j[i], st[i]))
+			return true;
+	return false;
 }
 
 static void drop(struct coll_xstep *x, const struct pmixev_xstep_hdr *h,
@@ -251,7 +275,8 @@ static void result_to_all(struct coll_xstep *x, const struct coll_id *id,
 	int n = parts_of(x, id->sig, j, st, &self);
 
 	for (int i = 0; i < n; i++)
-		if (j[i] != own->job_id || st[i] != own->step_id)
+		if ((j[i] != own->job_id || st[i] != own->step_id) &&
+		    !is_gone(x, j[i], st[i]))
 			send_to(x, j[i], st[i], PMIXEV_XSTEP_COLL_RESULT, id,
 				result);
 }
@@ -272,8 +297,23 @@ enum pmixev_result coll_xstep_at_root(struct coll_xstep *x,
 	uint32_t j[PARTS_MAX], st[PARTS_MAX], self = 0;
 	enum pmixev_result rc;
 	struct xcoll *e;
+	int n = parts_of(x, id->sig, j, st, &self);
 
-	if (parts_of(x, id->sig, j, st, &self) < 2) {
+	if (n >= 2 && names_gone(x, j, st, n)) {
+		PMIXEV_INFO("%s %s #%llu: step %s fails it at once: a step it "
+			    "names has ended",
+			    fence_kind_name(id->kind), id->sig,
+			    (unsigned long long)id->seq, sid(x));
+		if ((e = xcoll_find(x, id)))
+			xcoll_end(e);
+		if (!self)
+			result_to_all(x, id, PMIXEV_ERR_UNREACH);
+		else if (!is_gone(x, j[0], st[0]))
+			send_to(x, j[0], st[0], PMIXEV_XSTEP_COLL_PART, id,
+				PMIXEV_ERR_UNREACH);
+		return PMIXEV_ERR_UNREACH;
+	}
+	if (n < 2) {
 		PMIXEV_ERROR("%s %s #%llu: step %s: not a signature of its "
 			     "spawn family",
 			     fence_kind_name(id->kind), id->sig,
@@ -437,6 +477,66 @@ static void on_result(void *ctx, const struct pmixev_xstep_hdr *h,
 		     "the collective is not waiting for it here (it ended)");
 }
 
+struct left {
+	struct coll_xstep *x;
+	uint32_t job, step;
+	unsigned failed;
+};
+
+/* A collective held here: failed when it waits for the step that left. */
+static void fail_if_left(void *req, void *ctx)
+{
+	struct xcoll *e = req;
+	struct left *l = ctx;
+	struct coll_xstep *x = l->x;
+	uint32_t j[PARTS_MAX], st[PARTS_MAX], self = 0, gone = 0;
+	struct coll_id id = {.kind = e->kind, .sig = e->sig, .seq = e->seq};
+	int n = parts_of(x, e->sig, j, st, &self);
+
+	while ((int)gone < n && (j[gone] != l->job || st[gone] != l->step))
+		gone++;
+	/* The coordinator fails it for all; another step only when the
+	 * coordinator itself left. */
+	if ((int)gone == n || (self && gone))
+		return;
+	l->failed++;
+	if (!self)
+		result_to_all(x, &id, PMIXEV_ERR_UNREACH);
+	if (coll_root_finish(x->s->coll, &id, PMIXEV_ERR_UNREACH, NULL, 0))
+		xcoll_end(e);
+	else
+		e->failed = PMIXEV_ERR_UNREACH; /* for at_root */
+}
+
+/* srun: step (job, step) of the family ended (its link closed). */
+static void on_left(void *ctx, const struct pmixev_xstep_hdr *h,
+		    struct pmixev_buf *body, const uint8_t *frame, size_t len)
+{
+	struct coll_xstep *x = ctx;
+	struct left l = {x, h->src_job, h->src_step, 0};
+	const struct pmixev_step *own = &x->s->lay.step;
+
+	(void)body;
+	(void)frame;
+	(void)len;
+	if (!pmixev_xstep_for_me(h, own->job_id, own->step_id, x->s->lay.nodeid,
+				 overlay_parent(x->s->ov) ==
+					 PMIXEV_TREE_NONE) ||
+	    !nspaces_member(x->s->nspaces, h->src_job, h->src_step)) {
+		drop(x, h, "a step's end", "not a family step known here");
+		return;
+	}
+	if (x->ngone < GONE_MAX && !is_gone(x, h->src_job, h->src_step)) {
+		x->gone[x->ngone][0] = h->src_job;
+		x->gone[x->ngone++][1] = h->src_step;
+	}
+	pending_each(x->held, fail_if_left, &l);
+	PMIXEV_DEBUG(1,
+		     "step %s: step %u.%u ended: %u collective(s) with it "
+		     "failed",
+		     sid(x), h->src_job, h->src_step, l.failed);
+}
+
 struct coll_xstep *coll_xstep_create(struct step *s)
 {
 	struct coll_xstep *x = calloc(1, sizeof(*x));
@@ -449,7 +549,8 @@ struct coll_xstep *coll_xstep_create(struct step *s)
 	if (!(x->held = pending_set_create(agent_base(s->agent), xcoll_expire,
 					   NULL)) ||
 	    xstep_on(s->xstep, PMIXEV_XSTEP_COLL_PART, on_part, x) < 0 ||
-	    xstep_on(s->xstep, PMIXEV_XSTEP_COLL_RESULT, on_result, x) < 0) {
+	    xstep_on(s->xstep, PMIXEV_XSTEP_COLL_RESULT, on_result, x) < 0 ||
+	    xstep_on(s->xstep, PMIXEV_XSTEP_LEFT, on_left, x) < 0) {
 		coll_xstep_destroy(x);
 		return NULL;
 	}
