@@ -32,6 +32,17 @@ void pmixev_step_id_format(uint32_t job_id, uint32_t step_id, char *buf,
 	}
 }
 
+int pmixev_step_dir_name(char *buf, size_t len, const char *cluster,
+			 uint32_t job_id, uint32_t step_id, const char *node)
+{
+	char id[32];
+
+	pmixev_step_id_format(job_id, step_id, id, sizeof(id));
+	return snprintf(buf, len, "%s.%s.%s", cluster, id, node) < (int)len
+		       ? 0
+		       : -1;
+}
+
 /* A decimal id of at most 10 digits below UINT32_MAX - 255 (Slurm's
  * special ids stay out), ending at `end`: 0, or -1. */
 static int id_part(const char *s, const char *end, uint32_t *out)

@@ -41,6 +41,14 @@ void pmixev_step_id_format(uint32_t job_id, uint32_t step_id, char *buf,
 			   size_t len);
 
 /*
+ * The name of step (job, step)'s directory on node `node` under
+ * PMIXEV_RUN_DIR: "CLUSTER.JOB.STEP.NODE" (the step as
+ * pmixev_step_id_format puts it). 0, or -1 when it does not fit `len`.
+ */
+int pmixev_step_dir_name(char *buf, size_t len, const char *cluster,
+			 uint32_t job_id, uint32_t step_id, const char *node);
+
+/*
  * A job or step named the ways PMIx clients name one: "JOB", "JOB.STEP"
  * (PMIX_JOBID), or a namespace "slurm.pmixev.JOB.STEP" (pmixev's) or
  * "slurm.pmix.JOB.STEP" (Slurm's stock plugin's). 0 with *job_id and

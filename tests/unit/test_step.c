@@ -77,6 +77,11 @@ static void test_id_format(void **state)
 	assert_string_equal(buf, "9.extern");
 	pmixev_step_id_format(9, 0xfffffffa, buf, sizeof(buf));
 	assert_string_equal(buf, "9.interactive");
+	/* A step's run directory, and one that does not fit. */
+	assert_int_equal(
+		pmixev_step_dir_name(buf, sizeof(buf), "c", 9, 0, "n1"), 0);
+	assert_string_equal(buf, "c.9.0.n1");
+	assert_int_equal(pmixev_step_dir_name(buf, 8, "c", 9, 0, "n1"), -1);
 }
 
 static void test_job_ref(void **state)

@@ -140,10 +140,10 @@ static int make_dir(struct pmixd_proc *p, char *why, size_t len)
 	const struct layout *lay = &p->s->lay;
 	char lib[sizeof(p->name) + 8];
 
-	if (snprintf(p->name, sizeof(p->name), "%s.%s.%s",
-		     slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
-		     lay->step.id,
-		     lay->step.node) >= (int)sizeof(p->name) - 8) {
+	if (pmixev_step_dir_name(
+		    p->name, sizeof(p->name) - 8,
+		    slurm_conf.cluster_name ? slurm_conf.cluster_name : "",
+		    lay->step.job_id, lay->step.step_id, lay->step.node) < 0) {
 		snprintf(why, len,
 			 "the cluster and node names are too long "
 			 "for a directory name");

@@ -11,6 +11,7 @@
 
 #include "pmixev_bridge.h"
 #include "pmixev_pmixd_spawn.h"
+#include "pmixev_step.h"
 
 void spawn_tool_task(const struct layout *lay,
 		     const mpi_plugin_task_info_t *task, char ***env)
@@ -18,21 +19,21 @@ void spawn_tool_task(const struct layout *lay,
 	const char *cluster =
 		slurm_conf.cluster_name ? slurm_conf.cluster_name : "";
 	uint32_t job = 0, step = 0;
-	char dir[512];
+	char name[256], dir[sizeof(name) + sizeof(PMIXEV_RUN_DIR)];
 	struct stat sb;
 
 	slurm_unsetenvp(*env, "PMIX_NAMESPACE");
 	slurm_unsetenvp(*env, "PMIX_RANK");
 	if (!pmixev_pmixd_step_nspace(lay->parent, &job, &step) ||
-	    snprintf(dir, sizeof(dir), "%s/%s.%u.%u.%s", PMIXEV_RUN_DIR,
-		     cluster, job, step, lay->step.node) >= (int)sizeof(dir)) {
+	    pmixev_step_dir_name(name, sizeof(name), cluster, job, step,
+				 lay->step.node) < 0) {
 		fprintf(stderr,
-			"mpi/pmixev: step %s: tool rank %u: the parent %s "
-			"names "
-			"no step whose server it could use\n",
+			"mpi/pmixev: step %s: tool rank %u: parent %s: no "
+			"step whose server it could use\n",
 			lay->step.id, task->gtaskid, lay->parent);
 		return;
 	}
+	snprintf(dir, sizeof(dir), "%s/%s", PMIXEV_RUN_DIR, name);
 	if (stat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode))
 		fprintf(stderr,
 			"mpi/pmixev: step %s: tool rank %u: the parent step "
